@@ -1,0 +1,3 @@
+"""Lectern: grounded question answering over documentation and textbooks."""
+
+__version__ = "0.1.0"

@@ -1,0 +1,53 @@
+"""The embedder protocol. Documents and queries are embedded differently by some providers
+(Cohere's ``input_type``), so the protocol keeps the two calls apart."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+from numpy.typing import NDArray
+
+Vectors = NDArray[np.float32]
+
+
+@runtime_checkable
+class Tokenizer(Protocol):
+    """Counts tokens the way the embedder will see them (special tokens excluded)."""
+
+    def count_tokens(self, text: str) -> int: ...
+
+    def count_tokens_many(self, texts: Sequence[str]) -> list[int]: ...
+
+
+@runtime_checkable
+class Embedder(Tokenizer, Protocol):
+    """Turns text into L2-normalised float32 vectors of a fixed dimension."""
+
+    @property
+    def name(self) -> str:
+        """Stable identifier stored with a collection, e.g. ``local:all-MiniLM-L6-v2``."""
+        ...
+
+    @property
+    def dimension(self) -> int: ...
+
+    @property
+    def max_tokens(self) -> int:
+        """Largest number of content tokens (special tokens excluded) the model reads without cutting."""
+        ...
+
+    def embed_documents(self, texts: Sequence[str]) -> Vectors:
+        """Shape (len(texts), dimension)."""
+        ...
+
+    def embed_query(self, text: str) -> Vectors:
+        """Shape (dimension,)."""
+        ...
+
+
+def l2_normalise(vectors: Vectors) -> Vectors:
+    norms = np.linalg.norm(vectors, axis=-1, keepdims=True)
+    norms[norms == 0] = 1.0
+    return (vectors / norms).astype(np.float32, copy=False)

@@ -1,0 +1,120 @@
+"""The vector index protocol: one collection of chunks with vectors, text and metadata,
+searched densely, by keyword (BM25) or both fused by reciprocal rank."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+from numpy.typing import NDArray
+
+from lectern.models import Chunk, CollectionInfo, IndexStats, SearchHit, SearchModeName
+
+# Chunk fields that every engine stores as first-class, filterable payload keys.
+PAYLOAD_KEYS: tuple[str, ...] = (
+    "content_hash",
+    "chunk_index",
+    "token_count",
+    "title",
+    "chapter",
+    "section",
+    "module_name",
+    "chapter_id",
+    "url",
+    "source_path",
+    "page",
+)
+
+
+@dataclass(frozen=True)
+class SearchFilters:
+    """Equality on payload keys (a list value means any of), plus a URL prefix."""
+
+    equals: Mapping[str, Any] = field(default_factory=dict)
+    url_prefix: str | None = None
+
+    def is_empty(self) -> bool:
+        return not self.equals and not self.url_prefix
+
+    @classmethod
+    def parse(cls, pairs: Sequence[str]) -> SearchFilters:
+        """From CLI ``key=value`` pairs; ``url_prefix=...`` sets the prefix."""
+        equals: dict[str, Any] = {}
+        prefix: str | None = None
+        for pair in pairs:
+            key, sep, value = pair.partition("=")
+            if not sep or not key.strip():
+                raise ValueError(f"filter {pair!r} is not of the form key=value")
+            key = key.strip()
+            if key == "url_prefix":
+                prefix = value
+            elif key in equals:
+                existing = equals[key]
+                equals[key] = [*existing, value] if isinstance(existing, list) else [existing, value]
+            else:
+                equals[key] = value
+        return cls(equals=equals, url_prefix=prefix)
+
+
+@dataclass(frozen=True)
+class DocumentSummary:
+    source_path: str
+    title: str
+    url: str
+    chunks: int
+
+
+@runtime_checkable
+class VectorIndex(Protocol):
+    """One collection in one engine. Implementations are synchronous; the server calls them
+    from a thread pool."""
+
+    engine: str
+
+    def info(self) -> CollectionInfo | None:
+        """What the collection was built with, or None when it does not exist yet."""
+        ...
+
+    def create(self, info: CollectionInfo) -> None:
+        """Create the collection if missing; refuse (EmbedderMismatch) if it exists with another embedder."""
+        ...
+
+    def upsert(self, chunks: Sequence[Chunk], vectors: NDArray[np.float32]) -> None:
+        """Insert or replace chunks keyed by content hash."""
+        ...
+
+    def delete_hashes(self, hashes: Sequence[str]) -> None: ...
+
+    def hashes(self) -> set[str]:
+        """Every content hash stored (used to reconcile after a crash)."""
+        ...
+
+    def search(
+        self,
+        *,
+        vector: NDArray[np.float32] | None,
+        text: str,
+        mode: SearchModeName = "hybrid",
+        top_k: int = 5,
+        filters: SearchFilters | None = None,
+    ) -> list[SearchHit]:
+        """Best hits first. Every hit carries its dense cosine similarity, whatever the mode."""
+        ...
+
+    def count(self) -> int: ...
+
+    def stats(self) -> IndexStats: ...
+
+    def documents(self) -> list[DocumentSummary]: ...
+
+    def chunks_of(self, source_path: str) -> list[Chunk]:
+        """A document's chunks in chunk order."""
+        ...
+
+    def optimize(self) -> None:
+        """Build or refresh keyword/ANN indexes after writes. Cheap when nothing changed."""
+        ...
+
+    def drop(self) -> None: ...
