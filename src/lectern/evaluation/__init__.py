@@ -1,0 +1,1 @@
+"""Retrieval evaluation on BEIR-format data sets."""

@@ -1,0 +1,1 @@
+"""Ingestion: files → documents (loaders) → chunks (chunker) → vectors (embedder) → index."""
