@@ -48,6 +48,9 @@ class Settings(BaseSettings):
         0, ge=0, le=8192, description="Token budget per chunk; 0 means the embedder's own window."
     )
     chunk_overlap_tokens: int = Field(32, ge=0, le=512)
+    ingest_flush_chunks: int = Field(
+        512, ge=1, le=100_000, description="Chunks written per index transaction during ingest."
+    )
 
     # --- embeddings ------------------------------------------------------------------------------
     embedder: Literal["local", "openai", "cohere", "openai-compatible"] = "local"
