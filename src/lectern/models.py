@@ -123,3 +123,167 @@ class IndexStats(BaseModel):
     has_ann_index: bool = False
     has_keyword_index: bool = False
     details: dict[str, Any] = Field(default_factory=dict)
+
+
+# --- answering ----------------------------------------------------------------------------------
+
+ConfidenceLevel = Literal["high", "medium", "low", "insufficient"]
+
+
+class ChunkMetadata(BaseModel):
+    """Seed 000's per-chunk metadata in a RetrievalResult."""
+
+    chapter: str
+    section: str
+    url: str
+    chunk_index: int
+    content_hash: str
+
+
+class RetrievalTimings(BaseModel):
+    """Seed 002's stage timings, in milliseconds."""
+
+    embedding_ms: float = 0.0
+    search_ms: float = 0.0
+    ranking_ms: float = 0.0
+    cached: bool = False
+
+
+class RetrievalResult(BaseModel):
+    """Seed 000 RetrievalResult: the chunks that passed the threshold, best first, deduplicated."""
+
+    query: str
+    hits: list[SearchHit] = Field(default_factory=list)
+    average_score: float = Field(0.0, ge=0.0, le=1.0)
+    has_sufficient_context: bool = False
+    timings: RetrievalTimings = Field(default_factory=RetrievalTimings)
+    total_candidates: int = Field(0, ge=0, description="Hits before threshold and dedup (seed 002 stats).")
+    threshold: float = Field(0.0, ge=0.0, le=1.0)
+    collection: str = ""
+
+    @property
+    def chunks(self) -> list[str]:
+        return [h.chunk.text for h in self.hits]
+
+    @property
+    def scores(self) -> list[float]:
+        return [h.similarity for h in self.hits]
+
+    @property
+    def metadata(self) -> list[ChunkMetadata]:
+        return [
+            ChunkMetadata(
+                chapter=h.chunk.chapter,
+                section=h.chunk.section,
+                url=h.chunk.url,
+                chunk_index=h.chunk.chunk_index,
+                content_hash=h.chunk.content_hash,
+            )
+            for h in self.hits
+        ]
+
+
+class ConfidenceMetrics(BaseModel):
+    """Seed 000 ConfidenceMetrics, computed by `lectern.confidence`."""
+
+    average_similarity: float = Field(ge=0.0, le=1.0)
+    min_similarity: float = Field(ge=0.0, le=1.0)
+    max_similarity: float = Field(ge=0.0, le=1.0)
+    num_chunks: int = Field(ge=0)
+    chunk_diversity: float = Field(ge=0.0, le=1.0)
+    confidence_level: ConfidenceLevel
+    should_answer: bool
+
+
+class Citation(BaseModel):
+    """A numbered source of an answer: `[n]` in the text refers to `number` n.
+
+    Carries seed 000's Source fields and seed 001's citation fields, so every face can build its view.
+    """
+
+    number: int = Field(ge=1)
+    chunk_id: str
+    chunk_text: str
+    similarity_score: float = Field(ge=0.0, le=1.0)
+    title: str = ""
+    chapter: str = ""
+    section: str = ""
+    url: str = ""
+    chapter_id: str = ""
+    module_name: str = ""
+    heading_hierarchy: list[str] = Field(default_factory=list)
+    token_count: int = 0
+    chunk_index: int = 0
+    content_hash: str = ""
+    source_path: str = ""
+    page: int | None = None
+
+    @classmethod
+    def from_hit(cls, number: int, hit: SearchHit) -> Citation:
+        c = hit.chunk
+        return cls(
+            number=number,
+            chunk_id=c.id,
+            chunk_text=c.text,
+            similarity_score=hit.similarity,
+            title=c.title,
+            chapter=c.chapter,
+            section=c.section,
+            url=c.url,
+            chapter_id=c.chapter_id,
+            module_name=c.module_name,
+            heading_hierarchy=list(c.heading_hierarchy),
+            token_count=c.token_count,
+            chunk_index=c.chunk_index,
+            content_hash=c.content_hash,
+            source_path=c.source_path,
+            page=c.page,
+        )
+
+
+class TokenUsage(BaseModel):
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+    @property
+    def total_tokens(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+
+class AnswerTimings(BaseModel):
+    """Milliseconds per stage of one turn."""
+
+    retrieval: RetrievalTimings = Field(default_factory=RetrievalTimings)
+    generation_ms: float = 0.0
+    total_ms: float = 0.0
+
+
+class Answer(BaseModel):
+    """One answered (or refused) turn. Seeds 000-003's responses are views of this."""
+
+    text: str
+    citations: list[Citation] = Field(default_factory=list)
+    confidence: ConfidenceMetrics
+    grounded: bool = Field(description="Based on retrieved or user-given text (not a refusal).")
+    retrieval_used: bool
+    retrieval_count: int = Field(0, ge=0, description="Retrievals performed this turn.")
+    search_query: str = Field("", description="The query actually searched, after follow-up rewriting.")
+    model_used: str
+    usage: TokenUsage = Field(default_factory=TokenUsage)
+    timings: AnswerTimings = Field(default_factory=AnswerTimings)
+    turn_number: int = Field(1, ge=1)
+    timestamp: str = Field(description="ISO 8601 UTC with milliseconds and Z.")
+    error: str | None = None
+    warnings: list[str] = Field(default_factory=list)
+
+    @property
+    def sources_cited(self) -> list[str]:
+        return [c.url or c.source_path for c in self.citations]
+
+    @property
+    def grounding_confidence(self) -> float:
+        return self.confidence.average_similarity if self.grounded else 0.0
+
+    @property
+    def execution_time_seconds(self) -> float:
+        return self.timings.total_ms / 1000.0

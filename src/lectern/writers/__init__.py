@@ -1,0 +1,1 @@
+"""Answer writers: the extractive default and any OpenAI-compatible chat model."""
