@@ -1,0 +1,5 @@
+"""`python -m lectern.cli`."""
+
+from lectern.cli import app
+
+app()
