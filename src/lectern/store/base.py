@@ -1,0 +1,124 @@
+"""What every part of the store shares: the engines, the clock, and transactions with retry."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime
+from typing import Any, TypeVar
+from uuid import UUID
+
+import sqlalchemy as sa
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.exc import DBAPIError
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+
+from lectern.errors import NotFound
+from lectern.store import convert
+from lectern.store import tables as t
+from lectern.store.engine import is_transient, writer
+from lectern.store.models import ThreadInfo
+from lectern.store.summary import Summarizer, extractive_summary
+
+T = TypeVar("T")
+Clock = Callable[[], datetime]
+
+DEFAULT_WINDOW = 50
+DEFAULT_IDLE_ARCHIVE_S = 3600
+SUMMARY_EVERY = 5  # exchanges; seed 000 writes the topic summary once a thread reaches 5
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+class StoreBase:
+    def __init__(
+        self,
+        engine: AsyncEngine,
+        *,
+        window: int = DEFAULT_WINDOW,
+        idle_archive_s: int = DEFAULT_IDLE_ARCHIVE_S,
+        summarizer: Summarizer | None = None,
+        clock: Clock = utcnow,
+        max_attempts: int = 5,
+    ) -> None:
+        if window < 1:
+            raise ValueError("window must be at least 1")
+        if idle_archive_s < 1:
+            raise ValueError("idle_archive_s must be at least 1")
+        self._engine = engine
+        self._writer = writer(engine)
+        self._window = window
+        self._idle_archive_s = idle_archive_s
+        self._summarizer: Summarizer = summarizer or extractive_summary
+        self._clock = clock
+        self._max_attempts = max_attempts
+
+    @property
+    def engine(self) -> AsyncEngine:
+        return self._engine
+
+    @property
+    def dialect(self) -> str:
+        return self._engine.dialect.name
+
+    def _now(self) -> datetime:
+        now = self._clock()
+        if now.tzinfo is None:
+            raise ValueError("the store's clock must return timezone-aware datetimes")
+        return now.astimezone(UTC)
+
+    async def _read(self, work: Callable[[AsyncConnection], Awaitable[T]]) -> T:
+        """One consistent snapshot for the whole read (deferred BEGIN on SQLite)."""
+        async with self._engine.connect() as conn:
+            return await work(conn)
+
+    async def _write(self, work: Callable[[AsyncConnection], Awaitable[T]]) -> T:
+        """Run ``work`` in one write transaction; retry the whole of it on lock timeouts and deadlocks."""
+        for attempt in range(1, self._max_attempts + 1):
+            try:
+                async with self._writer.begin() as conn:
+                    return await work(conn)
+            except DBAPIError as exc:
+                if attempt == self._max_attempts or not is_transient(exc):
+                    raise
+            await asyncio.sleep(0.02 * 2**attempt)
+        raise AssertionError("unreachable")
+
+    def _insert_ignore(self, table: sa.Table) -> Any:
+        """INSERT ... ON CONFLICT DO NOTHING in this dialect's spelling (both have one)."""
+        if self.dialect == "postgresql":
+            return postgresql.insert(table).on_conflict_do_nothing()
+        return sqlite.insert(table).on_conflict_do_nothing()
+
+    async def _thread_row(
+        self, conn: AsyncConnection, thread_id: UUID, owner: str | None, *, lock: bool = False
+    ) -> sa.Row[Any]:
+        """The thread row, or NotFound; another key's thread is indistinguishable from a missing one.
+
+        ``lock`` takes the row lock on PostgreSQL (FOR UPDATE); SQLite renders nothing, its IMMEDIATE
+        transaction already holds the database's single write lock.
+        """
+        query = sa.select(t.threads).where(t.threads.c.thread_id == thread_id)
+        if lock:
+            query = query.with_for_update()
+        row = (await conn.execute(query)).first()
+        if row is None or row.owner != owner:
+            raise NotFound(f"Session {thread_id} not found", code="session_not_found")
+        return row
+
+    async def _resume(
+        self, conn: AsyncConnection, thread_id: UUID, owner: str | None, now: datetime
+    ) -> ThreadInfo:
+        """Mark activity and bring an archived thread back; NotFound for a missing or foreign thread."""
+        update = (
+            sa.update(t.threads)
+            .where(t.threads.c.thread_id == thread_id, t.threads.c.owner.is_not_distinct_from(owner))
+            .values(last_active_at=now, archived_at=None)
+            .returning(*t.threads.c)
+        )
+        row = (await conn.execute(update)).first()
+        if row is None:
+            raise NotFound(f"Session {thread_id} not found", code="session_not_found")
+        return convert.thread_info(row)

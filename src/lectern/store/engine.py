@@ -1,0 +1,86 @@
+"""Async engines for SQLite (WAL, explicit BEGIN) and PostgreSQL (asyncpg), and what counts as transient."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import event
+from sqlalchemy.engine import URL, Connection, make_url
+from sqlalchemy.exc import DBAPIError, OperationalError
+from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
+
+from lectern.errors import ConfigError
+
+SUPPORTED_DRIVERS = ("sqlite+aiosqlite", "postgresql+asyncpg")
+# Execution option read by the SQLite "begin" hook: write transactions take the lock up front.
+BEGIN_MODE = "lectern_sqlite_begin"
+# PostgreSQL: serialization_failure, deadlock_detected; worth one more try, never a user error.
+_PG_TRANSIENT = {"40001", "40P01"}
+
+
+def parse_url(url: str) -> URL:
+    try:
+        parsed = make_url(url)
+    except Exception as exc:
+        raise ConfigError(f"LECTERN_DATABASE_URL: cannot parse {url!r}: {exc}") from None
+    if parsed.drivername not in SUPPORTED_DRIVERS:
+        raise ConfigError(
+            f"LECTERN_DATABASE_URL: driver {parsed.drivername!r} is not supported; "
+            f"use one of {', '.join(SUPPORTED_DRIVERS)}"
+        )
+    return parsed
+
+
+def create_store_engine(url: str, *, busy_timeout_ms: int = 10_000, echo: bool = False) -> AsyncEngine:
+    """An engine for ``url``; on SQLite, the file's folder is created and every connection set up."""
+    parsed = parse_url(url)
+    if parsed.get_backend_name() == "sqlite":
+        return _sqlite_engine(parsed, busy_timeout_ms, echo)
+    # pre_ping: replicas keep pools for hours, and PostgreSQL restarts should not surface as errors.
+    return create_async_engine(parsed, echo=echo, pool_pre_ping=True)
+
+
+def _sqlite_engine(url: URL, busy_timeout_ms: int, echo: bool) -> AsyncEngine:
+    database = url.database or ""
+    if database in ("", ":memory:") or database.startswith("file:"):
+        raise ConfigError("LECTERN_DATABASE_URL: the conversation store needs a SQLite file, not memory")
+    Path(database).expanduser().parent.mkdir(parents=True, exist_ok=True)
+    engine = create_async_engine(url, echo=echo)
+
+    @event.listens_for(engine.sync_engine, "connect")
+    def _on_connect(dbapi_connection: Any, _record: Any) -> None:
+        # The driver's implicit BEGIN is deferred and upgrades to a write lock late, which in WAL mode
+        # fails with SQLITE_BUSY instead of waiting; we issue BEGIN ourselves (SQLAlchemy's recipe).
+        dbapi_connection.isolation_level = None
+        cursor = dbapi_connection.cursor()
+        try:
+            cursor.execute("PRAGMA journal_mode=WAL")
+            cursor.execute("PRAGMA synchronous=NORMAL")
+            cursor.execute("PRAGMA foreign_keys=ON")
+            cursor.execute(f"PRAGMA busy_timeout={int(busy_timeout_ms)}")
+        finally:
+            cursor.close()
+
+    @event.listens_for(engine.sync_engine, "begin")
+    def _on_begin(connection: Connection) -> None:
+        mode = connection.get_execution_options().get(BEGIN_MODE, "DEFERRED")
+        connection.exec_driver_sql(f"BEGIN {mode}")
+
+    return engine
+
+
+def writer(engine: AsyncEngine) -> AsyncEngine:
+    """The same pool, but transactions begin IMMEDIATE on SQLite: one writer at a time, queued by
+    busy_timeout. PostgreSQL ignores the option; there row locks (FOR UPDATE) serialise writers."""
+    return engine.execution_options(**{BEGIN_MODE: "IMMEDIATE"})
+
+
+def is_transient(exc: BaseException) -> bool:
+    """A failure that a retry of the whole transaction can fix (lock timeouts, deadlocks)."""
+    if isinstance(exc, OperationalError) and "database is locked" in str(exc.orig):
+        return True
+    if isinstance(exc, DBAPIError):
+        code = getattr(exc.orig, "pgcode", None) or getattr(exc.orig, "sqlstate", None)
+        return code in _PG_TRANSIENT
+    return False

@@ -1,0 +1,78 @@
+"""Schema migrations (Alembic), shipped inside the package so they run from an installed wheel.
+
+``upgrade_database(url)`` runs at server start and behind ``lectern db upgrade``. To write the next
+migration against a scratch database::
+
+    from alembic import command
+    from lectern.store.migrate import alembic_config
+    command.revision(alembic_config("sqlite+aiosqlite:///scratch.db"), "what changed", autogenerate=True)
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+import sqlalchemy as sa
+from alembic import command
+from alembic.config import Config
+from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
+from sqlalchemy.engine import Connection
+
+from lectern.store.engine import create_store_engine, writer
+
+# A package resource, not a path: Alembic finds it wherever lectern is installed.
+SCRIPT_LOCATION = "lectern.store:migrations"
+# Any constant; replicas starting together take turns instead of racing to CREATE TABLE.
+_PG_LOCK_KEY = 0x1EC7E2
+
+
+def alembic_config(url: str | None = None) -> Config:
+    """A Config without an ini file. The URL goes in ``attributes``, which, unlike main options, does
+    not treat ``%`` in passwords as interpolation."""
+    config = Config()
+    config.set_main_option("script_location", SCRIPT_LOCATION)
+    if url is not None:
+        config.attributes["url"] = url
+    return config
+
+
+def head_revision() -> str | None:
+    return ScriptDirectory.from_config(alembic_config()).get_current_head()
+
+
+async def upgrade_database(url: str, revision: str = "head") -> None:
+    """Bring the database at ``url`` to ``revision``; a no-op when it is there already.
+
+    One transaction for the whole upgrade (both engines have transactional DDL), so a failed upgrade
+    leaves the schema as it was.
+    """
+    engine = create_store_engine(url)
+    try:
+        async with writer(engine).begin() as conn:
+            if conn.dialect.name == "postgresql":
+                await conn.execute(sa.text("SELECT pg_advisory_xact_lock(:key)"), {"key": _PG_LOCK_KEY})
+            await conn.run_sync(_upgrade, revision)
+    finally:
+        await engine.dispose()
+
+
+def upgrade_database_sync(url: str, revision: str = "head") -> None:
+    """For synchronous callers such as the CLI; not from inside a running event loop."""
+    asyncio.run(upgrade_database(url, revision))
+
+
+async def current_revision(url: str) -> str | None:
+    """The revision the database is at; None when it has never been migrated."""
+    engine = create_store_engine(url)
+    try:
+        async with engine.connect() as conn:
+            return await conn.run_sync(lambda sync: MigrationContext.configure(sync).get_current_revision())
+    finally:
+        await engine.dispose()
+
+
+def _upgrade(connection: Connection, revision: str) -> None:
+    config = alembic_config()
+    config.attributes["connection"] = connection  # env.py runs on this connection and its transaction
+    command.upgrade(config, revision)

@@ -1,0 +1,29 @@
+"""Fixtures shared by the whole suite. Server fixtures skip with a reason when the server is missing,
+and fail instead under ``CI=true`` (see ``tests/services.py``)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from tests.services import require_postgres, require_redis, temporary_postgres_database
+
+
+@pytest.fixture(scope="session")
+def postgres_server_url() -> str:
+    """The PostgreSQL server (its maintenance database), for tests that create their own databases."""
+    return require_postgres()
+
+
+@pytest.fixture(scope="session")
+def postgres_url(postgres_server_url: str) -> Iterator[str]:
+    """A fresh database for this test run (``postgresql+asyncpg://``), dropped at the end."""
+    with temporary_postgres_database(postgres_server_url) as url:
+        yield url
+
+
+@pytest.fixture(scope="session")
+def redis_url() -> str:
+    """The Redis server URL (``redis://``); tests should use keys under a unique prefix."""
+    return require_redis()
