@@ -43,7 +43,9 @@ class Settings(BaseSettings):
     collection: str = Field("docs", pattern=r"^[A-Za-z0-9_][A-Za-z0-9_-]{0,63}$")
 
     # --- ingestion -------------------------------------------------------------------------------
-    site_base_url: str = Field("", description="Base URL of the published site, e.g. https://example.com/docs")
+    site_base_url: str = Field(
+        "", description="Base URL of the published site, e.g. https://example.com/docs"
+    )
     chunk_max_tokens: int = Field(
         0, ge=0, le=8192, description="Token budget per chunk; 0 means the embedder's own window."
     )
@@ -100,6 +102,9 @@ class Settings(BaseSettings):
     llm_max_tokens: int = Field(1024, ge=1, le=4096)
     llm_stall_timeout_s: float = Field(30.0, gt=0, le=600)
     llm_max_tool_calls: int = Field(3, ge=1, le=10)
+    llm_context_tokens: int = Field(
+        128_000, ge=2048, le=10_000_000, description="The chat model's context window, in tokens."
+    )
 
     # --- service ---------------------------------------------------------------------------------
     database_url: str = Field("", description="Empty uses SQLite in data_dir.")

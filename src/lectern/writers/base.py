@@ -56,6 +56,8 @@ class Written:
     """1-based positions in the list of hits the engine gave (or the union of tool retrievals)."""
     usage: TokenUsage
     model: str
+    warnings: list[str] = field(default_factory=list)
+    """Things the answer's reader should know (e.g. seed 001 TOKEN_LIMIT: oldest history left out)."""
 
 
 WriterEvent = Token | Written
