@@ -154,6 +154,22 @@ def test_words_longer_than_a_chunk_are_split() -> None:
     assert "".join(c.text.replace(" ", "") for c in chunks) == f"before{blob}after"
 
 
+def test_tokenizers_that_count_joins_are_still_bounded() -> None:
+    """Like BPE, where a newline is a token of its own: sums of parts undercount; the chunker re-cuts."""
+
+    class NewlineTokenizer(WhitespaceTokenizer):
+        def count_tokens_many(self, texts: Sequence[str]) -> list[int]:
+            return [len(t.split()) + t.count("\n") for t in texts]
+
+    code = "```\n" + "\n".join(f"x{i} = {i}" for i in range(80)) + "\n```"
+    text = "\n\n".join([paragraph(words(50)), "\n".join(f"- item {i}" for i in range(50)), code])
+    doc = doc_of(Section(heading_hierarchy=["Doc", "Part"], text=text))
+    tokenizer = NewlineTokenizer()
+    chunks = chunk_document(doc, tokenizer, max_tokens=40, overlap_tokens=6)
+    for chunk in chunks:
+        assert chunk.token_count == tokenizer.count_tokens_many([chunk.search_text])[0] <= 40
+
+
 def test_max_tokens_must_leave_room() -> None:
     with pytest.raises(ValueError, match="max_tokens"):
         chunk_document(doc_of(Section(text="x")), TOK, max_tokens=1)

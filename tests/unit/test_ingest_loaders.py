@@ -158,7 +158,7 @@ def test_html_main_content_sections_and_code() -> None:
     assert doc.format == "html"
     assert doc.title == "Gazebo Guide"
     text = all_text(doc)
-    for noise in ("Site banner", "Home", "tracking", "color: red", "Copyright", "Related: see"):
+    for noise in ("Site banner", "Home", "tracking", "color: red", "Copyright", "Related: see", "Mobile TOC"):
         assert noise not in text, noise
     got = [(s.heading_hierarchy, s.anchor, s.text) for s in doc.sections]
     assert got == [

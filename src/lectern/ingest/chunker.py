@@ -7,6 +7,7 @@ Tokens are counted with the embedder's own tokenizer, in batches.
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -14,6 +15,8 @@ from lectern.embeddings.base import Tokenizer
 from lectern.ingest import slugs
 from lectern.ingest.packer import TokenCounter, atomise, pack
 from lectern.models import Chunk, Document, Section, content_hash, heading_prefix
+
+log = logging.getLogger(__name__)
 
 _EXTRA_KEYS = ("description", "sidebar_position", "keywords")
 # A heading path may take at most this share of a chunk; longer paths are shortened.
@@ -198,3 +201,10 @@ def _verify(plans: list[_Plan], max_tokens: int, overlap: int, counter: TokenCou
             budget = max(1, budget - excess)
             plan.pieces = _pieces(plan.section.text.strip(), budget, overlap, counter)
             plan.counts = counter.many(_search_texts(plan))
+        if max(plan.counts) > max_tokens:
+            log.warning(
+                "a chunk of %s has %d tokens, over the limit of %d",
+                plan.section.heading_hierarchy,
+                max(plan.counts),
+                max_tokens,
+            )

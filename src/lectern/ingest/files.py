@@ -65,7 +65,8 @@ def _any_match(rel_path: str, patterns: Sequence[str]) -> bool:
 def iter_files(root: Path, include: Sequence[str] = (), exclude: Sequence[str] = ()) -> Iterator[Path]:
     """Supported files under ``root`` in sorted order, skipping hidden folders and ``node_modules``.
 
-    A file given as ``root`` is yielded as it is (unless excluded), so an unsupported type is reported
+    ``include``/``exclude`` are globs relative to ``root`` (see ``matches``); only supported types are
+    yielded even when an include pattern names others. A file given as ``root`` is yielded as it is (unless excluded), so an unsupported type is reported
     by the loader rather than silently skipped.
     """
     if root.is_file():

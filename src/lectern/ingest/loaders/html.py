@@ -14,7 +14,13 @@ from lectern.models import Document, Section
 
 _MAIN_SELECTORS = ("main", "article", "[role=main]", "body")
 # Page chrome; an <article>'s own <header> holds its title and stays.
-_NOISE = "nav, footer, script, style, aside, noscript, template, svg, button"
+_NOISE = ", ".join(
+    [
+        "nav, footer, script, style, aside, noscript, template, svg, button",
+        # Docusaurus page furniture inside the article: mobile table of contents, edit link, tags.
+        ".theme-doc-toc-mobile, .theme-doc-footer, .theme-doc-version-badge, .table-of-contents",
+    ]
+)
 _SECTION_TAGS = frozenset({"h1", "h2", "h3", "h4"})
 _MINOR_HEADINGS = frozenset({"h5", "h6"})
 _BLOCK_TAGS = frozenset(

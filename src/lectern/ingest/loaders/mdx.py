@@ -153,6 +153,7 @@ def _code_span_end(text: str, i: int) -> int:
 
 
 _SPECIAL = re.compile(r"[\\`<{]")
+_BREAK_TAG = re.compile(r"<br\b", re.IGNORECASE)
 
 
 def strip_jsx(text: str) -> str:
@@ -184,6 +185,9 @@ def strip_jsx(text: str) -> str:
             out.append(link.group(1))
             i = link.end()
         elif ch == "<" and (tag := tag_end(text, i)) is not None:
+            # A line break tag separates words; every other tag just goes.
+            if _BREAK_TAG.match(text, i):
+                out.append(" ")
             i = tag
         elif ch == "{" and text.startswith("{/*", i):
             end = text.find("*/}", i + 3)
