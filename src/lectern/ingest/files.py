@@ -66,8 +66,8 @@ def iter_files(root: Path, include: Sequence[str] = (), exclude: Sequence[str] =
     """Supported files under ``root`` in sorted order, skipping hidden folders and ``node_modules``.
 
     ``include``/``exclude`` are globs relative to ``root`` (see ``matches``); only supported types are
-    yielded even when an include pattern names others. A file given as ``root`` is yielded as it is (unless excluded), so an unsupported type is reported
-    by the loader rather than silently skipped.
+    yielded even when an include pattern names others. A file given as ``root`` is yielded as it is
+    (unless excluded), so an unsupported type is reported by the loader rather than silently skipped.
     """
     if root.is_file():
         if not _any_match(root.name, exclude):
