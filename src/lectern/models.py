@@ -85,10 +85,12 @@ class Chunk(BaseModel):
 
 
 def heading_prefix(heading_hierarchy: list[str], title: str = "") -> str:
-    """`Title > H2 > H3` plus a blank line, or nothing when there is no heading."""
-    parts = list(heading_hierarchy)
-    if title and (not parts or parts[0] != title):
-        parts.insert(0, title)
+    """`H1 > H2 > H3` plus a blank line, or nothing when there is no heading.
+
+    Loaders start the hierarchy with the page's H1 (or its title when it has none), so the title is
+    only used for a chunk without headings; repeating it would spend tokens of the model's window.
+    """
+    parts = list(heading_hierarchy) or ([title] if title else [])
     return (" > ".join(parts) + "\n\n") if parts else ""
 
 
@@ -103,6 +105,9 @@ class SearchHit(BaseModel):
     keyword_score: float | None = Field(None, description="BM25 score, when the keyword side found it.")
     score: float = Field(description="The ranking score of the mode used (RRF for hybrid).")
     rank: int = Field(ge=1)
+    # The chunk's stored vector when the engine returns it (confidence diversity needs it); kept out of
+    # every serialisation so wire payloads stay small.
+    vector: list[float] | None = Field(None, exclude=True, repr=False)
 
 
 class CollectionInfo(BaseModel):
@@ -160,6 +165,10 @@ class RetrievalResult(BaseModel):
     total_candidates: int = Field(0, ge=0, description="Hits before threshold and dedup (seed 002 stats).")
     threshold: float = Field(0.0, ge=0.0, le=1.0)
     collection: str = ""
+    top_k: int = Field(5, ge=1)
+    mode: SearchModeName = "hybrid"
+    # Seed 000's query_embedding; excluded from serialisation (a face that wants it reads the attribute).
+    query_embedding: list[float] | None = Field(None, exclude=True, repr=False)
 
     @property
     def chunks(self) -> list[str]:

@@ -251,7 +251,8 @@ def test_url_without_base_is_the_doc_path() -> None:
     assert chunks[0].module_name == ""
     assert chunks[0].chapter_id == "intro"
     assert chunks[0].heading_hierarchy == ["Robotics Handbook"]
-    assert chunks[0].search_text.startswith("Welcome > Robotics Handbook\n\n")
+    # The H1 heads the path; the front-matter title is not repeated in front of it.
+    assert chunks[0].search_text.startswith("Robotics Handbook\n\n")
 
 
 def test_pdf_pages_link_to_their_page() -> None:
