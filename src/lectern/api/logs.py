@@ -1,0 +1,171 @@
+"""Structured JSON logs: one line per event, with the request id and key id of the request in progress.
+
+Seed 002's event types (``query_received``, ``embedding_generated``, ``retrieval_performed``,
+``response_sent``, ``error``) are also kept as log events in the conversation store, written in batches
+by ``LogSink`` so a turn never waits on a log write.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import sys
+import time
+from contextvars import ContextVar
+from typing import Any, Protocol
+from uuid import UUID
+
+from lectern.store.models import EventType, NewLogEvent
+
+log = logging.getLogger("lectern.api")
+
+request_id_var: ContextVar[str | None] = ContextVar("lectern_request_id", default=None)
+key_id_var: ContextVar[str | None] = ContextVar("lectern_key_id", default=None)
+
+_RESERVED = set(logging.makeLogRecord({}).__dict__) | {"message", "asctime", "request_id", "key_id"}
+_base_factory = logging.getLogRecordFactory()
+
+
+def _record_with_context(*args: Any, **kwargs: Any) -> logging.LogRecord:
+    """Stamp the request's ids on each record when it is made: a handler may format it later, after
+    the request (and its context) has gone."""
+    record = _base_factory(*args, **kwargs)
+    record.request_id = request_id_var.get()
+    record.key_id = key_id_var.get()
+    return record
+
+
+logging.setLogRecordFactory(_record_with_context)
+
+
+class JsonFormatter(logging.Formatter):
+    """Every record as one JSON object; ``extra=`` fields become top-level keys."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        line: dict[str, Any] = {
+            "ts": time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(record.created))
+            + f".{int(record.msecs):03d}Z",
+            "level": record.levelname.lower(),
+            "logger": record.name,
+            "event": record.getMessage(),
+        }
+        request_id = getattr(record, "request_id", None) or request_id_var.get()
+        if request_id:
+            line["request_id"] = request_id
+        key_id = getattr(record, "key_id", None) or key_id_var.get()
+        if key_id:
+            line["key_id"] = key_id
+        for name, value in record.__dict__.items():
+            if name not in _RESERVED and not name.startswith("_"):
+                line[name] = value
+        if record.exc_info:
+            line["exception"] = self.formatException(record.exc_info)
+        return json.dumps(line, default=str, ensure_ascii=False)
+
+
+def configure_logging(level: str = "info") -> None:
+    """JSON lines on stderr for lectern and uvicorn; called by ``lectern serve`` and the worker factory."""
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(JsonFormatter())
+    for name in ("lectern", "uvicorn", "uvicorn.error"):
+        logger = logging.getLogger(name)
+        logger.handlers[:] = [handler]
+        logger.setLevel(level.upper())
+        logger.propagate = False
+
+
+def uvicorn_log_config(level: str = "info") -> dict[str, Any]:
+    """uvicorn's own loggers in the same JSON shape (its access log is off: we log requests ourselves)."""
+    return {
+        "version": 1,
+        "disable_existing_loggers": False,
+        "formatters": {"json": {"()": "lectern.api.logs.JsonFormatter"}},
+        "handlers": {
+            "stderr": {"class": "logging.StreamHandler", "formatter": "json", "stream": "ext://sys.stderr"}
+        },
+        "loggers": {
+            "uvicorn": {"handlers": ["stderr"], "level": level.upper(), "propagate": False},
+            "uvicorn.error": {"handlers": ["stderr"], "level": level.upper(), "propagate": False},
+            "lectern": {"handlers": ["stderr"], "level": level.upper(), "propagate": False},
+        },
+    }
+
+
+class LogStore(Protocol):
+    async def log_events(self, events: list[NewLogEvent]) -> None: ...
+
+
+class LogSink:
+    """Seed 002 events: logged at once, and stored in batches by one background task.
+
+    On SQLite every write transaction queues for one lock; a batch per half second instead of a write
+    per stage keeps logging off the answer's path.
+    """
+
+    def __init__(self, store: LogStore | None, *, flush_every_s: float = 0.5, batch: int = 500) -> None:
+        self._store = store
+        self._flush_every_s = flush_every_s
+        self._batch = batch
+        self._pending: list[NewLogEvent] = []
+        self._wake = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+
+    def start(self) -> None:
+        if self._store is not None and self._task is None:
+            self._task = asyncio.create_task(self._run(), name="lectern-log-sink")
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+            self._task = None
+        await self.flush()
+
+    def emit(
+        self,
+        event_type: EventType,
+        *,
+        thread_id: UUID | None = None,
+        duration_ms: float | None = None,
+        level: int = logging.INFO,
+        **details: Any,
+    ) -> None:
+        fields = {"event_type": event_type, **details}
+        if thread_id is not None:
+            fields["thread_id"] = str(thread_id)
+        if duration_ms is not None:
+            fields["duration_ms"] = round(duration_ms, 3)
+        log.log(level, event_type, extra=fields)
+        if self._store is None:
+            return
+        stored = {**details, "request_id": request_id_var.get(), "key_id": key_id_var.get()}
+        self._pending.append(
+            NewLogEvent(
+                event_type=event_type,
+                thread_id=thread_id,
+                details={k: v for k, v in stored.items() if v is not None},
+                duration_ms=None if duration_ms is None else max(duration_ms, 0.0),
+            )
+        )
+        if len(self._pending) >= self._batch:
+            self._wake.set()
+
+    async def flush(self) -> None:
+        if self._store is None or not self._pending:
+            return
+        batch, self._pending = self._pending, []
+        try:
+            await self._store.log_events(batch)
+        except Exception:
+            # Losing log rows must never fail requests; the JSON lines above already have them.
+            log.warning("could not store %d log events", len(batch), exc_info=True)
+
+    async def _run(self) -> None:
+        while True:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._wake.wait(), self._flush_every_s)
+            self._wake.clear()
+            await self.flush()

@@ -1,0 +1,95 @@
+"""`lectern serve` (no public address without keys; workers use the factory) and `lectern db upgrade`."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+import pytest
+import typer
+
+from lectern.cli import serve_cmd
+from lectern.store import current_revision, head_revision
+
+
+@pytest.fixture
+def calls(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> list[tuple[tuple[Any, ...], dict[str, Any]]]:
+    """uvicorn.run recorded instead of run; logging left as pytest set it up."""
+    import uvicorn
+
+    import lectern.api.logs
+
+    monkeypatch.setenv("LECTERN_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.delenv("LECTERN_API_KEYS", raising=False)
+    # serve --workers hands these to its workers through the environment; undo that after the test.
+    monkeypatch.setenv("LECTERN_COLLECTION", "docs")
+    monkeypatch.setenv("LECTERN_LOG_LEVEL", "info")
+    recorded: list[tuple[tuple[Any, ...], dict[str, Any]]] = []
+    monkeypatch.setattr(uvicorn, "run", lambda *a, **k: recorded.append((a, k)))
+    monkeypatch.setattr(lectern.api.logs, "configure_logging", lambda level="info": None)
+    return recorded
+
+
+def serve(**options: Any) -> None:
+    values: dict[str, Any] = {
+        "host": "127.0.0.1",
+        "port": 8000,
+        "workers": 1,
+        "insecure": False,
+        "collection": None,
+        "log_level": "info",
+    }
+    serve_cmd.serve(**{**values, **options})
+
+
+@pytest.mark.parametrize(
+    ("host", "loopback"),
+    [
+        ("127.0.0.1", True),
+        ("127.0.0.2", True),
+        ("::1", True),
+        ("[::1]", True),
+        ("localhost", True),
+        ("0.0.0.0", False),
+        ("::", False),
+        ("192.168.1.10", False),
+        ("example.com", False),
+    ],
+)
+def test_loopback(host: str, loopback: bool) -> None:
+    assert serve_cmd.is_loopback(host) is loopback
+
+
+def test_refuses_a_public_address_without_keys(calls: list[Any], capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(typer.Exit) as exc:
+        serve(host="0.0.0.0")
+    assert exc.value.exit_code == 1
+    assert "LECTERN_API_KEYS" in capsys.readouterr().err
+    assert calls == []
+
+
+def test_serves_a_public_address_with_keys_or_insecure(
+    calls: list[Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    serve(host="0.0.0.0", insecure=True)
+    monkeypatch.setenv("LECTERN_API_KEYS", '["sk-one"]')
+    serve(host="0.0.0.0", port=9000)
+    assert [k["host"] for _, k in calls] == ["0.0.0.0", "0.0.0.0"]
+    assert calls[1][1]["port"] == 9000
+    assert calls[0][1]["access_log"] is False
+
+
+def test_workers_run_the_factory(calls: list[Any]) -> None:
+    serve(workers=3)
+    (args, kwargs) = calls[0]
+    assert args == ("lectern.api.app:app_factory",)
+    assert kwargs["factory"] is True
+    assert kwargs["workers"] == 3
+
+
+def test_db_upgrade(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("LECTERN_DATA_DIR", str(tmp_path))
+    serve_cmd.db_upgrade("head")
+    url = f"sqlite+aiosqlite:///{(tmp_path / 'lectern.sqlite3').resolve()}"
+    assert asyncio.run(current_revision(url)) == head_revision()
