@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, cast
 
 import typer
 from rich.table import Table
 
 from lectern.cli.main import app, console, handles_errors, settings
+from lectern.errors import InvalidInput
 from lectern.evaluation.beir import load_beir
 from lectern.evaluation.retrieval import evaluate_retrieval
 from lectern.ingest.pipeline import IngestOptions
@@ -25,10 +26,14 @@ ALL_MODES: list[SearchModeName] = ["dense", "keyword", "hybrid"]
 @eval_app.command("retrieval")
 @handles_errors
 def retrieval(
-    beir: Annotated[Path, typer.Option("--beir", help="Folder of a BEIR data set.", exists=True, file_okay=False)],
+    beir: Annotated[
+        Path, typer.Option("--beir", help="Folder of a BEIR data set.", exists=True, file_okay=False)
+    ],
     split: Annotated[str, typer.Option("--split", help="qrels split to score.")] = "test",
     modes: Annotated[
-        list[SearchModeName] | None, typer.Option("--mode", help="Mode to score (repeatable); default all.")
+        # list[str]: typer cannot build a list of a Literal type (the whole CLI failed to start).
+        list[str] | None,
+        typer.Option("--mode", help="Mode to score: dense, keyword or hybrid (repeatable); default all."),
     ] = None,
     collection: Annotated[
         str | None, typer.Option("--collection", "-c", help="Collection to ingest into (default beir-NAME).")
@@ -49,7 +54,7 @@ def retrieval(
             index=runtime.index,
             manifest=runtime.manifest,
             collection=runtime.collection,
-            modes=modes or ALL_MODES,
+            modes=_modes(modes),
             options=IngestOptions(
                 max_tokens=config.chunk_max_tokens,
                 overlap_tokens=config.chunk_overlap_tokens,
@@ -78,3 +83,10 @@ def retrieval(
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(json.dumps(result.as_dict(), indent=2), encoding="utf-8")
     console.print(f"Wrote {target}")
+
+
+def _modes(given: list[str] | None) -> list[SearchModeName]:
+    unknown = sorted(set(given or ()) - set(ALL_MODES))
+    if unknown:
+        raise InvalidInput(f"unknown --mode {', '.join(unknown)}; use dense, keyword or hybrid")
+    return cast("list[SearchModeName]", given) if given else ALL_MODES
