@@ -1,0 +1,129 @@
+"""Shared by the answer benchmarks: build a collection over a corpus folder and an engine on it."""
+
+from __future__ import annotations
+
+import json
+import statistics
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from lectern.embeddings.base import Embedder, Vectors, l2_normalise
+from lectern.engine import Engine
+from lectern.ingest.manifest import Manifest
+from lectern.ingest.pipeline import IngestPipeline
+from lectern.retrieval import Retriever
+from lectern.settings import Settings, load_settings
+from lectern.writers import create_writer
+
+RESULTS = Path(__file__).parent / "results"
+
+
+class _MiniLMShim:
+    """Only used while `lectern.embeddings.create_embedder` is not available in the working tree."""
+
+    name = "local:all-MiniLM-L6-v2"
+    dimension = 384
+    max_tokens = 254
+
+    def __init__(self) -> None:
+        from lectern.embeddings import minilm_assets as assets
+        from lectern.embeddings.minilm_onnx import OnnxMiniLM
+
+        path = assets.model_dir()
+        self._tok = assets.load_tokenizer(path, truncate_to=256)
+        self._count = assets.counting_tokenizer()
+        self._model = OnnxMiniLM(assets.load_weights(path), assets.load_config(path), threads=2)
+
+    def count_tokens(self, text: str) -> int:
+        return len(self._count.encode(text, add_special_tokens=False).ids)
+
+    def count_tokens_many(self, texts: list[str]) -> list[int]:  # type: ignore[override]
+        return [self.count_tokens(t) for t in texts]
+
+    def _embed(self, texts: list[str]) -> Vectors:
+        out = []
+        for start in range(0, len(texts), 32):
+            encs = self._tok.encode_batch(texts[start : start + 32])
+            width = max(len(e.ids) for e in encs)
+            ids = np.zeros((len(encs), width), np.int64)
+            mask = np.zeros((len(encs), width), np.int64)
+            for i, e in enumerate(encs):
+                ids[i, : len(e.ids)] = e.ids
+                mask[i, : len(e.ids)] = 1
+            out.append(self._model(ids, mask))
+        return l2_normalise(np.concatenate(out)) if out else np.zeros((0, 384), np.float32)
+
+    def embed_documents(self, texts: list[str]) -> Vectors:  # type: ignore[override]
+        return self._embed(list(texts))
+
+    def embed_query(self, text: str) -> Vectors:
+        return self._embed([text])[0]
+
+
+def make_embedder(settings: Settings) -> Embedder:
+    try:
+        from lectern.embeddings import create_embedder  # type: ignore[attr-defined]
+    except ImportError:
+        return _MiniLMShim()  # type: ignore[return-value]
+    return create_embedder(settings)  # type: ignore[no-any-return]
+
+
+def bench_settings(data_dir: Path, **overrides: Any) -> Settings:
+    return load_settings(data_dir=data_dir, collection="bench", **overrides)
+
+
+def build(corpus: Path, data_dir: Path | None = None, **overrides: Any) -> tuple[Engine, Settings, float]:
+    """Ingest `corpus` (incrementally, into a cached folder unless given); the engine and ingest seconds."""
+    import time
+
+    from lectern.index import open_index
+
+    # A persistent (gitignored) folder per corpus: re-runs re-embed only what changed.
+    data_dir = data_dir or RESULTS / "index" / corpus.resolve().name
+    settings = bench_settings(data_dir, **overrides)
+    embedder = make_embedder(settings)
+    index = open_index(settings, settings.collection)
+    started = time.perf_counter()
+    pipeline = IngestPipeline(
+        collection=settings.collection,
+        embedder=embedder,
+        index=index,
+        manifest=Manifest(settings.state_db_path),
+    )
+    pipeline.ingest_paths([corpus])
+    index.optimize()
+    seconds = time.perf_counter() - started
+    retriever = Retriever(embedder, index, settings)
+    return Engine(retriever, create_writer(settings, embedder=embedder), settings), settings, seconds
+
+
+def read_jsonl(path: Path) -> Iterator[dict[str, Any]]:
+    with path.open(encoding="utf-8") as fh:
+        for line in fh:
+            if line.strip():
+                yield json.loads(line)
+
+
+def percentile(values: list[float], q: float) -> float:
+    if not values:
+        return 0.0
+    return float(np.percentile(np.asarray(values), q))
+
+
+def summary(values: list[float]) -> dict[str, float]:
+    return {
+        "p50": percentile(values, 50),
+        "p90": percentile(values, 90),
+        "p99": percentile(values, 99),
+        "mean": statistics.fmean(values) if values else 0.0,
+    }
+
+
+def write_result(name: str, payload: dict[str, Any]) -> Path:
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    path = RESULTS / f"{name}.json"
+    path.write_text(json.dumps(payload, indent=2, ensure_ascii=False), encoding="utf-8")
+    return path

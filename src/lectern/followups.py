@@ -1,0 +1,246 @@
+"""Deterministic follow-up rewriting: "How do I install it?" after "What is Gazebo Harmonic?" searches
+for "How do I install Gazebo Harmonic?".
+
+A question is a follow-up when it points back (it, this, they, ...), or is too short or too generic to
+name a topic of its own ("Can you give an example?", "Tell me more"). Its search query then carries the
+topic of the previous standalone question: the pronoun is replaced by the topic, or the topic is added.
+Chains work because the previous question is itself rewritten first.
+
+The same topic extraction names what a refusal is about ("I don't have information about X ...").
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+
+def _word_set(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9_+#./-]*[A-Za-z0-9+#]|[A-Za-z0-9]")
+
+STOP_WORDS = _word_set(
+    """
+    a about above after again against all am an and any are as at be because been before being below
+    between both but by can could did do does doing down during each few for from further had has have
+    having he her here hers herself him himself his how i if in into is it its itself just let me more
+    most my myself no nor not now of off on once only or other our ours ourselves out over own same she
+    should so some such than that the their theirs them themselves then there these they this those
+    through to too under until up very was we were what when where which while who whom why will with
+    would you your yours yourself yourselves also s t don doesn isn aren wasn weren won shall may might
+    must us via vs whats what's how's it's there's i'm i've you're that's
+    """
+)
+
+# Words that ask or instruct but name no topic.
+GENERIC_WORDS = _word_set(
+    """
+    tell explain describe define definition show give example examples explain elaborate detail details
+    mean means meaning more information info please thanks thank okay ok yes sure know want like need
+    simpler simple terms words different difference differences compare compared comparison work works
+    working used use using uses purpose point main key important kind kinds type types way ways step
+    steps thing things something anything else further another other again summary summarise summarize
+    overview list name called call happen happens happened good bad better best example instance case
+    cases one ones question answer help understand understanding clarify clear basics basic concept
+    concepts idea ideas mentioned said say says earlier above previous last first second why
+    matter matters worth grow grows change changes affect affects differ differs relate relates related
+    benefit benefits advantage advantages disadvantage disadvantages pros cons problem problems issue
+    issues reason reasons role useful possible necessary recommended recommend common typical typically
+    usually really exactly actually needed require required suit suits instead several many much often
+    always never importance significance significant effect effects impact tips practice practices
+    approach approaches method methods happening kind sort overall general generally specific specifically
+    """
+)
+
+# Verbs that open how-to questions; the topic is what follows them.
+ACTION_WORDS = _word_set(
+    """
+    install set setup configure create make build run start launch write implement add use deploy
+    connect test debug fix train load save visualize visualise spawn control move publish subscribe
+    call define get update upgrade enable disable check find compute calculate simulate integrate
+    program code handle choose select
+    """
+)
+
+ANAPHORA = _word_set("it its it's they them their theirs this that these those he she him her there")
+# Pronouns that stand for the whole topic and can be replaced by it.
+REPLACEABLE = _word_set("it them they")
+
+FOLLOWUP_OPENERS = (
+    "and ",
+    "also ",
+    "what about",
+    "how about",
+    "tell me more",
+    "more on",
+    "more about",
+    "can you elaborate",
+    "elaborate",
+    "go on",
+    "why is that",
+    "why?",
+    "how so",
+    "such as",
+    "for example",
+    "like what",
+)
+
+MIN_OWN_CONTENT_WORDS = 2
+_WHAT_ABOUT = re.compile(r"^\s*(?:and\s+)?(?:what|how)\s+about\s+(.+)$", re.IGNORECASE)
+
+
+def words(text: str) -> list[str]:
+    return _WORD.findall(text)
+
+
+def content_words(text: str) -> list[str]:
+    """Words that can name a topic: not stop words, not question/instruction words."""
+    return [w for w in words(text) if w.lower() not in STOP_WORDS and w.lower() not in GENERIC_WORDS]
+
+
+def _is_specific(word: str) -> bool:
+    """Proper names, acronyms, versions, code-ish words: strong signs of an own topic."""
+    return (
+        word[0].isupper()
+        or any(c.isdigit() for c in word)
+        or any(c in word for c in "_./#+")
+        or (len(word) > 1 and word.isupper())
+    )
+
+
+def points_back(question: str) -> bool:
+    lowered = question.strip().lower()
+    if any(lowered.startswith(opener) for opener in FOLLOWUP_OPENERS):
+        return True
+    tokens = [w.lower() for w in words(question)]
+    if any(t in ANAPHORA for t in tokens):
+        return True
+    # "How do I create one?" -- "one" standing for the previous topic (last word)
+    return bool(tokens) and tokens[-1] in {"one", "ones"}
+
+
+def is_followup(question: str) -> bool:
+    own = content_words(question)
+    topical = [w for w in own if w.lower() not in ACTION_WORDS]
+    if points_back(question):
+        # "How does it compare with Unity?" keeps its pronoun but names a new topic: still a follow-up,
+        # the old topic is added next to the new one.
+        return True
+    return len(topical) < MIN_OWN_CONTENT_WORDS and not any(_is_specific(w) for w in topical)
+
+
+_LEADS = re.compile(
+    r"^\s*(?:(?:can|could|would)\s+you\s+)?(?:please\s+)?"
+    r"(?:what\s+(?:is|are|was|were|does|do)\s+(?:an?\s+|the\s+)?"
+    r"|what's\s+(?:an?\s+|the\s+)?"
+    r"|who\s+(?:is|are)\s+"
+    r"|tell\s+me\s+(?:more\s+)?about\s+(?:the\s+)?"
+    r"|explain\s+(?:to\s+me\s+)?(?:what\s+)?(?:an?\s+|the\s+)?"
+    r"|describe\s+(?:an?\s+|the\s+)?"
+    r"|define\s+(?:an?\s+|the\s+)?"
+    r"|how\s+(?:do|does|can|should|would|could)\s+(?:i|we|you|one)\s+"
+    r"|how\s+(?:do|does|is|are|can)\s+(?:an?\s+|the\s+)?"
+    r"|why\s+(?:do|does|is|are|should)\s+(?:an?\s+|the\s+)?"
+    r"|which\s+"
+    r")",
+    re.IGNORECASE,
+)
+_TRAILING = re.compile(
+    r"\s+(?:work|works|do|does|mean|means|used\s+for|for|in\s+(?:this|the)\s+(?:book|documents?|course|textbook))\s*$",
+    re.IGNORECASE,
+)
+
+
+def topic_of(question: str) -> str:
+    """The question's subject as a phrase: "What is Gazebo Harmonic?" -> "Gazebo Harmonic";
+    "How do I install ROS 2 on Ubuntu?" -> "ROS 2 on Ubuntu" (for searching) . Empty when it has none."""
+    text = question.strip().rstrip("?.! ")
+    stripped = _LEADS.sub("", text, count=1)
+    stripped = _TRAILING.sub("", stripped)
+    tokens = words(stripped)
+    # Drop a leading how-to verb and any leading stop/generic words: the rest is the topic.
+    while tokens and (
+        tokens[0].lower() in ACTION_WORDS
+        or tokens[0].lower() in STOP_WORDS
+        or tokens[0].lower() in GENERIC_WORDS
+    ):
+        tokens = tokens[1:]
+    while tokens and (tokens[-1].lower() in STOP_WORDS or tokens[-1].lower() in GENERIC_WORDS):
+        tokens = tokens[:-1]
+    if not tokens:
+        return ""
+    # Keep the original spelling between the first and last kept word.
+    start = stripped.find(tokens[0])
+    end = stripped.rfind(tokens[-1]) + len(tokens[-1])
+    phrase = stripped[start:end] if 0 <= start < end else " ".join(tokens)
+    return " ".join(phrase.split())
+
+
+def refusal_topic(question: str) -> str:
+    """What a refusal says it has no information about."""
+    text = question.strip().rstrip("?.! ")
+    how_to = re.match(
+        r"^\s*how\s+(?:do|can|should|would|could)\s+(?:i|we|you|one)\s+(.+)$", text, re.IGNORECASE
+    )
+    if how_to:
+        return "how to " + " ".join(how_to.group(1).split())
+    topic = topic_of(question)
+    if topic and len(content_words(topic)) >= 1:
+        return topic
+    own = content_words(question)
+    return " ".join(own) if own else "that"
+
+
+def standalone_query(question: str, previous_questions: Sequence[str]) -> str:
+    """The search query for `question` given the earlier user questions of the conversation (oldest first)."""
+    question = " ".join(question.split())
+    if not previous_questions or not is_followup(question):
+        return question
+    previous = standalone_query(previous_questions[-1], previous_questions[:-1])
+    shift = _WHAT_ABOUT.match(question)
+    if shift:
+        # "What about on Windows?" asks the previous question again about something else.
+        return f"{previous.rstrip('?.! ')} {shift.group(1).rstrip('?.! ')}?"
+    topic = topic_of(previous) or " ".join(content_words(previous))
+    if not topic:
+        return question
+    own = {w.lower() for w in content_words(question)}
+    if topic.lower() in question.lower() or (own and all(w.lower() in own for w in content_words(topic))):
+        return question
+    return _insert_topic(question, topic)
+
+
+def _insert_topic(question: str, topic: str) -> str:
+    tokens = re.split(r"(\W+)", question)
+    for i, token in enumerate(tokens):
+        if token.lower() in REPLACEABLE:
+            tokens[i] = topic
+            return "".join(tokens)
+    # "How do I create one?" -> "How do I create one ROS 2 node?" reads oddly; replace the trailing "one".
+    stripped = question.rstrip("?.! ")
+    tail = question[len(stripped) :]
+    last = words(stripped)[-1:] if stripped else []
+    if last and last[0].lower() in {"one", "ones"} and stripped.endswith(last[0]):
+        return stripped[: -len(last[0])] + topic + tail
+    for i, token in enumerate(tokens):
+        if token.lower() in {"its", "their"}:
+            tokens[i] = topic + "'s"
+            return "".join(tokens)
+        if token.lower() in {"this", "that", "these", "those"}:
+            tokens[i] = topic if _ends_phrase(tokens, i) else token
+            if tokens[i] == topic:
+                return "".join(tokens)
+    return f"{stripped} {topic}{tail}" if stripped else topic
+
+
+def _ends_phrase(tokens: list[str], i: int) -> bool:
+    """Whether the demonstrative at i stands alone ("explain this"), not before a noun ("this node")."""
+    rest = "".join(tokens[i + 1 :]).strip()
+    if not rest or rest[0] in "?.!,;:":
+        return True
+    nxt = words(rest)[:1]
+    return bool(nxt) and (
+        nxt[0].lower() in STOP_WORDS or nxt[0].lower() in {"work", "works", "mean", "means"}
+    )

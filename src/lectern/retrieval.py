@@ -1,0 +1,270 @@
+"""Query -> RetrievalResult: embed the query as a query, search the index, keep the chunks whose dense
+cosine similarity passes the threshold, drop duplicate content, and time each stage (seed 002).
+
+The index and the embedder are synchronous; `Retriever.retrieve` runs them in a worker thread so the
+event loop never blocks. Identical retrievals within a session come from the session's cache.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import time
+from collections import OrderedDict
+from collections.abc import MutableMapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+
+from lectern.confidence import Thresholds, assess, has_sufficient_context
+from lectern.conversation import RetrievalKey
+from lectern.embeddings.base import Embedder
+from lectern.errors import EmbedderMismatch, InvalidInput, LecternError, ProviderError, VectorIndexError
+from lectern.index.base import SearchFilters, VectorIndex
+from lectern.index.compat import ensure_query_embedder
+from lectern.models import ConfidenceMetrics, RetrievalResult, RetrievalTimings, SearchHit, SearchModeName
+from lectern.settings import Settings
+
+log = logging.getLogger(__name__)
+
+CHAT_MAX_TOP_K = 10  # seed 000 ChatRequest / seed 001 retrieve_context
+TOOL_MAX_TOP_K = 20  # seeds 002-004 retrieval requests
+SEARCH_MODES: tuple[SearchModeName, ...] = ("hybrid", "dense", "keyword")
+SESSION_CACHE_SIZE = 64
+TERM_CACHE_SIZE = 50_000
+RETRIEVE_ERROR = "Unable to retrieve content"  # seed 001 QDRANT_ERROR recovery message
+
+
+def fetch_depth(top_k: int) -> int:
+    """Ask the index for more than top_k so the threshold and dedup still leave top_k chunks."""
+    return min(top_k + max(5, top_k), 50)
+
+
+@dataclass(frozen=True)
+class RetrievalParams:
+    """One validated retrieval request."""
+
+    query: str
+    top_k: int
+    threshold: float
+    mode: SearchModeName
+    filters: SearchFilters | None = None
+
+    def cache_key(self) -> RetrievalKey:
+        return (
+            " ".join(self.query.split()).lower(),
+            self.top_k,
+            self.threshold,
+            self.mode,
+            filters_key(self.filters),
+        )
+
+
+def filters_key(filters: SearchFilters | None) -> str:
+    if filters is None or filters.is_empty():
+        return ""
+    return json.dumps({"eq": dict(filters.equals), "url": filters.url_prefix}, sort_keys=True, default=str)
+
+
+class _VectorLRU:
+    """Chunk vectors by content hash, for engines whose hits come without vectors."""
+
+    def __init__(self, size: int = 4096) -> None:
+        self.size = size
+        self._data: OrderedDict[str, NDArray[np.float32]] = OrderedDict()
+
+    def get(self, key: str) -> NDArray[np.float32] | None:
+        value = self._data.get(key)
+        if value is not None:
+            self._data.move_to_end(key)
+        return value
+
+    def put(self, key: str, value: NDArray[np.float32]) -> None:
+        self._data[key] = value
+        self._data.move_to_end(key)
+        while len(self._data) > self.size:
+            self._data.popitem(last=False)
+
+
+class Retriever:
+    def __init__(
+        self, embedder: Embedder, index: VectorIndex, settings: Settings, *, collection: str = ""
+    ) -> None:
+        self.embedder = embedder
+        self.index = index
+        self.settings = settings
+        self.collection = collection or settings.collection
+        self.thresholds = Thresholds.from_settings(settings)
+        self._embedder_checked = False
+        self._vectors = _VectorLRU()
+        self._terms: OrderedDict[str, bool] = OrderedDict()
+
+    # --- parameters ---------------------------------------------------------------------------------
+    def params(
+        self,
+        query: str,
+        *,
+        top_k: int | None = None,
+        threshold: float | None = None,
+        mode: SearchModeName | None = None,
+        filters: SearchFilters | None = None,
+        max_top_k: int = TOOL_MAX_TOP_K,
+    ) -> RetrievalParams:
+        """Validate a request (INVALID_INPUT); unset values come from settings."""
+        if not query or not query.strip():
+            raise InvalidInput("The search query is empty.")
+        k = self.settings.top_k if top_k is None else top_k
+        if not 1 <= k <= max_top_k:
+            raise InvalidInput(f"top_k must be between 1 and {max_top_k}, got {k}.")
+        t = self.settings.similarity_threshold if threshold is None else threshold
+        if not 0.0 <= t <= 1.0:
+            raise InvalidInput(f"The similarity threshold must be between 0.0 and 1.0, got {t}.")
+        chosen = mode or self.settings.search_mode
+        if chosen not in SEARCH_MODES:
+            raise InvalidInput(f"Unknown search mode {chosen!r}; use hybrid, dense or keyword.")
+        return RetrievalParams(query.strip(), min(k, max_top_k), float(t), chosen, filters)
+
+    # --- retrieval ----------------------------------------------------------------------------------
+    async def retrieve(
+        self, params: RetrievalParams, cache: MutableMapping[RetrievalKey, RetrievalResult] | None = None
+    ) -> RetrievalResult:
+        """Retrieve off the event loop; a repeat of a retrieval in the same session is served from `cache`."""
+        key = params.cache_key()
+        if cache is not None and key in cache:
+            hit = cache[key]
+            return hit.model_copy(update={"timings": hit.timings.model_copy(update={"cached": True})})
+        result = await asyncio.to_thread(self.retrieve_sync, params)
+        if cache is not None:
+            while len(cache) >= SESSION_CACHE_SIZE:
+                cache.pop(next(iter(cache)))
+            cache[key] = result
+        return result
+
+    def retrieve_sync(self, params: RetrievalParams) -> RetrievalResult:
+        started = time.perf_counter()
+        self._check_embedder()
+        try:
+            query_vector = self.embedder.embed_query(params.query)
+        except LecternError:
+            raise
+        except Exception as exc:  # a provider or model failure the embedder did not classify
+            log.exception("embedding_failed")
+            raise ProviderError("Unable to embed the question.") from exc
+        embedded = time.perf_counter()
+        try:
+            found = self.index.search(
+                vector=query_vector,
+                text=params.query,
+                mode=params.mode,
+                top_k=fetch_depth(params.top_k),
+                filters=params.filters,
+            )
+        except (EmbedderMismatch, InvalidInput):
+            raise
+        except Exception as exc:  # seed 001 QDRANT_ERROR: any index failure
+            log.exception("retrieval_failed", extra={"collection": self.collection})
+            raise VectorIndexError(RETRIEVE_ERROR) from exc
+        searched = time.perf_counter()
+        hits = rank(found, params.threshold, params.top_k)
+        self._attach_vectors(hits)
+        scores = [h.similarity for h in hits]
+        average = sum(scores) / len(scores) if scores else 0.0
+        done = time.perf_counter()
+        result = RetrievalResult(
+            query=params.query,
+            hits=hits,
+            average_score=min(1.0, max(0.0, average)),
+            has_sufficient_context=has_sufficient_context(average, len(hits), self.thresholds),
+            timings=RetrievalTimings(
+                embedding_ms=(embedded - started) * 1000,
+                search_ms=(searched - embedded) * 1000,
+                ranking_ms=(done - searched) * 1000,
+            ),
+            total_candidates=len(found),
+            threshold=params.threshold,
+            collection=self.collection,
+            top_k=params.top_k,
+            mode=params.mode,
+            query_embedding=np.asarray(query_vector, dtype=np.float32).reshape(-1).tolist(),
+        )
+        log.debug(
+            "retrieval_performed",
+            extra={"chunks": len(hits), "candidates": len(found), "timings": result.timings.model_dump()},
+        )
+        return result
+
+    def knows(self, term: str) -> bool:
+        """Whether any chunk of the collection contains `term` (a keyword search, cached).
+
+        The guardrail asks this about a question's word that no retrieved chunk has. A failing lookup
+        answers True: an infrastructure problem must not turn into a refusal.
+        """
+        key = term.lower()
+        cached = self._terms.get(key)
+        if cached is not None:
+            self._terms.move_to_end(key)
+            return cached
+        try:
+            found = bool(self.index.search(vector=None, text=term, mode="keyword", top_k=1))
+        except Exception:
+            log.warning("term_lookup_failed", exc_info=True)
+            return True
+        self._terms[key] = found
+        while len(self._terms) > TERM_CACHE_SIZE:
+            self._terms.popitem(last=False)
+        return found
+
+    def confidence(self, result: RetrievalResult) -> ConfidenceMetrics:
+        """Seed 000 metrics of a retrieval, diversity from the chunk vectors."""
+        vectors = [h.vector for h in result.hits if h.vector is not None]
+        return assess(result.scores, self.thresholds, vectors if len(vectors) == len(result.hits) else None)
+
+    # --- internals ----------------------------------------------------------------------------------
+    def _check_embedder(self) -> None:
+        if self._embedder_checked:
+            return
+        try:
+            info = self.index.info()
+        except Exception as exc:
+            log.exception("retrieval_failed", extra={"collection": self.collection})
+            raise VectorIndexError(RETRIEVE_ERROR) from exc
+        if info is None:
+            return  # no collection yet: nothing to compare, the search finds nothing
+        ensure_query_embedder(self.index, self.embedder.name, self.embedder.dimension)
+        self._embedder_checked = True
+
+    def _attach_vectors(self, hits: list[SearchHit]) -> None:
+        """Give every hit its chunk vector; engines that return none get one embedded (and cached)."""
+        missing = [h for h in hits if h.vector is None and self._vectors.get(h.chunk.content_hash) is None]
+        if missing:
+            try:
+                fresh = self.embedder.embed_documents([h.chunk.search_text for h in missing])
+            except Exception:  # diversity is informative only; never fail a turn over it
+                log.warning("chunk_vectors_unavailable", exc_info=True)
+                return
+            for hit, vector in zip(missing, fresh, strict=True):
+                self._vectors.put(hit.chunk.content_hash, vector)
+        for hit in hits:
+            if hit.vector is None:
+                cached = self._vectors.get(hit.chunk.content_hash)
+                if cached is not None:
+                    hit.vector = cached.tolist()
+
+
+def rank(found: Sequence[SearchHit], threshold: float, top_k: int) -> list[SearchHit]:
+    """Threshold on dense similarity, dedup by content hash (best score kept), re-ranked 1..n."""
+    best: dict[str, SearchHit] = {}
+    order: list[str] = []
+    for hit in found:
+        if hit.similarity < threshold:
+            continue
+        key = hit.chunk.content_hash
+        if key not in best:
+            order.append(key)
+            best[key] = hit
+        elif hit.score > best[key].score:
+            best[key] = hit
+    kept = sorted((best[k] for k in order), key=lambda h: -h.score)[:top_k]
+    return [h.model_copy(update={"rank": i}) for i, h in enumerate(kept, start=1)]

@@ -1,0 +1,279 @@
+"""The default offline writer: answers with the retrieved sentences that best answer the question.
+
+1. Every source chunk is split into units (sentences, list items, fenced code blocks; `units.py`).
+2. A cheap first pass scores every sentence by IDF-weighted keyword overlap with the search query and
+   the chunk's own similarity; only the best few go on, so the model is never run on many sentences.
+3. Those are embedded in one batch (vectors cached by text) and scored by cosine with the query vector
+   the retriever already computed, plus the keyword score.
+4. Maximal marginal relevance picks a few sentences that do not repeat each other; a how-to question
+   also gets the best matching code block, whole, with the sentence that introduces it.
+5. Sentences are grouped by source (best source first) and kept in the author's order within a
+   source; each group ends with its source number, `[n]` = the n-th source of the turn
+   (`writers/sources.py`).
+
+The writer never invents a sentence: every sentence of the answer is a sentence of a cited chunk.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import re
+from collections import OrderedDict
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+
+from lectern.embeddings.base import Embedder
+from lectern.events import Token
+from lectern.followups import GENERIC_WORDS, STOP_WORDS
+from lectern.models import SearchHit, TokenUsage
+from lectern.writers.base import WriteRequest, WriterEvent, Written
+from lectern.writers.selection import sources_of
+from lectern.writers.units import Unit, split_tokens, stem_terms, units_of
+
+NAME = "extractive"
+FIRST_PASS = 8  # sentences embedded per answer at most
+MAX_SENTENCES = 3
+MAX_PROSE_WORDS = 90
+MMR_LAMBDA = 0.7
+RELATIVE_FLOOR = 0.6  # a sentence scoring below this share of the best one is not worth adding
+DUPLICATE = 0.88
+
+_IGNORED = frozenset(stem_terms(" ".join(STOP_WORDS | GENERIC_WORDS)))
+_HOW_TO = re.compile(
+    r"\b(how\s+(do|can|to|should|would)|install|command|commands|run|launch|create|write|code|example|"
+    r"implement|configure|set\s*up|setup|build|syntax|snippet)\b",
+    re.IGNORECASE,
+)
+
+
+@dataclass
+class _Candidate:
+    unit: Unit
+    source: int  # 1-based source number
+    hit: SearchHit
+    lexical: float
+    score: float = 0.0
+    vector: NDArray[np.float32] | None = None
+
+
+class _VectorCache:
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self.data: OrderedDict[str, NDArray[np.float32]] = OrderedDict()
+
+    def get(self, key: str) -> NDArray[np.float32] | None:
+        value = self.data.get(key)
+        if value is not None:
+            self.data.move_to_end(key)
+        return value
+
+    def put(self, key: str, value: NDArray[np.float32]) -> None:
+        self.data[key] = value
+        while len(self.data) > self.size:
+            self.data.popitem(last=False)
+
+
+class ExtractiveWriter:
+    """Picks, orders and cites sentences of the sources; streams them word by word."""
+
+    def __init__(self, embedder: Embedder | None = None, *, cache_size: int = 20_000) -> None:
+        self.embedder = embedder
+        self._vectors = _VectorCache(cache_size)
+
+    @property
+    def name(self) -> str:
+        return NAME
+
+    @property
+    def retrieves_itself(self) -> bool:
+        return False
+
+    async def write(self, request: WriteRequest) -> AsyncIterator[WriterEvent]:
+        text, cited = await asyncio.to_thread(self.compose, request)
+        tokens = split_tokens(text)
+        for token in tokens:
+            yield Token(token)
+        yield Written(text=text, cited=cited, usage=TokenUsage(completion_tokens=len(tokens)), model=NAME)
+
+    # --- composition --------------------------------------------------------------------------------
+    def compose(self, request: WriteRequest) -> tuple[str, list[int]]:
+        """The answer text and the source numbers it cites."""
+        sources = sources_of(request)
+        if not sources:
+            return "", []
+        query = request.search_query or request.question
+        query_terms = stem_terms(query) - _IGNORED or stem_terms(query)
+        candidates, codes = self._candidates(sources, query_terms)
+        query_vector = self._query_vector(request)
+        self._score(candidates, query_vector)
+        chosen = _mmr(candidates)
+        if _HOW_TO.search(request.question) or _HOW_TO.search(query):
+            code = _best_code(codes, chosen)
+            if code is not None:
+                chosen = _with_code(code, chosen, candidates)
+        if not chosen:
+            return _fallback(sources[0], 1)
+        return _render(chosen)
+
+    def _candidates(
+        self, sources: Sequence[SearchHit], query_terms: frozenset[str]
+    ) -> tuple[list[_Candidate], list[_Candidate]]:
+        per_source = [units_of(hit.chunk.text) for hit in sources]
+        # IDF over the units at hand: a term every sentence has says little about which one answers.
+        df: dict[str, int] = {}
+        total = 0
+        for units in per_source:
+            for unit in units:
+                total += 1
+                for term in unit.terms & query_terms:
+                    df[term] = df.get(term, 0) + 1
+        idf = {t: math.log(1.0 + (total + 1) / (1 + df.get(t, 0))) for t in query_terms}
+        norm = sum(idf.values()) or 1.0
+        sentences: list[_Candidate] = []
+        codes: list[_Candidate] = []
+        for number, (hit, units) in enumerate(zip(sources, per_source, strict=True), start=1):
+            heading = stem_terms(" ".join(hit.chunk.heading_hierarchy)) & query_terms
+            for unit in units:
+                overlap = sum(idf[t] for t in unit.terms & query_terms) / norm
+                lexical = min(1.0, overlap + 0.1 * len(heading) / max(1, len(query_terms)))
+                candidate = _Candidate(unit, number, hit, lexical)
+                (codes if unit.kind == "code" else sentences).append(candidate)
+        return sentences, codes
+
+    def _query_vector(self, request: WriteRequest) -> NDArray[np.float32] | None:
+        retrieval = request.retrieval
+        if self.embedder is None or retrieval is None or retrieval.query_embedding is None:
+            return None  # no vector (selected-text-only): keyword scoring alone, no model call
+        vector = np.asarray(retrieval.query_embedding, dtype=np.float32)
+        return vector if vector.shape == (self.embedder.dimension,) else None
+
+    def _score(self, candidates: list[_Candidate], query_vector: NDArray[np.float32] | None) -> None:
+        for c in candidates:
+            c.score = 0.6 * c.lexical + 0.3 * c.hit.similarity + 0.1 * _shape(c.unit)
+        if query_vector is None or self.embedder is None:
+            return
+        candidates.sort(key=lambda c: -c.score)
+        head = candidates[:FIRST_PASS]
+        missing = [c.unit.text for c in head if self._vectors.get(c.unit.text) is None]
+        if missing:
+            for text, vector in zip(missing, self.embedder.embed_documents(missing), strict=True):
+                self._vectors.put(text, np.asarray(vector, dtype=np.float32))
+        for c in head:
+            c.vector = self._vectors.get(c.unit.text)
+            if c.vector is not None:
+                cosine = float(c.vector @ query_vector)
+                c.score = 0.5 * cosine + 0.3 * c.lexical + 0.15 * c.hit.similarity + 0.05 * _shape(c.unit)
+        # Sentences not embedded stay behind the embedded ones.
+        for c in candidates[FIRST_PASS:]:
+            c.score *= 0.5
+
+
+def _shape(unit: Unit) -> float:
+    """Prefer complete, mid-length sentences over fragments and run-ons."""
+    if unit.lead_in:
+        return 0.3
+    return 1.0 if 8 <= unit.words <= 40 else 0.5
+
+
+def _similarity(a: _Candidate, b: _Candidate) -> float:
+    if a.vector is not None and b.vector is not None:
+        return float(a.vector @ b.vector)
+    union = a.unit.terms | b.unit.terms
+    return len(a.unit.terms & b.unit.terms) / len(union) if union else 0.0
+
+
+def _mmr(candidates: list[_Candidate]) -> list[_Candidate]:
+    pool = sorted(candidates, key=lambda c: -c.score)
+    if not pool:
+        return []
+    best = pool[0].score
+    chosen = [pool.pop(0)]
+    words = chosen[0].unit.words
+    while pool and len(chosen) < MAX_SENTENCES and words < MAX_PROSE_WORDS:
+        scored = [
+            (MMR_LAMBDA * c.score - (1 - MMR_LAMBDA) * max(_similarity(c, s) for s in chosen), c)
+            for c in pool
+        ]
+        value, pick = max(scored, key=lambda x: x[0])
+        if pick.score < RELATIVE_FLOOR * best or value <= 0:
+            break
+        pool.remove(pick)
+        if max(_similarity(pick, s) for s in chosen) >= DUPLICATE:
+            continue
+        chosen.append(pick)
+        words += pick.unit.words
+    return chosen
+
+
+def _best_code(codes: list[_Candidate], chosen: list[_Candidate]) -> _Candidate | None:
+    """The code block that best matches a how-to question, favouring the sources already quoted."""
+    quoted = {c.source for c in chosen}
+    best: _Candidate | None = None
+    best_score = 0.0
+    for c in codes:
+        score = c.lexical + 0.3 * c.hit.similarity + (0.2 if c.source in quoted else 0.0)
+        if c.lexical >= 0.2 and score > best_score:
+            best, best_score = c, score
+    return best
+
+
+def _with_code(code: _Candidate, chosen: list[_Candidate], candidates: list[_Candidate]) -> list[_Candidate]:
+    """Add the code block, with the sentence that introduces it when the chunk has one."""
+    out = [*chosen, code]
+    intro = [c for c in candidates if c.source == code.source and c.unit.position == code.unit.position - 1]
+    if intro and intro[0] not in out:
+        out.append(intro[0])
+    elif not any(c.source == code.source for c in chosen):
+        # A code block is never quoted alone: its source's best sentence comes with it (and the citation).
+        same = sorted((c for c in candidates if c.source == code.source), key=lambda c: -c.score)
+        if same:
+            out.append(same[0])
+    return out
+
+
+def _cite(sentence: str, number: int) -> str:
+    if sentence and sentence[-1] in ".!?:;":
+        return f"{sentence[:-1]} [{number}]{sentence[-1]}"
+    return f"{sentence} [{number}]."
+
+
+def _render(chosen: list[_Candidate]) -> tuple[str, list[int]]:
+    # Best source first; the author's order within a source.
+    rank: dict[int, float] = {}
+    for c in chosen:
+        rank[c.source] = max(rank.get(c.source, -1e9), c.score)
+    groups = sorted(rank, key=lambda s: -rank[s])
+    parts: list[str] = []  # prose runs and code blocks, in answer order
+    prose: list[str] = []
+
+    def flush() -> None:
+        if prose:
+            parts.append(" ".join(prose))
+            prose.clear()
+
+    for source in groups:
+        units = sorted((c.unit for c in chosen if c.source == source), key=lambda u: u.position)
+        last_prose = (
+            max(i for i, u in enumerate(units) if u.kind == "sentence")
+            if any(u.kind == "sentence" for u in units)
+            else -1
+        )
+        for i, unit in enumerate(units):
+            if unit.kind == "code":
+                flush()
+                parts.append(unit.text)
+            else:
+                prose.append(_cite(unit.text, source) if i == last_prose else unit.text)
+    flush()
+    return "\n\n".join(parts), sorted(rank)
+
+
+def _fallback(hit: SearchHit, number: int) -> tuple[str, list[int]]:
+    """No sentence-like unit at all (a chunk of headings or a table): quote the chunk's opening words."""
+    words = hit.chunk.text.split()
+    text = " ".join(words[:60]) + ("…" if len(words) > 60 else "")
+    return f"{text} [{number}]", [number]

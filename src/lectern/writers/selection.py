@@ -1,0 +1,51 @@
+"""Text the user selected, as a source: it is cited like a retrieved chunk, titled "Selected text".
+
+For a writer the engine retrieved for, the sources of a turn are the retrieval's hits, then the
+selection (when there is one) as the last source; `sources_of` builds that list, and the engine
+numbers citations from the same list.
+"""
+
+from __future__ import annotations
+
+from lectern.followups import content_words
+from lectern.models import Chunk, SearchHit, content_hash
+from lectern.writers.base import WriteRequest
+
+SELECTED_TITLE = "Selected text"
+SELECTED_PATH = "selected-text"
+MAX_USER_CONTEXT_CHARS = 10_000  # seed 002 AgentQuery.user_context
+SHORT_SELECTION_WORDS = 10
+
+
+def selection_hit(user_context: str, similarity: float = 1.0) -> SearchHit:
+    text = user_context.strip()
+    chunk = Chunk(
+        text=text,
+        content_hash=content_hash(text),
+        chunk_index=0,
+        token_count=len(text.split()),
+        title=SELECTED_TITLE,
+        section=SELECTED_TITLE,
+        source_path=SELECTED_PATH,
+    )
+    return SearchHit(chunk=chunk, similarity=min(1.0, max(0.0, similarity)), score=similarity, rank=1)
+
+
+def sources_of(request: WriteRequest) -> list[SearchHit]:
+    hits = list(request.retrieval.hits) if request.retrieval is not None else []
+    if request.user_context and request.user_context.strip():
+        selected = selection_hit(request.user_context)
+        if all(h.chunk.content_hash != selected.chunk.content_hash for h in hits):
+            hits.append(selected)
+    return hits
+
+
+def selection_coverage(question: str, user_context: str) -> float:
+    """Share of the question's topic words that occur in the selection; 1.0 for a question that names
+    no topic of its own ("Explain this in simpler terms")."""
+    own = {w.lower() for w in content_words(question)}
+    if not own:
+        return 1.0
+    text = user_context.lower()
+    found = sum(1 for w in own if w in text or (len(w) > 4 and w[:-1] in text))
+    return found / len(own)

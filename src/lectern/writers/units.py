@@ -1,0 +1,147 @@
+"""A chunk's text as answer units: sentences, list items, and fenced code blocks kept whole.
+
+Units keep their order in the chunk so an answer can quote them in the order the author wrote them.
+Markdown decoration (bold, links, images, HTML, admonition fences, headings, table rules) is removed from
+prose so a quoted sentence reads cleanly; the words themselves are the chunk's.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Literal
+
+import snowballstemmer  # type: ignore[import-untyped]
+
+UnitKind = Literal["sentence", "code"]
+
+_FENCE = re.compile(r"^(\s*)(```+|~~~+)(.*)$")
+_SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9`*])")
+_ABBREV = re.compile(r"\b(?:e\.g|i\.e|etc|vs|cf|approx|fig|Dr|Mr|Ms|No)\.$", re.IGNORECASE)
+_LIST_MARK = re.compile(r"^\s*(?:[-*+•]|\d+[.)])\s+")
+_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
+_HTML = re.compile(r"</?[A-Za-z][^>]*>")
+_EMPHASIS = re.compile(r"(\*\*|__)(.+?)\1")
+_WS = re.compile(r"\s+")
+_TERM = re.compile(r"[a-z0-9][a-z0-9_+#.-]*[a-z0-9+#]|[a-z0-9]")
+# One stemmer per thread: a snowball stemmer keeps its word in instance state, so sharing one between
+# the server's worker threads mixes words up (IndexError under concurrent requests).
+_LOCAL = threading.local()
+
+MIN_WORDS = 4
+MAX_WORDS = 90
+MAX_CODE_LINES = 40
+
+
+@dataclass(frozen=True)
+class Unit:
+    text: str
+    kind: UnitKind
+    position: int
+    """Order within the chunk."""
+    terms: frozenset[str]
+    """Stemmed lower-case terms, for keyword overlap."""
+    words: int
+    lead_in: bool = False
+    """A sentence that introduces the code block right after it ("Run the following:")."""
+
+
+def stem_terms(text: str) -> frozenset[str]:
+    stemmer = getattr(_LOCAL, "stemmer", None)
+    if stemmer is None:
+        stemmer = _LOCAL.stemmer = snowballstemmer.stemmer("english")
+    return frozenset(stemmer.stemWords(_TERM.findall(text.lower())))
+
+
+def _clean(line: str) -> str:
+    line = _LINK.sub(r"\1", line)
+    line = _HTML.sub(" ", line)
+    line = _EMPHASIS.sub(r"\2", line)
+    return _WS.sub(" ", line).strip()
+
+
+def _skip_line(line: str) -> bool:
+    s = line.strip()
+    return (
+        not s
+        or s.startswith(("#", ":::", "|", "<!--", "import ", "export "))
+        or set(s) <= set("-=*_|: ")
+        or s.startswith("---")
+    )
+
+
+def _sentences(paragraph: str) -> list[str]:
+    parts: list[str] = []
+    for piece in _SENTENCE_END.split(paragraph):
+        if parts and _ABBREV.search(parts[-1]):
+            parts[-1] = f"{parts[-1]} {piece}"
+        else:
+            parts.append(piece)
+    return [p.strip() for p in parts if p.strip()]
+
+
+def _blocks(text: str) -> list[tuple[UnitKind, str]]:
+    """Paragraphs (list items are their own paragraphs) and fenced code blocks, in order."""
+    out: list[tuple[UnitKind, str]] = []
+    para: list[str] = []
+    lines = text.splitlines()
+    i = 0
+
+    def flush() -> None:
+        if para:
+            out.append(("sentence", " ".join(para)))
+            para.clear()
+
+    while i < len(lines):
+        line = lines[i]
+        fence = _FENCE.match(line)
+        if fence:
+            flush()
+            marker = fence.group(2)
+            block = [line.strip()]
+            i += 1
+            while i < len(lines) and not lines[i].strip().startswith(marker[:3]):
+                block.append(lines[i])
+                i += 1
+            block.append(marker)
+            out.append(("code", "\n".join(block)))
+            i += 1
+            continue
+        if _skip_line(line):
+            flush()
+        elif _LIST_MARK.match(line):
+            flush()
+            para.append(_LIST_MARK.sub("", line))
+        else:
+            para.append(line.strip())
+        i += 1
+    flush()
+    return out
+
+
+@lru_cache(maxsize=8192)
+def units_of(text: str) -> tuple[Unit, ...]:
+    """The chunk's answer units (cached by text: the same chunk comes back across questions)."""
+    units: list[Unit] = []
+    blocks = _blocks(text)
+    for index, (kind, body) in enumerate(blocks):
+        if kind == "code":
+            lines = body.count("\n") + 1
+            if 3 <= lines <= MAX_CODE_LINES:
+                units.append(Unit(body, "code", len(units), stem_terms(body), len(body.split())))
+            continue
+        introduces_code = index + 1 < len(blocks) and blocks[index + 1][0] == "code"
+        sentences = _sentences(_clean(body))
+        for j, sentence in enumerate(sentences):
+            n = len(sentence.split())
+            lead_in = introduces_code and j == len(sentences) - 1
+            if (MIN_WORDS <= n <= MAX_WORDS) or (lead_in and n >= 2):
+                units.append(Unit(sentence, "sentence", len(units), stem_terms(sentence), n, lead_in))
+    return tuple(units)
+
+
+def split_tokens(text: str) -> list[str]:
+    """Word-level stream tokens: each word with the whitespace after it, so the pieces join to `text`."""
+    return re.findall(r"\S+\s*|\s+", text)

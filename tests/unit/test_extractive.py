@@ -1,0 +1,109 @@
+"""The extractive writer: traceable sentences, citations that map to sources, exact token stream."""
+
+from __future__ import annotations
+
+import re
+
+from lectern.conversation import Message
+from lectern.models import RetrievalResult
+from lectern.retrieval import Retriever
+from lectern.writers.base import RetrieveCall, WriteRequest, Written
+from lectern.writers.extractive import ExtractiveWriter
+from lectern.writers.selection import SELECTED_TITLE, sources_of
+from lectern.writers.units import split_tokens, units_of
+from tests.fakes.hash_embedder import HashEmbedder
+from tests.unit.answer_support import answer_settings, filled_index
+
+_CITE = re.compile(r"\s?\[(\d+)\]")
+
+
+async def _no_retrieve(call: RetrieveCall) -> RetrievalResult:
+    raise AssertionError("the extractive writer never retrieves")
+
+
+def request(question: str, result: RetrievalResult | None, user_context: str | None = None) -> WriteRequest:
+    history: list[Message] = []
+    return WriteRequest(
+        question=question,
+        search_query=question,
+        history=history,
+        system_prompt="",
+        retrieval=result,
+        confidence=None,
+        user_context=user_context,
+        retrieve=_no_retrieve,
+    )
+
+
+async def retrieve(question: str, top_k: int = 3) -> tuple[RetrievalResult, HashEmbedder]:
+    index, embedder = filled_index()
+    retriever = Retriever(embedder, index, answer_settings())
+    return await retriever.retrieve(retriever.params(question, top_k=top_k, threshold=0.0)), embedder
+
+
+async def write(writer: ExtractiveWriter, req: WriteRequest) -> tuple[str, Written]:
+    tokens = []
+    written = None
+    async for event in writer.write(req):
+        if isinstance(event, Written):
+            written = event
+        else:
+            tokens.append(event.text)
+    assert written is not None
+    return "".join(tokens), written
+
+
+async def test_joined_tokens_equal_the_text_and_citations_map_to_sources() -> None:
+    result, embedder = await retrieve("What is a ROS 2 node?")
+    req = request("What is a ROS 2 node?", result)
+    streamed, written = await write(ExtractiveWriter(embedder), req)
+    assert streamed == written.text
+    assert written.text
+    sources = sources_of(req)
+    numbers = {int(n) for n in _CITE.findall(written.text)}
+    assert numbers == set(written.cited)
+    assert numbers <= set(range(1, len(sources) + 1))
+    # Every sentence of the answer is a unit of the chunk its citation names.
+    for paragraph in written.text.split("\n\n"):
+        for sentence, number in re.findall(r"(.*?)\s?\[(\d+)\]", paragraph):
+            source_units = {u.text for u in units_of(sources[int(number) - 1].chunk.text)}
+            last = sentence.strip()
+            assert any(unit.rstrip(".!?:;").endswith(last.split(". ")[-1]) for unit in source_units), last
+
+
+async def test_how_to_question_keeps_the_code_block_whole() -> None:
+    result, embedder = await retrieve("How do I install Gazebo Harmonic?")
+    _, written = await write(ExtractiveWriter(embedder), request("How do I install Gazebo Harmonic?", result))
+    assert "```bash\nsudo apt-get update\nsudo apt-get install gz-harmonic\n```" in written.text
+
+
+async def test_without_a_query_vector_no_model_is_called() -> None:
+    embedder = HashEmbedder()
+    selection = "Quaternions represent rotations without gimbal lock. They have four components."
+    empty = RetrievalResult(query="q")
+    req = request("Why are quaternions used?", empty, user_context=selection)
+    _, written = await write(ExtractiveWriter(embedder), req)
+    assert embedder.document_calls == []
+    assert embedder.query_calls == 0
+    assert written.cited == [1]
+    assert sources_of(req)[0].chunk.title == SELECTED_TITLE
+    assert "gimbal lock" in written.text
+
+
+def test_units_split_sentences_lists_and_code() -> None:
+    text = (
+        "# Heading\n\nFirst sentence is here. Second one, e.g. this, follows.\n\n"
+        "- a list item with enough words\n\nRun this:\n\n```python\nprint(1)\nprint(2)\n```\n"
+    )
+    units = units_of(text)
+    kinds = [(u.kind, u.text) for u in units]
+    assert ("sentence", "First sentence is here.") in kinds
+    assert ("sentence", "Second one, e.g. this, follows.") in kinds
+    assert ("sentence", "a list item with enough words") in kinds
+    assert ("code", "```python\nprint(1)\nprint(2)\n```") in kinds
+    assert any(u.lead_in and u.text == "Run this:" for u in units)
+
+
+def test_split_tokens_round_trips() -> None:
+    for text in ["a b  c", " leading", "line\n\n```x\ny\n```", ""]:
+        assert "".join(split_tokens(text)) == text

@@ -1,0 +1,75 @@
+"""Deterministic follow-up rewriting and refusal topics."""
+
+from __future__ import annotations
+
+import pytest
+
+from lectern.followups import is_followup, refusal_topic, standalone_query, topic_of
+
+
+@pytest.mark.parametrize(
+    ("previous", "question", "expected"),
+    [
+        (["What is Gazebo Harmonic?"], "How do I install it?", "How do I install Gazebo Harmonic?"),
+        (["What is a ROS 2 node?"], "How do I create one?", "How do I create ROS 2 node?"),
+        (
+            ["What is Isaac Sim?"],
+            "How do I use it for synthetic data?",
+            "How do I use Isaac Sim for synthetic data?",
+        ),
+        (["What is Nav2?"], "What are its main components?", "What are Nav2's main components?"),
+        (["What is VSLAM?"], "Explain this in simpler terms", "Explain VSLAM in simpler terms"),
+        (
+            ["What is the action server in ROS 2?"],
+            "How does this work?",
+            "How does action server in ROS 2 work?",
+        ),
+    ],
+)
+def test_pronouns_take_the_previous_topic(previous: list[str], question: str, expected: str) -> None:
+    assert standalone_query(question, previous) == expected
+
+
+def test_generic_question_gets_the_topic_added() -> None:
+    assert standalone_query("Can you give an example?", ["What is URDF?"]) == "Can you give an example URDF?"
+
+
+def test_standalone_question_is_left_alone() -> None:
+    question = "How do I install ROS 2 Humble?"
+    assert standalone_query(question, ["What is Gazebo?"]) == question
+    assert not is_followup(question)
+
+
+def test_first_question_is_never_rewritten() -> None:
+    assert standalone_query("How do I install it?", []) == "How do I install it?"
+
+
+def test_chains_carry_the_topic_through_rewritten_turns() -> None:
+    history = ["What is Gazebo Harmonic?", "How do I install it?"]
+    assert "Gazebo Harmonic" in standalone_query("How do I check that it works?", history)
+
+
+def test_what_about_keeps_the_previous_question() -> None:
+    query = standalone_query("What about on Windows?", ["How do I install Gazebo Harmonic?"])
+    assert "install" in query
+    assert "Gazebo Harmonic" in query
+    assert "Windows" in query
+
+
+@pytest.mark.parametrize(
+    ("question", "topic"),
+    [
+        ("What is Gazebo Harmonic?", "Gazebo Harmonic"),
+        ("What is the capital of France?", "capital of France"),
+        ("How does a PID controller work?", "PID controller"),
+        ("Explain quaternions", "quaternions"),
+    ],
+)
+def test_topic_of(question: str, topic: str) -> None:
+    assert topic_of(question) == topic
+
+
+def test_refusal_topic_reads_naturally() -> None:
+    assert refusal_topic("How do I bake sourdough bread?") == "how to bake sourdough bread"
+    assert refusal_topic("What is the weather today?") == "weather today"
+    assert refusal_topic("???") == "that"

@@ -1,0 +1,141 @@
+"""Retriever: query embedding, threshold, dedup, depth, validation, session cache, failures."""
+
+from __future__ import annotations
+
+import pytest
+
+from lectern.errors import EmbedderMismatch, InvalidInput, VectorIndexError
+from lectern.index.base import SearchFilters
+from lectern.models import CollectionInfo
+from lectern.retrieval import CHAT_MAX_TOP_K, Retriever, fetch_depth
+from tests.fakes.hash_embedder import HashEmbedder
+from tests.unit.answer_support import ScriptedIndex, answer_settings, filled_index, hit
+
+
+def scripted(*hits_: object, fail: bool = False) -> tuple[Retriever, ScriptedIndex, HashEmbedder]:
+    embedder = HashEmbedder()
+    index = ScriptedIndex(list(hits_), fail=fail)  # type: ignore[arg-type]
+    return Retriever(embedder, index, answer_settings()), index, embedder
+
+
+async def test_embeds_the_query_as_a_query() -> None:
+    index, embedder = filled_index()
+    retriever = Retriever(embedder, index, answer_settings())
+    result = await retriever.retrieve(retriever.params("How do I install Gazebo Harmonic?"))
+    assert embedder.query_calls == 1
+    assert result.hits
+    assert result.hits[0].chunk.source_path == "gazebo.md"
+    assert result.query_embedding is not None
+    assert len(result.query_embedding) == embedder.dimension
+    assert [h.rank for h in result.hits] == list(range(1, len(result.hits) + 1))
+
+
+async def test_threshold_applies_to_dense_similarity() -> None:
+    retriever, _, _ = scripted(hit("one", 0.9, score=0.01), hit("two", 0.4, score=0.9), hit("three", 0.7))
+    result = await retriever.retrieve(retriever.params("q", threshold=0.5))
+    assert [h.chunk.text for h in result.hits] == ["three", "one"]  # ranking score order, 0.4 dropped
+    assert result.total_candidates == 3
+    assert result.average_score == pytest.approx(0.8)
+    assert result.threshold == 0.5
+
+
+async def test_dedup_by_content_hash_keeps_the_best_score() -> None:
+    first = hit("same text", 0.6, score=0.2)
+    second = hit("same text", 0.6, score=0.5)
+    retriever, _, _ = scripted(first, second, hit("other", 0.5, score=0.3))
+    result = await retriever.retrieve(retriever.params("q", threshold=0.0))
+    assert [h.chunk.text for h in result.hits] == ["same text", "other"]
+    assert result.hits[0].score == 0.5
+
+
+async def test_fetches_more_candidates_than_top_k_so_threshold_still_fills_it() -> None:
+    hits = [hit(f"weak {i}", 0.1) for i in range(5)] + [hit(f"strong {i}", 0.9) for i in range(5)]
+    retriever, index, _ = scripted(*hits)
+    result = await retriever.retrieve(retriever.params("q", top_k=3, threshold=0.5))
+    assert index.asked[0]["top_k"] == fetch_depth(3) > 3
+    assert len(result.hits) == 3
+    assert all(h.similarity == 0.9 for h in result.hits)
+
+
+@pytest.mark.parametrize("top_k", [0, 21, -1])
+def test_top_k_validated(top_k: int) -> None:
+    retriever, _, _ = scripted()
+    with pytest.raises(InvalidInput, match="top_k"):
+        retriever.params("q", top_k=top_k)
+
+
+def test_chat_top_k_is_capped_at_ten() -> None:
+    retriever, _, _ = scripted()
+    assert retriever.params("q", top_k=20).top_k == 20
+    with pytest.raises(InvalidInput, match="between 1 and 10"):
+        retriever.params("q", top_k=11, max_top_k=CHAT_MAX_TOP_K)
+
+
+@pytest.mark.parametrize("threshold", [-0.01, 1.01])
+def test_threshold_validated(threshold: float) -> None:
+    retriever, _, _ = scripted()
+    with pytest.raises(InvalidInput, match="threshold"):
+        retriever.params("q", threshold=threshold)
+
+
+def test_blank_query_is_invalid() -> None:
+    retriever, _, _ = scripted()
+    with pytest.raises(InvalidInput):
+        retriever.params("   ")
+
+
+async def test_session_cache_serves_identical_retrievals() -> None:
+    retriever, index, embedder = scripted(hit("a", 0.9), hit("b", 0.8))
+    cache: dict = {}  # type: ignore[type-arg]
+    first = await retriever.retrieve(retriever.params("What is X?"), cache)
+    again = await retriever.retrieve(retriever.params("what is  X?"), cache)
+    assert index.searches == 1
+    assert embedder.query_calls == 1
+    assert again.timings.cached
+    assert not first.timings.cached
+    assert [h.chunk.text for h in again.hits] == [h.chunk.text for h in first.hits]
+    # Anything that changes the result is part of the key.
+    await retriever.retrieve(retriever.params("What is X?", top_k=2), cache)
+    await retriever.retrieve(retriever.params("What is X?", threshold=0.3), cache)
+    await retriever.retrieve(retriever.params("What is X?", mode="dense"), cache)
+    await retriever.retrieve(retriever.params("What is X?", filters=SearchFilters(equals={"a": "b"})), cache)
+    assert index.searches == 5
+
+
+async def test_index_failure_is_qdrant_error() -> None:
+    retriever, _, _ = scripted(fail=True)
+    with pytest.raises(VectorIndexError, match="Unable to retrieve content") as info:
+        await retriever.retrieve(retriever.params("q"))
+    assert info.value.code == "QDRANT_ERROR"
+
+
+async def test_embedder_mismatch_is_refused_clearly() -> None:
+    embedder = HashEmbedder()
+    index = ScriptedIndex([], info=CollectionInfo(name="docs", embedder_name="local:other", dimension=384))
+    retriever = Retriever(embedder, index, answer_settings())
+    with pytest.raises(EmbedderMismatch, match="re-ingest"):
+        await retriever.retrieve(retriever.params("q"))
+
+
+async def test_filters_and_mode_reach_the_index() -> None:
+    retriever, index, _ = scripted(hit("a", 0.9))
+    filters = SearchFilters(equals={"chapter": "2"})
+    await retriever.retrieve(retriever.params("q", mode="keyword", filters=filters))
+    assert index.asked[0]["mode"] == "keyword"
+    assert index.asked[0]["filters"] == filters
+
+
+async def test_timings_vectors_and_sufficiency() -> None:
+    index, embedder = filled_index()
+    retriever = Retriever(embedder, index, answer_settings(confidence_medium=0.0, confidence_low=0.0))
+    result = await retriever.retrieve(retriever.params("ROS 2 node", top_k=3, threshold=0.0))
+    t = result.timings
+    assert t.embedding_ms >= 0
+    assert t.search_ms >= 0
+    assert t.ranking_ms >= 0
+    assert all(h.vector is not None for h in result.hits)  # filled in for engines without vectors
+    assert result.has_sufficient_context is (len(result.hits) >= 3)
+    confidence = retriever.confidence(result)
+    assert 0.0 <= confidence.chunk_diversity <= 1.0
+    assert "vector" not in result.model_dump()["hits"][0]
+    assert "query_embedding" not in result.model_dump()
