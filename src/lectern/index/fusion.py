@@ -1,0 +1,63 @@
+"""Scoring helpers shared by the index engines: candidate depth, reciprocal rank fusion and the
+dense cosine similarity that every hit carries whatever the search mode."""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Sequence
+from typing import TypeVar
+
+import numpy as np
+from numpy.typing import NDArray
+
+K = TypeVar("K", bound=Hashable)
+
+# Each side of a hybrid search fetches this many candidates at least, so fusion has something to fuse
+# even for top_k=1; a chunk found by both sides then rises above one found by either alone.
+MIN_CANDIDATES = 40
+CANDIDATES_PER_RESULT = 4
+
+
+def candidate_depth(top_k: int) -> int:
+    return max(top_k * CANDIDATES_PER_RESULT, MIN_CANDIDATES)
+
+
+def rrf_fuse(rankings: Sequence[Sequence[K]], k: int) -> list[tuple[K, float]]:
+    """Reciprocal rank fusion: score(d) = sum over rankings of 1 / (k + rank), rank starting at 1.
+
+    Ties keep the order of first appearance (dense side first), so the result is deterministic.
+    """
+    scores: dict[K, float] = {}
+    for ranking in rankings:
+        for rank, key in enumerate(ranking, start=1):
+            scores[key] = scores.get(key, 0.0) + 1.0 / (k + rank)
+    # sorted() is stable and dicts keep insertion order, hence first appearance breaks ties
+    return sorted(scores.items(), key=lambda item: item[1], reverse=True)
+
+
+def unit(vector: NDArray[np.float32]) -> NDArray[np.float32]:
+    """The vector scaled to length 1 (a zero vector stays zero)."""
+    v = np.asarray(vector, dtype=np.float32).reshape(-1)
+    norm = float(np.linalg.norm(v))
+    return v / norm if norm > 0 else v
+
+
+def stack(vectors: Sequence[Sequence[float]]) -> NDArray[np.float32]:
+    """Rows as a float32 matrix; an empty list gives an empty matrix."""
+    if not vectors:
+        return np.zeros((0, 0), dtype=np.float32)
+    return np.asarray(vectors, dtype=np.float32)
+
+
+def cosine_similarities(query: NDArray[np.float32] | None, vectors: NDArray[np.float32]) -> list[float]:
+    """Cosine similarity of each row with the query, clipped to [0, 1]; zeros without a query.
+
+    Computed from the stored vectors rather than taken from the engine's distance, so it is exact
+    even when an ANN index quantises vectors, and present for hits only the keyword side found.
+    """
+    if query is None or len(vectors) == 0:
+        return [0.0] * len(vectors)
+    matrix = np.asarray(vectors, dtype=np.float32)
+    norms = np.linalg.norm(matrix, axis=1)
+    norms[norms == 0] = 1.0
+    sims = (matrix @ unit(query)) / norms
+    return [float(s) for s in np.clip(sims, 0.0, 1.0)]

@@ -1,0 +1,383 @@
+"""The embedded default engine: one LanceDB table per collection under ``settings.index_dir``.
+
+Dense search is exact (cosine) until the table reaches ``ann_min_rows``; ``optimize()`` then builds an
+IVF_HNSW_SQ index. Keyword search is LanceDB's native BM25 index over ``search_text``. Hybrid runs both
+sides and fuses them by reciprocal rank in :mod:`lectern.index.fusion`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import lancedb
+import numpy as np
+import pyarrow as pa
+from lancedb.index import FTS, IvfHnswSq
+from numpy.typing import NDArray
+
+from lectern.errors import EmbedderMismatch, InvalidInput, VectorIndexError
+from lectern.index.base import DocumentSummary, SearchFilters
+from lectern.index.compat import check_compatible
+from lectern.index.fusion import candidate_depth, cosine_similarities, rrf_fuse, stack, unit
+from lectern.index.lancedb_schema import (
+    SEARCH_TEXT,
+    VECTOR,
+    chunk_columns,
+    info_from_schema,
+    record_batches,
+    sql_string,
+    table_schema,
+    where_clause,
+)
+from lectern.index.payload import chunk_from_record, engine_errors, summarise_documents
+from lectern.models import Chunk, CollectionInfo, IndexStats, SearchHit, SearchModeName
+from lectern.settings import Settings
+
+ENGINE = "lancedb"
+FTS_INDEX = f"{SEARCH_TEXT}_idx"
+ANN_INDEX = f"{VECTOR}_idx"
+# ANN query knobs: recall@10 1.0 on clustered data at 100k (see bench/search_latency.py).
+ANN_EF = 100
+ANN_REFINE_FACTOR = 5
+# optimize() compacts once this many small fragments (one per write) have piled up.
+MAX_SMALL_FRAGMENTS = 16
+DELETE_BATCH = 1000
+
+
+class LanceDBIndex:
+    """One collection in one LanceDB table. Synchronous; the server calls it from a thread pool."""
+
+    engine = ENGINE
+
+    def __init__(
+        self,
+        root: Path,
+        collection: str,
+        *,
+        ann_min_rows: int = 50_000,
+        rrf_k: int = 60,
+        keyword_language: str = "English",
+        keyword_stem: bool = True,
+        keyword_stop_words: bool = True,
+        read_consistency_interval: timedelta = timedelta(0),
+    ) -> None:
+        self.name = collection
+        self.ann_min_rows = ann_min_rows
+        self.rrf_k = rrf_k
+        self._fts = FTS(
+            language=keyword_language,
+            stem=keyword_stem,
+            remove_stop_words=keyword_stop_words,
+            lower_case=True,
+            ascii_folding=True,
+        )
+        root.mkdir(parents=True, exist_ok=True)
+        with engine_errors(ENGINE, f"opening {root}"):
+            # interval 0: every read sees the latest committed version, so a server sees new ingests
+            self._db = lancedb.connect(root, read_consistency_interval=read_consistency_interval)
+        self._table: Any = None
+
+    @classmethod
+    def from_settings(cls, settings: Settings, collection: str | None = None) -> LanceDBIndex:
+        return cls(
+            settings.index_dir / "lancedb",
+            collection or settings.collection,
+            ann_min_rows=settings.ann_min_rows,
+            rrf_k=settings.rrf_k,
+            keyword_language=settings.keyword_language,
+            keyword_stem=settings.keyword_stem,
+            keyword_stop_words=settings.keyword_stop_words,
+        )
+
+    # --- table handle --------------------------------------------------------------------------------
+    def _open(self) -> Any | None:
+        """The table, or None when the collection does not exist."""
+        if self._table is None:
+            try:
+                self._table = self._db.open_table(self.name)
+            except (ValueError, FileNotFoundError):
+                return None
+        return self._table
+
+    def _require(self) -> Any:
+        table = self._open()
+        if table is None:
+            raise VectorIndexError(f"{ENGINE}: collection {self.name!r} does not exist; create it first")
+        return table
+
+    # --- collection ----------------------------------------------------------------------------------
+    def info(self) -> CollectionInfo | None:
+        table = self._open()
+        return None if table is None else info_from_schema(table.schema)
+
+    def create(self, info: CollectionInfo) -> None:
+        existing = self.info()
+        if existing is not None:
+            check_compatible(existing, info.embedder_name, info.dimension)
+            return
+        with engine_errors(ENGINE, f"creating {self.name!r}"):
+            stored = info.model_copy(update={"name": self.name})
+            self._table = self._db.create_table(self.name, schema=table_schema(stored), exist_ok=True)
+            # the keyword index exists from the start; rows written later are searched unindexed
+            # until optimize() folds them in
+            self._table.create_index(SEARCH_TEXT, config=self._fts, name=FTS_INDEX)
+        if (actual := self.info()) is not None:  # another process may have won the race
+            check_compatible(actual, info.embedder_name, info.dimension)
+
+    def drop(self) -> None:
+        with engine_errors(ENGINE, f"dropping {self.name!r}"):
+            if self._open() is not None:
+                self._db.drop_table(self.name)
+        self._table = None
+
+    # --- writes --------------------------------------------------------------------------------------
+    def upsert(self, chunks: Sequence[Chunk], vectors: NDArray[np.float32]) -> None:
+        if not chunks:
+            return
+        table = self._require()
+        info = info_from_schema(table.schema)
+        matrix = np.asarray(vectors, dtype=np.float32)
+        if matrix.ndim != 2 or len(matrix) != len(chunks):
+            raise InvalidInput(f"upsert: {len(chunks)} chunks but vectors of shape {matrix.shape}")
+        if info is not None and matrix.shape[1] != info.dimension:
+            raise EmbedderMismatch(
+                f"collection {self.name!r} holds {info.dimension}-d vectors, got {matrix.shape[1]}-d"
+            )
+        # the last of several chunks with one hash wins (merge_insert refuses duplicate keys)
+        last = {c.content_hash: i for i, c in enumerate(chunks)}
+        keep = sorted(last.values())
+        unique = [chunks[i] for i in keep]
+        # the write schema, not table.schema: lance reports its JSON column as plain large_binary, and
+        # text written as such would not be parsed into JSON
+        schema = table_schema(
+            info or CollectionInfo(name=self.name, embedder_name="", dimension=matrix.shape[1])
+        )
+        with engine_errors(ENGINE, f"writing to {self.name!r}"):
+            for batch in record_batches(schema, unique, matrix[keep]):
+                (
+                    table.merge_insert("content_hash")
+                    .when_matched_update_all()
+                    .when_not_matched_insert_all()
+                    .execute(batch)
+                )
+
+    def delete_hashes(self, hashes: Sequence[str]) -> None:
+        table = self._open()
+        if table is None or not hashes:
+            return
+        with engine_errors(ENGINE, f"deleting from {self.name!r}"):
+            for start in range(0, len(hashes), DELETE_BATCH):
+                part = hashes[start : start + DELETE_BATCH]
+                table.delete(_hash_in(part))
+
+    def optimize(self) -> None:
+        """Fold new rows into the keyword (and ANN) index, build the ANN index once the table is big
+        enough, compact small fragments. Does nothing when nothing changed. Old versions are kept
+        for the default 7 days: removing them at once breaks readers that have the table open."""
+        table = self._open()
+        if table is None:
+            return
+        with engine_errors(ENGINE, f"optimizing {self.name!r}"):
+            indices = {cfg.name: cfg for cfg in table.list_indices()}
+            if self._fts_outdated(indices.get(FTS_INDEX)):
+                table.create_index(SEARCH_TEXT, config=self._fts, name=FTS_INDEX, replace=True)
+            rows = table.count_rows()
+            if ANN_INDEX not in indices and rows >= self.ann_min_rows:
+                table.create_index(VECTOR, config=IvfHnswSq(distance_type="cosine"), name=ANN_INDEX)
+            stale = any(table.index_stats(name).num_unindexed_rows > 0 for name in indices)
+            small = table.stats()["fragment_stats"]["num_small_fragments"]
+            if stale or small > MAX_SMALL_FRAGMENTS:
+                table.optimize()
+
+    def _fts_outdated(self, index: Any) -> bool:
+        if index is None:
+            return True
+        details = index.index_details or {}
+        wanted = {
+            "language": self._fts.language,
+            "stem": self._fts.stem,
+            "remove_stop_words": self._fts.remove_stop_words,
+        }
+        return any(details.get(key) != value for key, value in wanted.items())
+
+    # --- reads ---------------------------------------------------------------------------------------
+    def count(self) -> int:
+        table = self._open()
+        if table is None:
+            return 0
+        with engine_errors(ENGINE, f"counting {self.name!r}"):
+            return int(table.count_rows())
+
+    def hashes(self) -> set[str]:
+        rows = self._scan(["content_hash"])
+        return {str(h) for h in rows.column("content_hash").to_pylist()} if rows is not None else set()
+
+    def documents(self) -> list[DocumentSummary]:
+        rows = self._scan(["source_path", "title", "url", "chunk_index"])
+        return summarise_documents(rows.to_pylist()) if rows is not None else []
+
+    def chunks_of(self, source_path: str) -> list[Chunk]:
+        table = self._open()
+        if table is None:
+            return []
+        rows = self._scan(chunk_columns(table.schema), where=f"source_path = {sql_string(source_path)}")
+        chunks = [chunk_from_record(r) for r in rows.to_pylist()] if rows is not None else []
+        return sorted(chunks, key=lambda c: c.chunk_index)
+
+    def _scan(self, columns: list[str], where: str | None = None) -> pa.Table | None:
+        table = self._open()
+        if table is None:
+            return None
+        with engine_errors(ENGINE, f"reading {self.name!r}"):
+            query = table.search().select(columns)
+            if where:
+                query = query.where(where)
+            return query.limit(None).to_arrow()
+
+    def stats(self) -> IndexStats:
+        table = self._open()
+        info = self.info()
+        if table is None:
+            return IndexStats(engine=ENGINE, collection=self.name, chunks=0, documents=0)
+        with engine_errors(ENGINE, f"reading stats of {self.name!r}"):
+            indices = {cfg.name for cfg in table.list_indices()}
+            unindexed = {name: table.index_stats(name).num_unindexed_rows for name in indices}
+            fragments = table.stats()["fragment_stats"]["num_fragments"]
+            version = table.version
+        return IndexStats(
+            engine=ENGINE,
+            collection=self.name,
+            chunks=self.count(),
+            documents=len(self.documents()),
+            embedder_name=info.embedder_name if info else "",
+            dimension=info.dimension if info else 0,
+            has_ann_index=ANN_INDEX in indices,
+            has_keyword_index=FTS_INDEX in indices,
+            details={"unindexed_rows": unindexed, "fragments": fragments, "version": version},
+        )
+
+    # --- search --------------------------------------------------------------------------------------
+    def search(
+        self,
+        *,
+        vector: NDArray[np.float32] | None,
+        text: str,
+        mode: SearchModeName = "hybrid",
+        top_k: int = 5,
+        filters: SearchFilters | None = None,
+    ) -> list[SearchHit]:
+        """Rank on keys only (hash, row id, score), then read the full rows of the top_k: reading
+        every column of every candidate costs more than both searches together."""
+        table = self._open()
+        if table is None:
+            return []
+        query = self._query_vector(table, vector, mode)
+        where = where_clause(filters)
+        depth = top_k if mode != "hybrid" else candidate_depth(top_k)
+        with engine_errors(ENGINE, f"searching {self.name!r}"):
+            # both sides at once: lance releases the GIL, and each side leaves a core idle
+            pending = _POOL.submit(self._dense, table, query, where, depth) if mode != "keyword" else None
+            keyword = self._keyword(table, text, where, depth) if mode != "dense" else []
+            dense = pending.result() if pending is not None else []
+            bm25 = {key: score for key, _, score in keyword}
+            if mode == "hybrid":
+                ranked = rrf_fuse([[key for key, _, _ in dense], list(bm25)], self.rrf_k)[:top_k]
+            else:
+                ranked = [(key, score) for key, _, score in (dense or keyword)][:top_k]
+            row_ids = {key: row_id for key, row_id, _ in [*keyword, *dense]}
+            rows = self._fetch(table, [(key, row_ids[key]) for key, _ in ranked])
+        ranked = [(key, score) for key, score in ranked if key in rows]
+        sims = cosine_similarities(query, stack([rows[key][VECTOR] for key, _ in ranked]))
+        return [
+            SearchHit(
+                chunk=chunk_from_record(rows[key]),
+                similarity=sim,
+                keyword_score=bm25.get(key),
+                score=sim if mode == "dense" else score,
+                rank=rank,
+            )
+            for rank, ((key, score), sim) in enumerate(zip(ranked, sims, strict=True), start=1)
+        ]
+
+    def _query_vector(
+        self, table: Any, vector: NDArray[np.float32] | None, mode: SearchModeName
+    ) -> NDArray[np.float32] | None:
+        if vector is None:
+            if mode != "keyword":
+                raise InvalidInput(f"{mode} search needs a query vector")
+            return None
+        query = unit(vector)
+        info = info_from_schema(table.schema)
+        if info is not None and query.shape[0] != info.dimension:
+            raise EmbedderMismatch(
+                f"collection {self.name!r} holds {info.dimension}-d vectors, the query is {query.shape[0]}-d"
+            )
+        return query
+
+    def _dense(
+        self, table: Any, query: NDArray[np.float32] | None, where: str | None, n: int
+    ) -> list[Candidate]:
+        if query is None:
+            return []
+        # `_distance` is selected so lance does not log a deprecation warning on every query
+        builder = (
+            table.search(query, vector_column_name=VECTOR)
+            .distance_type("cosine")
+            .select(["content_hash", "_distance"])
+            .with_row_id(True)
+        )
+        if where:
+            builder = builder.where(where, prefilter=True)
+        if self._has_ann(table):
+            # HNSW needs ef >= the candidates it hands to the refine step
+            builder = builder.ef(max(ANN_EF, n * ANN_REFINE_FACTOR)).refine_factor(ANN_REFINE_FACTOR)
+        return _candidates(builder.limit(n).to_arrow(), "_distance", lambda d: 1.0 - d)
+
+    def _keyword(self, table: Any, text: str, where: str | None, n: int) -> list[Candidate]:
+        if not text.strip():
+            return []
+        builder = (
+            table.search(text, query_type="fts", fts_columns=SEARCH_TEXT)
+            .select(["content_hash", "_score"])
+            .with_row_id(True)
+        )
+        if where:
+            builder = builder.where(where, prefilter=True)
+        return _candidates(builder.limit(n).to_arrow(), "_score", float)
+
+    def _fetch(self, table: Any, wanted: list[tuple[str, int]]) -> dict[str, dict[str, Any]]:
+        """Full rows (vector included) of the hits, by row id; by hash for any row a concurrent
+        compaction moved since the search. A row deleted meanwhile is left out."""
+        if not wanted:
+            return {}
+        columns = [*chunk_columns(table.schema), VECTOR]
+        taken = table.take_row_ids([row_id for _, row_id in wanted]).select(columns).to_arrow()
+        rows = {r["content_hash"]: r for r in taken.to_pylist()}
+        missing = [key for key, _ in wanted if key not in rows]
+        moved = self._scan(columns, where=_hash_in(missing)) if missing else None
+        if moved is not None:
+            rows.update({r["content_hash"]: r for r in moved.to_pylist()})
+        return rows
+
+    def _has_ann(self, table: Any) -> bool:
+        return any(cfg.name == ANN_INDEX for cfg in table.list_indices())
+
+
+Candidate = tuple[str, int, float]  # content hash, row id, score (higher is better)
+_POOL = ThreadPoolExecutor(max_workers=4, thread_name_prefix="lancedb-dense")
+
+
+def _candidates(result: pa.Table, column: str, score: Callable[[float], float]) -> list[Candidate]:
+    keys = result.column("content_hash").to_pylist()
+    row_ids = result.column("_rowid").to_pylist()
+    return [
+        (k, r, score(v)) for k, r, v in zip(keys, row_ids, result.column(column).to_pylist(), strict=True)
+    ]
+
+
+def _hash_in(hashes: Sequence[str]) -> str:
+    return f"content_hash IN ({', '.join(sql_string(h) for h in hashes)})"
