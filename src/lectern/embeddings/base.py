@@ -50,4 +50,5 @@ class Embedder(Tokenizer, Protocol):
 def l2_normalise(vectors: Vectors) -> Vectors:
     norms = np.linalg.norm(vectors, axis=-1, keepdims=True)
     norms[norms == 0] = 1.0
-    return (vectors / norms).astype(np.float32, copy=False)
+    normalised: Vectors = (vectors / norms).astype(np.float32, copy=False)
+    return normalised

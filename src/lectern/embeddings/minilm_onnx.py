@@ -1,0 +1,216 @@
+"""all-MiniLM-L6-v2 as an ONNX graph built from the safetensors weights, run by onnxruntime.
+
+There is no torch to export from, so the BERT graph is written out node by node with ``onnx.helper``.
+Two flavours: ``standard`` uses only ONNX-standard ops (portable); ``fused`` uses onnxruntime's
+``com.microsoft`` Attention, SkipLayerNormalization and BiasGelu kernels, which are what
+onnxruntime's own transformer optimiser produces and run fastest on CPU.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import numpy as np
+
+from lectern.embeddings.minilm_assets import BertConfig, Weights
+from lectern.embeddings.minilm_numpy import F32, I64
+
+Flavour = Literal["fused", "standard"]
+OPSET = 17  # first opset with LayerNormalization
+IR_VERSION = 8  # what opset 17 needs; onnx would stamp its newest, which older runtimes refuse
+_MS = "com.microsoft"
+
+
+class _GraphBuilder:
+    """Collects nodes and initializers; each helper returns the name of its output."""
+
+    def __init__(self) -> None:
+        from onnx import helper, numpy_helper
+
+        self._helper = helper
+        self._numpy_helper = numpy_helper
+        self.nodes: list[Any] = []
+        self.initializers: list[Any] = []
+        self._n = 0
+
+    def const(self, name: str, value: np.ndarray[Any, Any]) -> str:
+        # np.array, not np.ascontiguousarray: the latter turns 0-d scalars into shape (1,).
+        self.initializers.append(self._numpy_helper.from_array(np.array(value, order="C"), name))
+        return name
+
+    def op(self, op_type: str, inputs: list[str], domain: str = "", **attrs: Any) -> str:
+        self._n += 1
+        out = f"{op_type.lower()}_{self._n}"
+        self.nodes.append(self._helper.make_node(op_type, inputs, [out], domain=domain or None, **attrs))
+        return out
+
+
+def build_model(weights: Weights, config: BertConfig, flavour: Flavour = "fused") -> Any:
+    """An ``onnx.ModelProto``: inputs input_ids, attention_mask (int64, [batch, seq]);
+    output ``pooled`` (float32, [batch, hidden]): mean over the mask, not yet normalised."""
+    from onnx import TensorProto, helper
+
+    g = _GraphBuilder()
+    h, eps = config.hidden_size, config.layer_norm_eps
+    e = "embeddings."
+    word = g.const("word_emb", weights[e + "word_embeddings.weight"])
+    pos_table = weights[e + "position_embeddings.weight"] + weights[e + "token_type_embeddings.weight"][0]
+    pos = g.const("pos_emb", pos_table.astype(np.float32))
+
+    seq_len = g.op("Shape", ["input_ids"], start=1, end=2)
+    pos_rows = g.op("Slice", [pos, g.const("zero_1d", np.array([0], np.int64)), seq_len])
+    x = g.op("Add", [g.op("Gather", [word, "input_ids"]), pos_rows])
+    x = g.op(
+        "LayerNormalization",
+        [
+            x,
+            g.const("emb_ln_g", weights[e + "LayerNorm.weight"]),
+            g.const("emb_ln_b", weights[e + "LayerNorm.bias"]),
+        ],
+        epsilon=eps,
+        axis=-1,
+    )
+    mask_f = g.op("Cast", ["attention_mask"], to=TensorProto.FLOAT)
+    if flavour == "fused":
+        mask_arg = g.op("Cast", ["attention_mask"], to=TensorProto.INT32)
+    else:
+        # Additive mask [b, 1, 1, s]: padded keys get -1e9 before the softmax.
+        shifted = g.op("Sub", [mask_f, g.const("one", np.array(1.0, np.float32))])
+        scaled = g.op("Mul", [shifted, g.const("big", np.array(1e9, np.float32))])
+        mask_arg = g.op("Unsqueeze", [scaled, g.const("axes_12", np.array([1, 2], np.int64))])
+
+    for i in range(config.num_layers):
+        x = _layer(g, weights, config, f"encoder.layer.{i}.", x, mask_arg, flavour)
+
+    mask_3d = g.op("Unsqueeze", [mask_f, g.const("axes_2", np.array([2], np.int64))])
+    summed = g.op(
+        "ReduceSum", [g.op("Mul", [x, mask_3d]), g.const("axes_1", np.array([1], np.int64))], keepdims=0
+    )
+    counts = g.op("ReduceSum", [mask_f, g.const("axes_1b", np.array([1], np.int64))], keepdims=1)
+    counts = g.op("Max", [counts, g.const("tiny", np.array(1e-9, np.float32))])
+    g.nodes.append(helper.make_node("Div", [summed, counts], ["pooled"]))
+
+    dyn = ["batch", "seq"]
+    graph = helper.make_graph(
+        g.nodes,
+        f"all-MiniLM-L6-v2-{flavour}",
+        [
+            helper.make_tensor_value_info("input_ids", TensorProto.INT64, dyn),
+            helper.make_tensor_value_info("attention_mask", TensorProto.INT64, dyn),
+        ],
+        [helper.make_tensor_value_info("pooled", TensorProto.FLOAT, ["batch", h])],
+        g.initializers,
+    )
+    opsets = [helper.make_opsetid("", OPSET)]
+    if flavour == "fused":
+        opsets.append(helper.make_opsetid(_MS, 1))
+    return helper.make_model(graph, opset_imports=opsets, producer_name="lectern", ir_version=IR_VERSION)
+
+
+def _layer(g: _GraphBuilder, w: Weights, cfg: BertConfig, p: str, x: str, mask: str, flavour: Flavour) -> str:
+    att = p + "attention."
+    names = ("query", "key", "value")
+    qkv_w = np.concatenate([w[f"{att}self.{n}.weight"] for n in names], axis=0).T
+    qkv_b = np.concatenate([w[f"{att}self.{n}.bias"] for n in names])
+    out_w, out_b = w[att + "output.dense.weight"].T, w[att + "output.dense.bias"]
+    up_w, up_b = w[p + "intermediate.dense.weight"].T, w[p + "intermediate.dense.bias"]
+    down_w, down_b = w[p + "output.dense.weight"].T, w[p + "output.dense.bias"]
+    ln1 = [
+        g.const(p + "ln1_g", w[att + "output.LayerNorm.weight"]),
+        g.const(p + "ln1_b", w[att + "output.LayerNorm.bias"]),
+    ]
+    ln2 = [
+        g.const(p + "ln2_g", w[p + "output.LayerNorm.weight"]),
+        g.const(p + "ln2_b", w[p + "output.LayerNorm.bias"]),
+    ]
+    eps = cfg.layer_norm_eps
+
+    if flavour == "fused":
+        ctx = g.op(
+            "Attention",
+            [x, g.const(p + "qkv_w", qkv_w), g.const(p + "qkv_b", qkv_b), mask],
+            domain=_MS,
+            num_heads=cfg.num_heads,
+        )
+        proj = g.op("MatMul", [ctx, g.const(p + "out_w", out_w)])
+        x = g.op(
+            "SkipLayerNormalization", [proj, x, *ln1, g.const(p + "out_b", out_b)], domain=_MS, epsilon=eps
+        )
+        up = g.op("MatMul", [x, g.const(p + "up_w", up_w)])
+        act = g.op("BiasGelu", [up, g.const(p + "up_b", up_b)], domain=_MS)
+        down = g.op("MatMul", [act, g.const(p + "down_w", down_w)])
+        return g.op(
+            "SkipLayerNormalization", [down, x, *ln2, g.const(p + "down_b", down_b)], domain=_MS, epsilon=eps
+        )
+
+    heads, dim = cfg.num_heads, cfg.head_dim
+    qkv = g.op("Add", [g.op("MatMul", [x, g.const(p + "qkv_w", qkv_w)]), g.const(p + "qkv_b", qkv_b)])
+    qkv = g.op("Reshape", [qkv, g.const(p + "qkv_shape", np.array([0, 0, 3, heads, dim], np.int64))])
+    qkv = g.op("Transpose", [qkv], perm=[2, 0, 3, 1, 4])  # (3, b, heads, s, dim)
+    q, k, v = (g.op("Gather", [qkv, g.const(f"{p}idx{j}", np.array(j, np.int64))], axis=0) for j in range(3))
+    q = g.op("Mul", [q, g.const(p + "scale", np.array(1.0 / np.sqrt(dim), np.float32))])
+    scores = g.op("Add", [g.op("MatMul", [q, g.op("Transpose", [k], perm=[0, 1, 3, 2])]), mask])
+    probs = g.op("Softmax", [scores], axis=-1)
+    ctx = g.op("Transpose", [g.op("MatMul", [probs, v])], perm=[0, 2, 1, 3])
+    ctx = g.op("Reshape", [ctx, g.const(p + "ctx_shape", np.array([0, 0, cfg.hidden_size], np.int64))])
+    proj = g.op("Add", [g.op("MatMul", [ctx, g.const(p + "out_w", out_w)]), g.const(p + "out_b", out_b)])
+    x = g.op("LayerNormalization", [g.op("Add", [proj, x]), *ln1], epsilon=eps, axis=-1)
+    up = g.op("Add", [g.op("MatMul", [x, g.const(p + "up_w", up_w)]), g.const(p + "up_b", up_b)])
+    # Exact GELU: 0.5 * u * (1 + erf(u / sqrt 2)); onnxruntime fuses this pattern into one kernel.
+    erf = g.op("Erf", [g.op("Mul", [up, g.const(p + "rsqrt2", np.array(0.7071067811865476, np.float32))])])
+    act = g.op(
+        "Mul",
+        [
+            g.op("Mul", [up, g.op("Add", [erf, g.const(p + "one", np.array(1.0, np.float32))])]),
+            g.const(p + "half", np.array(0.5, np.float32)),
+        ],
+    )
+    down = g.op("Add", [g.op("MatMul", [act, g.const(p + "down_w", down_w)]), g.const(p + "down_b", down_b)])
+    return g.op("LayerNormalization", [g.op("Add", [down, x]), *ln2], epsilon=eps, axis=-1)
+
+
+class OnnxMiniLM:
+    """Same call as NumpyMiniLM, run by an onnxruntime InferenceSession."""
+
+    def __init__(
+        self,
+        weights: Weights,
+        config: BertConfig,
+        *,
+        threads: int,
+        flavour: Flavour | None = None,
+    ) -> None:
+        """``flavour=None`` tries ``fused`` and falls back to ``standard`` (a runtime without the
+        com.microsoft kernels). The graph is built in memory at every load: well under a second,
+        so there is no on-disk cache to invalidate."""
+        self.config = config
+        last_error: Exception | None = None
+        for candidate in (flavour,) if flavour else ("fused", "standard"):
+            try:
+                self._session = _session(build_model(weights, config, candidate), threads)
+            except Exception as exc:  # onnxruntime raises its own untyped Fail/InvalidGraph errors
+                last_error = exc
+                continue
+            self.flavour: Flavour = candidate
+            return
+        assert last_error is not None
+        raise last_error
+
+    def __call__(self, input_ids: I64, attention_mask: I64) -> F32:
+        (pooled,) = self._session.run(["pooled"], {"input_ids": input_ids, "attention_mask": attention_mask})
+        return np.asarray(pooled, dtype=np.float32)
+
+
+def _session(model: Any, threads: int) -> Any:
+    import onnxruntime as ort
+
+    opts = ort.SessionOptions()
+    opts.intra_op_num_threads = threads
+    opts.inter_op_num_threads = 1
+    opts.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+    opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    opts.log_severity_level = 3
+    # No busy-waiting between kernels: on a small shared box (the API's event loop, the index,
+    # other processes) spinning threads steal the very cores they wait for.
+    opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    return ort.InferenceSession(model.SerializeToString(), opts, providers=["CPUExecutionProvider"])

