@@ -15,7 +15,7 @@ from fastapi import FastAPI
 from starlette.middleware.cors import CORSMiddleware
 
 import lectern
-from lectern.api import chat, generation, health
+from lectern.api import chat, generation, health, openai_compat
 from lectern.api.auth import ApiKeys
 from lectern.api.errors import install_error_handlers
 from lectern.api.generations import Generations
@@ -25,6 +25,7 @@ from lectern.api.ratelimit import RateLimiter
 from lectern.api.services import Probe, Services
 from lectern.api.turns import Turns
 from lectern.engine import Engine
+from lectern.mcp.http import mcp_router
 from lectern.settings import Settings, get_settings
 from lectern.store import ConversationStore, upgrade_database
 
@@ -66,9 +67,12 @@ def create_app(
     app.include_router(health.router)
     app.include_router(chat.router)
     app.include_router(generation.router)
+    app.include_router(openai_compat.router)
+    app.include_router(mcp_router(settings))  # /mcp; its lifespan runs after the app's
     # add_middleware wraps: the last added runs first (RequestContext is outermost).
     app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes)
     app.add_middleware(Guard, keys=keys, limiter=limiter)
+    app.add_middleware(openai_compat.OpenAIErrorShape)  # /v1 errors, the guard's too, in OpenAI's shape
     if settings.cors_origins:
         app.add_middleware(
             CORSMiddleware,

@@ -1,0 +1,32 @@
+"""`lectern mcp`: the MCP server on stdio, for Claude Desktop, IDEs and agent frameworks.
+
+stdout carries the protocol and nothing else: logs are JSON lines on stderr, and while the server runs
+the SDK points file descriptor 1 at stderr so a stray print cannot corrupt the stream.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from lectern.cli.main import app, handles_errors, settings
+
+
+@app.command()
+@handles_errors
+def mcp(
+    collection: Annotated[str | None, typer.Option("--collection", "-c", help="Collection to serve.")] = None,
+    log_level: Annotated[
+        str, typer.Option("--log-level", help="debug, info, warning, error (to stderr).")
+    ] = "warning",
+) -> None:
+    """Serve the knowledge base over MCP on stdio: tools search_docs and ask, resources lectern://documents."""
+    import anyio
+
+    from lectern.api.logs import configure_logging
+    from lectern.mcp import run_stdio
+
+    config = settings(collection=collection)
+    configure_logging(log_level.lower())
+    anyio.run(run_stdio, config)

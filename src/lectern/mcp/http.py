@@ -1,0 +1,91 @@
+"""MCP over streamable HTTP at ``/mcp``, inside the API app.
+
+The route sits behind the app's middleware like every other path, so API keys (``Authorization: Bearer``
+or ``X-API-Key``), rate limits and body limits apply unchanged: with keys configured an unauthenticated
+MCP request gets the API's 401. The tools use the engine and conversation store the app's lifespan
+built (`Services`); nothing is built twice.
+
+The SDK's session manager needs a running task group: this router's lifespan (merged by FastAPI into the
+app's, after it, so the services exist) starts a fresh manager each time the app starts. It runs
+stateless with JSON responses: no MCP session lives in one replica's memory, so any replica behind a load
+balancer can answer any request; conversation state is in the store, keyed by ``ask``'s ``session_id``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from fastapi import APIRouter, FastAPI
+from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+from mcp.server.transport_security import TransportSecuritySettings
+from starlette.routing import Route
+from starlette.types import Receive, Scope, Send
+
+from lectern.api.errors import error_response
+from lectern.api.services import Services
+from lectern.mcp.server import Backend, BackendSlot, create_mcp_server
+from lectern.settings import Settings
+
+MCP_PATH = "/mcp"
+LOOPBACK_HOSTS = ["127.0.0.1", "127.0.0.1:*", "localhost", "localhost:*", "[::1]", "[::1]:*"]
+LOOPBACK_ORIGINS = ["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*"]
+
+
+def transport_security(settings: Settings) -> TransportSecuritySettings:
+    """With API keys, the key is the protection and any Host may be served. Without keys the service is
+    meant for this machine (``lectern serve`` refuses other addresses unless told ``--insecure``), so MCP
+    answers loopback Host headers only, and browser Origins only from loopback or LECTERN_CORS_ORIGINS:
+    a web page cannot drive it through DNS rebinding."""
+    if settings.api_keys:
+        return TransportSecuritySettings(enable_dns_rebinding_protection=False)
+    return TransportSecuritySettings(
+        enable_dns_rebinding_protection=True,
+        allowed_hosts=LOOPBACK_HOSTS,
+        allowed_origins=[*LOOPBACK_ORIGINS, *settings.cors_origins],
+    )
+
+
+class _Endpoint:
+    """The ASGI endpoint at /mcp: hands each request to the manager of the current app run."""
+
+    def __init__(self) -> None:
+        self.manager: StreamableHTTPSessionManager | None = None
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if self.manager is None:
+            response = error_response(503, "service_unavailable", "The MCP endpoint is not running.")
+            await response(scope, receive, send)
+            return
+        await self.manager.handle_request(scope, receive, send)
+
+
+def mcp_router(settings: Settings) -> APIRouter:
+    """A router holding ``/mcp`` and the lifespan that runs its session manager."""
+    endpoint = _Endpoint()
+    security = transport_security(settings)
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        services: Services = app.state.services
+        slot = BackendSlot(Backend(services.engine, services.turns, services.settings))
+        server = create_mcp_server(slot)
+        # Builds the session manager (the returned Starlette app is not used: the route below is ours).
+        server.streamable_http_app(
+            streamable_http_path=MCP_PATH,
+            stateless_http=True,
+            json_response=True,
+            transport_security=security,
+        )
+        manager = server.session_manager
+        async with manager.run():
+            endpoint.manager = manager
+            try:
+                yield
+            finally:
+                endpoint.manager = None
+                slot.backend = None
+
+    router = APIRouter(lifespan=lifespan)
+    router.routes.append(Route(MCP_PATH, endpoint=endpoint, include_in_schema=False))
+    return router
