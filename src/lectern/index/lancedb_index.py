@@ -291,7 +291,8 @@ class LanceDBIndex:
             row_ids = {key: row_id for key, row_id, _ in [*keyword, *dense]}
             rows = self._fetch(table, [(key, row_ids[key]) for key, _ in ranked])
         ranked = [(key, score) for key, score in ranked if key in rows]
-        sims = cosine_similarities(query, stack([rows[key][VECTOR] for key, _ in ranked]))
+        vectors = stack([rows[key][VECTOR] for key, _ in ranked])
+        sims = cosine_similarities(query, vectors)
         return [
             SearchHit(
                 chunk=chunk_from_record(rows[key]),
@@ -299,8 +300,9 @@ class LanceDBIndex:
                 keyword_score=bm25.get(key),
                 score=sim if mode == "dense" else score,
                 rank=rank,
+                vector=vec.tolist(),  # confidence diversity needs it; never serialised
             )
-            for rank, ((key, score), sim) in enumerate(zip(ranked, sims, strict=True), start=1)
+            for rank, ((key, score), sim, vec) in enumerate(zip(ranked, sims, vectors, strict=True), start=1)
         ]
 
     def _query_vector(

@@ -365,7 +365,8 @@ class QdrantIndex:
     def _hits(
         self, query: NDArray[np.float32] | None, points: list[models.ScoredPoint], mode: SearchModeName
     ) -> list[SearchHit]:
-        sims = cosine_similarities(query, stack([_dense_of(p) for p in points]))
+        vectors = stack([_dense_of(p) for p in points])
+        sims = cosine_similarities(query, vectors)
         return [
             SearchHit(
                 chunk=self._chunk(p.payload),
@@ -374,8 +375,9 @@ class QdrantIndex:
                 keyword_score=p.score if mode == "keyword" else None,
                 score=sim if mode == "dense" else p.score,
                 rank=rank,
+                vector=vec.tolist(),  # confidence diversity needs it; never serialised
             )
-            for rank, (p, sim) in enumerate(zip(points, sims, strict=True), start=1)
+            for rank, (p, sim, vec) in enumerate(zip(points, sims, vectors, strict=True), start=1)
         ]
 
 
