@@ -3,6 +3,7 @@ deterministic vectors: each chunk points along its own axis, so the expected ran
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -14,6 +15,7 @@ from qdrant_client import QdrantClient, models
 from lectern.errors import EmbedderMismatch, VectorIndexError
 from lectern.index import ENGINES, SearchFilters, VectorIndex, ensure_query_embedder, open_index
 from lectern.index.lancedb_index import LanceDBIndex
+from lectern.index.qdrant_connect import Connection
 from lectern.index.qdrant_index import QdrantIndex
 from lectern.models import Chunk, CollectionInfo, SearchHit, SearchModeName, content_hash
 from lectern.settings import Settings, load_settings
@@ -404,3 +406,20 @@ def test_qdrant_reads_seed_000_layout(tmp_path: Path) -> None:
             idx.upsert(CHUNKS[:1], VECTORS[:1])
     finally:
         idx.close()
+
+
+def test_qdrant_server_code_path_on_local_client() -> None:
+    """What only a server runs (payload indexes, the url prefix index) is exercised on an in-memory
+    client posing as a server: local mode accepts the calls and ignores them."""
+    client = QdrantClient(location=":memory:")
+    idx = QdrantIndex(Connection(client, local=False, release=client.close), "docs")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # "payload indexes have no effect in local mode"
+        idx.create(INFO)
+    idx.upsert(CHUNKS, VECTORS)
+    assert idx.stats().has_ann_index
+    hits = idx.search(
+        vector=axis(2), text="kinematics", top_k=2, filters=SearchFilters(url_prefix="https://ex.com/m3/")
+    )
+    assert hashes_of(hits)[0] == CHUNKS[2].content_hash
+    idx.close()

@@ -69,7 +69,7 @@ class LanceDBIndex:
         self.ann_min_rows = ann_min_rows
         self.rrf_k = rrf_k
         self._fts = FTS(
-            language=keyword_language,
+            language=keyword_language.capitalize(),  # Lance spells languages 'English'
             stem=keyword_stem,
             remove_stop_words=keyword_stop_words,
             lower_case=True,

@@ -149,14 +149,25 @@ class QdrantIndex:
 
     def _create_payload_indexes(self) -> None:
         for key in PAYLOAD_KEYS:
-            schema: models.PayloadSchemaType | models.KeywordIndexParams
             if key in INT_KEYS:
-                schema = models.PayloadSchemaType.INTEGER
-            elif key == "url":  # url_prefix filters
-                schema = models.KeywordIndexParams(type=models.KeywordIndexType.KEYWORD, prefix=True)
+                self._client.create_payload_index(
+                    self.name, key, field_schema=models.PayloadSchemaType.INTEGER
+                )
+            elif key == "url":
+                self._create_url_index()
             else:
-                schema = models.PayloadSchemaType.KEYWORD
-            self._client.create_payload_index(self.name, key, field_schema=schema)
+                self._client.create_payload_index(
+                    self.name, key, field_schema=models.PayloadSchemaType.KEYWORD
+                )
+
+    def _create_url_index(self) -> None:
+        """A keyword index with prefixes serves url_prefix filters; a server that does not know the
+        option still gets a plain keyword index."""
+        prefixed = models.KeywordIndexParams(type=models.KeywordIndexType.KEYWORD, prefix=True)
+        try:
+            self._client.create_payload_index(self.name, "url", field_schema=prefixed)
+        except Exception:
+            self._client.create_payload_index(self.name, "url", field_schema=models.PayloadSchemaType.KEYWORD)
 
     def drop(self) -> None:
         with engine_errors(ENGINE, f"dropping {self.name!r}"):
