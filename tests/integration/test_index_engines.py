@@ -251,6 +251,7 @@ def test_every_hit_carries_similarity(index: VectorIndex, mode: SearchModeName) 
         assert 0.0 <= hit.similarity <= 1.0
         expected = max(0.0, float(query @ by_hash[hit.chunk.content_hash]))
         assert hit.similarity == pytest.approx(expected, abs=1e-4)
+        assert hit.vector == pytest.approx(by_hash[hit.chunk.content_hash].tolist(), abs=1e-6)
 
 
 @pytest.mark.parametrize(
@@ -401,6 +402,7 @@ def test_qdrant_reads_seed_000_layout(tmp_path: Path) -> None:
         )
         assert set(hashes_of(hybrid)) == {CHUNKS[i].content_hash for i in (0, 1, 4)}
         assert all(0.0 <= h.similarity <= 1.0 for h in hybrid)
+        assert all(h.vector is not None and len(h.vector) == DIM for h in hybrid)
 
         with pytest.raises(VectorIndexError, match="read-only"):
             idx.upsert(CHUNKS[:1], VECTORS[:1])

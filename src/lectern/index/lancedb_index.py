@@ -19,10 +19,10 @@ import pyarrow as pa
 from lancedb.index import FTS, IvfHnswSq
 from numpy.typing import NDArray
 
-from lectern.errors import EmbedderMismatch, InvalidInput, VectorIndexError
+from lectern.errors import VectorIndexError
 from lectern.index.base import DocumentSummary, SearchFilters
-from lectern.index.compat import check_compatible
-from lectern.index.fusion import candidate_depth, cosine_similarities, rrf_fuse, stack, unit
+from lectern.index.compat import check_compatible, checked_matrix, checked_query
+from lectern.index.fusion import candidate_depth, cosine_similarities, rrf_fuse, stack
 from lectern.index.lancedb_schema import (
     SEARCH_TEXT,
     VECTOR,
@@ -109,6 +109,14 @@ class LanceDBIndex:
             raise VectorIndexError(f"{ENGINE}: collection {self.name!r} does not exist; create it first")
         return table
 
+    def _info_of(self, table: Any) -> CollectionInfo:
+        info = info_from_schema(table.schema)
+        if info is None:
+            raise VectorIndexError(
+                f"{ENGINE}: table {self.name!r} was not created by Lectern (no collection info)"
+            )
+        return info
+
     # --- collection ----------------------------------------------------------------------------------
     def info(self) -> CollectionInfo | None:
         table = self._open()
@@ -139,23 +147,15 @@ class LanceDBIndex:
         if not chunks:
             return
         table = self._require()
-        info = info_from_schema(table.schema)
-        matrix = np.asarray(vectors, dtype=np.float32)
-        if matrix.ndim != 2 or len(matrix) != len(chunks):
-            raise InvalidInput(f"upsert: {len(chunks)} chunks but vectors of shape {matrix.shape}")
-        if info is not None and matrix.shape[1] != info.dimension:
-            raise EmbedderMismatch(
-                f"collection {self.name!r} holds {info.dimension}-d vectors, got {matrix.shape[1]}-d"
-            )
+        info = self._info_of(table)
+        matrix = checked_matrix(len(chunks), vectors, info.dimension, self.name)
         # the last of several chunks with one hash wins (merge_insert refuses duplicate keys)
         last = {c.content_hash: i for i, c in enumerate(chunks)}
         keep = sorted(last.values())
         unique = [chunks[i] for i in keep]
         # the write schema, not table.schema: lance reports its JSON column as plain large_binary, and
         # text written as such would not be parsed into JSON
-        schema = table_schema(
-            info or CollectionInfo(name=self.name, embedder_name="", dimension=matrix.shape[1])
-        )
+        schema = table_schema(info)
         with engine_errors(ENGINE, f"writing to {self.name!r}"):
             for batch in record_batches(schema, unique, matrix[keep]):
                 (
@@ -275,7 +275,7 @@ class LanceDBIndex:
         table = self._open()
         if table is None:
             return []
-        query = self._query_vector(table, vector, mode)
+        query = checked_query(vector, mode, self._info_of(table).dimension, self.name)
         where = where_clause(filters)
         depth = top_k if mode != "hybrid" else candidate_depth(top_k)
         with engine_errors(ENGINE, f"searching {self.name!r}"):
@@ -304,21 +304,6 @@ class LanceDBIndex:
             )
             for rank, ((key, score), sim, vec) in enumerate(zip(ranked, sims, vectors, strict=True), start=1)
         ]
-
-    def _query_vector(
-        self, table: Any, vector: NDArray[np.float32] | None, mode: SearchModeName
-    ) -> NDArray[np.float32] | None:
-        if vector is None:
-            if mode != "keyword":
-                raise InvalidInput(f"{mode} search needs a query vector")
-            return None
-        query = unit(vector)
-        info = info_from_schema(table.schema)
-        if info is not None and query.shape[0] != info.dimension:
-            raise EmbedderMismatch(
-                f"collection {self.name!r} holds {info.dimension}-d vectors, the query is {query.shape[0]}-d"
-            )
-        return query
 
     def _dense(
         self, table: Any, query: NDArray[np.float32] | None, where: str | None, n: int

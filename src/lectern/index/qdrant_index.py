@@ -19,10 +19,10 @@ import numpy as np
 from numpy.typing import NDArray
 from qdrant_client import QdrantClient, models
 
-from lectern.errors import EmbedderMismatch, InvalidInput, VectorIndexError
+from lectern.errors import VectorIndexError
 from lectern.index.base import PAYLOAD_KEYS, DocumentSummary, SearchFilters
-from lectern.index.compat import UNKNOWN_EMBEDDER, check_compatible
-from lectern.index.fusion import candidate_depth, cosine_similarities, stack, unit
+from lectern.index.compat import UNKNOWN_EMBEDDER, check_compatible, checked_matrix, checked_query
+from lectern.index.fusion import candidate_depth, cosine_similarities, stack
 from lectern.index.payload import (
     INT_KEYS,
     chunk_from_record,
@@ -65,6 +65,7 @@ class QdrantIndex:
         self._layout: Layout | None = None
         self._meta: dict[str, Any] = {}
         self._legacy: LegacyReader | None = None
+        self._analyzer: KeywordAnalyzer | None = None
 
     @classmethod
     def from_settings(cls, settings: Settings, collection: str | None = None) -> QdrantIndex:
@@ -95,6 +96,8 @@ class QdrantIndex:
             self._meta = dict((config.config.metadata or {}).get(META) or {})
             # the vector config is the truth on dimension, whoever created the collection
             self._meta["dimension"] = vectors[DENSE].size
+            keyword = self._meta.get("keyword")
+            self._analyzer = KeywordAnalyzer(**keyword) if keyword else None
         elif isinstance(vectors, models.VectorParams):
             self._layout = "legacy"
             self._meta = {"embedder_name": UNKNOWN_EMBEDDER, "dimension": vectors.size}
@@ -110,8 +113,7 @@ class QdrantIndex:
     @property
     def analyzer(self) -> KeywordAnalyzer:
         """The analyzer the collection was written with, so queries spell terms as documents do."""
-        kw = self._meta.get("keyword")
-        return KeywordAnalyzer(**kw) if kw else self._default_analyzer
+        return self._analyzer or self._default_analyzer
 
     def info(self) -> CollectionInfo | None:
         if self._describe() is None:
@@ -173,7 +175,7 @@ class QdrantIndex:
         with engine_errors(ENGINE, f"dropping {self.name!r}"):
             if self._client.collection_exists(self.name):
                 self._client.delete_collection(self.name)
-        self._layout, self._meta, self._legacy = None, {}, None
+        self._layout, self._meta, self._legacy, self._analyzer = None, {}, None, None
 
     # --- writes --------------------------------------------------------------------------------------
     def _writable(self) -> None:
@@ -190,14 +192,7 @@ class QdrantIndex:
         if not chunks:
             return
         self._writable()
-        matrix = np.asarray(vectors, dtype=np.float32)
-        if matrix.ndim != 2 or len(matrix) != len(chunks):
-            raise InvalidInput(f"upsert: {len(chunks)} chunks but vectors of shape {matrix.shape}")
-        if matrix.shape[1] != self._meta.get("dimension"):
-            raise EmbedderMismatch(
-                f"collection {self.name!r} holds {self._meta.get('dimension')}-d vectors, "
-                f"got {matrix.shape[1]}-d"
-            )
+        matrix = checked_matrix(len(chunks), vectors, int(self._meta["dimension"]), self.name)
         analyzer = self.analyzer
         avgdl = self._average_length(analyzer, [c.search_text for c in chunks])
         with engine_errors(ENGINE, f"writing to {self.name!r}"):
@@ -324,7 +319,7 @@ class QdrantIndex:
         layout = self._describe()
         if layout is None:
             return []
-        query = self._query_vector(vector, mode)
+        query = checked_query(vector, mode, int(self._meta["dimension"]), self.name)
         flt = qdrant_filter(filters, nested_extra=layout == "lectern")
         if self._legacy is not None:
             return self._legacy.search(query, text, mode, top_k, flt, self.analyzer)
@@ -357,21 +352,6 @@ class QdrantIndex:
         with engine_errors(ENGINE, f"searching {self.name!r}"):
             points = self._client.query_points(self.name, **request).points
         return self._hits(query, points, mode)
-
-    def _query_vector(
-        self, vector: NDArray[np.float32] | None, mode: SearchModeName
-    ) -> NDArray[np.float32] | None:
-        if vector is None:
-            if mode != "keyword":
-                raise InvalidInput(f"{mode} search needs a query vector")
-            return None
-        query = unit(vector)
-        dimension = self._meta.get("dimension")
-        if query.shape[0] != dimension:
-            raise EmbedderMismatch(
-                f"collection {self.name!r} holds {dimension}-d vectors, the query is {query.shape[0]}-d"
-            )
-        return query
 
     def _hits(
         self, query: NDArray[np.float32] | None, points: list[models.ScoredPoint], mode: SearchModeName

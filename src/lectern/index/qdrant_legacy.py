@@ -71,7 +71,8 @@ class LegacyReader:
             ranked = rrf_fuse([[str(p.id) for p, _ in dense], list(bm25)], self._rrf_k)[:top_k]
         else:
             ranked = [(str(p.id), score) for p, score in (keyword if mode == "keyword" else dense)][:top_k]
-        sims = cosine_similarities(query, stack([_vector(records[key]) for key, _ in ranked]))
+        vectors = [_vector(records[key]) for key, _ in ranked]
+        sims = cosine_similarities(query, stack(vectors))
         return [
             SearchHit(
                 chunk=legacy_chunk(records[key].payload or {}),
@@ -79,8 +80,11 @@ class LegacyReader:
                 keyword_score=bm25.get(key),
                 score=sim if mode == "dense" else score,
                 rank=rank,
+                vector=vector,
             )
-            for rank, ((key, score), sim) in enumerate(zip(ranked, sims, strict=True), start=1)
+            for rank, ((key, score), sim, vector) in enumerate(
+                zip(ranked, sims, vectors, strict=True), start=1
+            )
         ]
 
     def _dense(
