@@ -88,6 +88,7 @@ FOLLOWUP_OPENERS = (
 )
 
 MIN_OWN_CONTENT_WORDS = 2
+_TAKES_ONE = ACTION_WORDS | _word_set("pick need want have recommend prefer")
 _WHAT_ABOUT = re.compile(r"^\s*(?:and\s+)?(?:what|how)\s+about\s+(.+)$", re.IGNORECASE)
 
 
@@ -117,8 +118,16 @@ def points_back(question: str) -> bool:
     tokens = [w.lower() for w in words(question)]
     if any(t in ANAPHORA for t in tokens):
         return True
-    # "How do I create one?" -- "one" standing for the previous topic (last word)
-    return bool(tokens) and tokens[-1] in {"one", "ones"}
+    return _pronoun_one(tokens) is not None
+
+
+def _pronoun_one(tokens: list[str]) -> int | None:
+    """Index of a "one" that stands for the previous topic: last word ("How do I create one?") or right
+    after a verb ("How do I choose one in the world file?")."""
+    for i, token in enumerate(tokens):
+        if token in {"one", "ones"} and (i == len(tokens) - 1 or (i > 0 and tokens[i - 1] in _TAKES_ONE)):
+            return i
+    return None
 
 
 def is_followup(question: str) -> bool:
@@ -218,12 +227,15 @@ def _insert_topic(question: str, topic: str) -> str:
         if token.lower() in REPLACEABLE:
             tokens[i] = topic
             return "".join(tokens)
-    # "How do I create one?" -> "How do I create one ROS 2 node?" reads oddly; replace the trailing "one".
+    # "How do I create one?" -> "How do I create ROS 2 node?": the "one" is the topic.
     stripped = question.rstrip("?.! ")
     tail = question[len(stripped) :]
-    last = words(stripped)[-1:] if stripped else []
-    if last and last[0].lower() in {"one", "ones"} and stripped.endswith(last[0]):
-        return stripped[: -len(last[0])] + topic + tail
+    lowered = [t.lower() for t in tokens]
+    word_positions = [i for i, t in enumerate(tokens) if _WORD.fullmatch(t)]
+    one = _pronoun_one([lowered[i] for i in word_positions])
+    if one is not None:
+        tokens[word_positions[one]] = topic
+        return "".join(tokens)
     for i, token in enumerate(tokens):
         if token.lower() in {"its", "their"}:
             tokens[i] = topic + "'s"

@@ -41,8 +41,11 @@ MAX_PROSE_WORDS = 90
 MMR_LAMBDA = 0.7
 RELATIVE_FLOOR = 0.6  # a sentence scoring below this share of the best one is not worth adding
 DUPLICATE = 0.88
+OWN_WORDS_SHARE = 0.4  # a further sentence shares at least this much of the best one's keyword score
+DEFINITION_BONUS = 0.15
 
 _IGNORED = frozenset(stem_terms(" ".join(STOP_WORDS | GENERIC_WORDS)))
+_DEFINITION = re.compile(r"^\s*what\s+(?:is|are|does|do)\s+(?:an?\s+|the\s+)?(.+?)\??$", re.IGNORECASE)
 _HOW_TO = re.compile(
     r"\b(how\s+(do|can|to|should|would)|install|command|commands|run|launch|create|write|code|example|"
     r"implement|configure|set\s*up|setup|build|syntax|snippet)\b",
@@ -56,6 +59,12 @@ class _Candidate:
     source: int  # 1-based source number
     hit: SearchHit
     lexical: float
+    chunk: float = 0.0
+    """Keyword overlap of the unit's whole chunk (heading path included)."""
+    heading: float = 0.0
+    """Keyword overlap of the chunk's innermost two headings."""
+    rank_prior: float = 0.0
+    """1 for the best-ranked source, falling towards 0 for the last."""
     score: float = 0.0
     vector: NDArray[np.float32] | None = None
 
@@ -80,8 +89,11 @@ class _VectorCache:
 class ExtractiveWriter:
     """Picks, orders and cites sentences of the sources; streams them word by word."""
 
-    def __init__(self, embedder: Embedder | None = None, *, cache_size: int = 20_000) -> None:
+    def __init__(
+        self, embedder: Embedder | None = None, *, embed_sentences: bool = False, cache_size: int = 20_000
+    ) -> None:
         self.embedder = embedder
+        self.embed_sentences = embed_sentences
         self._vectors = _VectorCache(cache_size)
 
     @property
@@ -110,9 +122,12 @@ class ExtractiveWriter:
         candidates, codes = self._candidates(sources, query_terms)
         query_vector = self._query_vector(request)
         self._score(candidates, query_vector)
+        _favour_definitions(candidates, request.question)
         chosen = _mmr(candidates)
-        if _HOW_TO.search(request.question) or _HOW_TO.search(query):
-            code = _best_code(codes, chosen)
+        how_to = bool(_HOW_TO.search(request.question) or _HOW_TO.search(query))
+        if how_to or not chosen:
+            # Only code came back (a long listing split over chunks): its introduction and the code it is.
+            code = _best_code(codes, chosen, strict=bool(chosen))
             if code is not None:
                 chosen = _with_code(code, chosen, candidates)
         if not chosen:
@@ -136,24 +151,36 @@ class ExtractiveWriter:
         sentences: list[_Candidate] = []
         codes: list[_Candidate] = []
         for number, (hit, units) in enumerate(zip(sources, per_source, strict=True), start=1):
-            heading = stem_terms(" ".join(hit.chunk.heading_hierarchy)) & query_terms
+            # A chunk whose heading names the question ("Error: Model explodes in Gazebo") answers it even
+            # when its sentences ("Cause: unrealistic inertia") share no word with the question.
+            chunk_terms = stem_terms(hit.chunk.search_text) & query_terms
+            chunk_score = sum(idf[t] for t in chunk_terms) / norm
+            # The innermost headings name what the section answers; the chapter title is everyone's.
+            heading_terms = stem_terms(" ".join(hit.chunk.heading_hierarchy[-2:])) & query_terms
+            heading_score = sum(idf[t] for t in heading_terms) / norm
+            rank_prior = 1.0 - (number - 1) / len(sources)
             for unit in units:
                 overlap = sum(idf[t] for t in unit.terms & query_terms) / norm
-                lexical = min(1.0, overlap + 0.1 * len(heading) / max(1, len(query_terms)))
-                candidate = _Candidate(unit, number, hit, lexical)
+                candidate = _Candidate(unit, number, hit, overlap, chunk_score, heading_score, rank_prior)
                 (codes if unit.kind == "code" else sentences).append(candidate)
         return sentences, codes
 
     def _query_vector(self, request: WriteRequest) -> NDArray[np.float32] | None:
         retrieval = request.retrieval
-        if self.embedder is None or retrieval is None or retrieval.query_embedding is None:
+        if (
+            not self.embed_sentences
+            or self.embedder is None
+            or retrieval is None
+            or retrieval.query_embedding is None
+        ):
             return None  # no vector (selected-text-only): keyword scoring alone, no model call
         vector = np.asarray(retrieval.query_embedding, dtype=np.float32)
         return vector if vector.shape == (self.embedder.dimension,) else None
 
     def _score(self, candidates: list[_Candidate], query_vector: NDArray[np.float32] | None) -> None:
         for c in candidates:
-            c.score = 0.6 * c.lexical + 0.3 * c.hit.similarity + 0.1 * _shape(c.unit)
+            shape = _shape(c.unit)
+            c.score = 0.3 * c.lexical + 0.25 * c.heading + 0.15 * c.chunk + 0.2 * c.rank_prior + 0.1 * shape
         if query_vector is None or self.embedder is None:
             return
         candidates.sort(key=lambda c: -c.score)
@@ -166,17 +193,39 @@ class ExtractiveWriter:
             c.vector = self._vectors.get(c.unit.text)
             if c.vector is not None:
                 cosine = float(c.vector @ query_vector)
-                c.score = 0.5 * cosine + 0.3 * c.lexical + 0.15 * c.hit.similarity + 0.05 * _shape(c.unit)
+                c.score = (
+                    0.35 * cosine
+                    + 0.2 * c.lexical
+                    + 0.15 * c.heading
+                    + 0.1 * c.chunk
+                    + 0.15 * c.rank_prior
+                    + 0.05 * _shape(c.unit)
+                )
         # Sentences not embedded stay behind the embedded ones.
         for c in candidates[FIRST_PASS:]:
             c.score *= 0.5
 
 
+def _favour_definitions(candidates: list[_Candidate], question: str) -> None:
+    """For "What is X?" / "What does X do?", a sentence that starts with X ("X is ...") is the answer."""
+    match = _DEFINITION.match(question)
+    if not match:
+        return
+    subject = stem_terms(" ".join(match.group(1).split()[:3])) - _IGNORED
+    if not subject:
+        return
+    for c in candidates:
+        opening = stem_terms(" ".join(c.unit.text.split()[:6]))
+        if subject & opening:
+            c.score += DEFINITION_BONUS
+
+
 def _shape(unit: Unit) -> float:
-    """Prefer complete, mid-length sentences over fragments and run-ons."""
+    """Prefer complete, mid-length sentences over fragments and run-ons, and a chunk's opening units."""
     if unit.lead_in:
         return 0.3
-    return 1.0 if 8 <= unit.words <= 40 else 0.5
+    base = 1.0 if 8 <= unit.words <= 40 else 0.6 if unit.words >= 5 else 0.3
+    return base if unit.position < 3 else 0.8 * base
 
 
 def _similarity(a: _Candidate, b: _Candidate) -> float:
@@ -187,36 +236,50 @@ def _similarity(a: _Candidate, b: _Candidate) -> float:
 
 
 def _mmr(candidates: list[_Candidate]) -> list[_Candidate]:
-    pool = sorted(candidates, key=lambda c: -c.score)
+    # A lead-in ("Run the following:") says nothing without what follows; `_with_code` adds it with its code.
+    pool = sorted((c for c in candidates if not c.unit.lead_in), key=lambda c: -c.score)
     if not pool:
         return []
-    best = pool[0].score
+    top = pool[0]
     chosen = [pool.pop(0)]
-    words = chosen[0].unit.words
+    words = top.unit.words
     while pool and len(chosen) < MAX_SENTENCES and words < MAX_PROSE_WORDS:
+        eligible = [c for c in pool if _adds_to(c, top, chosen)]
+        if not eligible:
+            break
         scored = [
             (MMR_LAMBDA * c.score - (1 - MMR_LAMBDA) * max(_similarity(c, s) for s in chosen), c)
-            for c in pool
+            for c in eligible
         ]
         value, pick = max(scored, key=lambda x: x[0])
-        if pick.score < RELATIVE_FLOOR * best or value <= 0:
-            break
         pool.remove(pick)
-        if max(_similarity(pick, s) for s in chosen) >= DUPLICATE:
+        if value <= 0 or max(_similarity(pick, s) for s in chosen) >= DUPLICATE:
             continue
         chosen.append(pick)
         words += pick.unit.words
     return chosen
 
 
-def _best_code(codes: list[_Candidate], chosen: list[_Candidate]) -> _Candidate | None:
-    """The code block that best matches a how-to question, favouring the sources already quoted."""
+def _adds_to(c: _Candidate, top: _Candidate, chosen: list[_Candidate]) -> bool:
+    """Worth a place next to the best sentence: nearly as good, and either about the question in its own
+    words or the next lines of a chosen sentence (a "Cause:" line and its "Solution" items)."""
+    if c.score < RELATIVE_FLOOR * top.score:
+        return False
+    follows = any(s.source == c.source and 0 < c.unit.position - s.unit.position <= 2 for s in chosen)
+    return follows or c.lexical >= OWN_WORDS_SHARE * top.lexical
+
+
+def _best_code(
+    codes: list[_Candidate], chosen: list[_Candidate], *, strict: bool = True
+) -> _Candidate | None:
+    """The code block that best matches a how-to question, favouring the sources already quoted.
+    `strict` wants the code itself to share the question's words; otherwise its chunk may."""
     quoted = {c.source for c in chosen}
     best: _Candidate | None = None
     best_score = 0.0
     for c in codes:
-        score = c.lexical + 0.3 * c.hit.similarity + (0.2 if c.source in quoted else 0.0)
-        if c.lexical >= 0.2 and score > best_score:
+        score = c.lexical + 0.5 * c.chunk + 0.3 * c.rank_prior + (0.2 if c.source in quoted else 0.0)
+        if (c.lexical >= 0.2 or not strict) and score > best_score:
             best, best_score = c, score
     return best
 
@@ -238,38 +301,41 @@ def _with_code(code: _Candidate, chosen: list[_Candidate], candidates: list[_Can
 def _cite(sentence: str, number: int) -> str:
     if sentence and sentence[-1] in ".!?:;":
         return f"{sentence[:-1]} [{number}]{sentence[-1]}"
-    return f"{sentence} [{number}]."
+    return f"{sentence} [{number}]"
 
 
 def _render(chosen: list[_Candidate]) -> tuple[str, list[int]]:
-    # Best source first; the author's order within a source.
+    """Best source first, the author's order within a source; prose sentences run together, list items
+    stay list items, code blocks stand alone. Each source's last sentence or item carries its `[n]`."""
     rank: dict[int, float] = {}
     for c in chosen:
         rank[c.source] = max(rank.get(c.source, -1e9), c.score)
-    groups = sorted(rank, key=lambda s: -rank[s])
-    parts: list[str] = []  # prose runs and code blocks, in answer order
-    prose: list[str] = []
+    blocks: list[tuple[str, list[str]]] = []  # ("prose" | "list" | "code", pieces)
 
-    def flush() -> None:
-        if prose:
-            parts.append(" ".join(prose))
-            prose.clear()
+    def add(kind: str, text: str) -> None:
+        if blocks and blocks[-1][0] == kind and kind != "code":
+            blocks[-1][1].append(text)
+        else:
+            blocks.append((kind, [text]))
 
-    for source in groups:
+    for source in sorted(rank, key=lambda s: -rank[s]):
         units = sorted((c.unit for c in chosen if c.source == source), key=lambda u: u.position)
-        last_prose = (
-            max(i for i, u in enumerate(units) if u.kind == "sentence")
-            if any(u.kind == "sentence" for u in units)
-            else -1
-        )
+        cited = max((i for i, u in enumerate(units) if u.kind == "sentence"), default=-1)
         for i, unit in enumerate(units):
             if unit.kind == "code":
-                flush()
-                parts.append(unit.text)
-            else:
-                prose.append(_cite(unit.text, source) if i == last_prose else unit.text)
-    flush()
-    return "\n\n".join(parts), sorted(rank)
+                add("code", unit.text)
+                continue
+            text = _cite(unit.text, source) if i == cited else unit.text
+            add("list" if unit.bullet else "prose", text)
+    rendered = [
+        " ".join(pieces)
+        if kind == "prose"
+        else "\n".join(f"- {p}" for p in pieces)
+        if kind == "list"
+        else pieces[0]
+        for kind, pieces in blocks
+    ]
+    return "\n\n".join(rendered), sorted(rank)
 
 
 def _fallback(hit: SearchHit, number: int) -> tuple[str, list[int]]:

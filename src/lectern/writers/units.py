@@ -25,6 +25,7 @@ _LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
 _HTML = re.compile(r"</?[A-Za-z][^>]*>")
 _EMPHASIS = re.compile(r"(\*\*|__)(.+?)\1")
 _WS = re.compile(r"\s+")
+_CAPTION = re.compile(r"^[*_]*(?:figure|fig\.|table|diagram)\s*\d", re.IGNORECASE)
 _TERM = re.compile(r"[a-z0-9][a-z0-9_+#.-]*[a-z0-9+#]|[a-z0-9]")
 # One stemmer per thread: a snowball stemmer keeps its word in instance state, so sharing one between
 # the server's worker threads mixes words up (IndexError under concurrent requests).
@@ -45,14 +46,23 @@ class Unit:
     """Stemmed lower-case terms, for keyword overlap."""
     words: int
     lead_in: bool = False
-    """A sentence that introduces the code block right after it ("Run the following:")."""
+    """A sentence that introduces what follows ("Run the following:"); quoted only with its code."""
+    bullet: bool = False
+    """A list item (rendered as one, so items without full stops do not run together)."""
 
 
-def stem_terms(text: str) -> frozenset[str]:
+@lru_cache(maxsize=200_000)
+def _stem(word: str) -> str:
+    """Snowball is pure Python (~0.2 ms a word) and a vocabulary is small: each word is stemmed once."""
     stemmer = getattr(_LOCAL, "stemmer", None)
     if stemmer is None:
         stemmer = _LOCAL.stemmer = snowballstemmer.stemmer("english")
-    return frozenset(stemmer.stemWords(_TERM.findall(text.lower())))
+    stemmed: str = stemmer.stemWord(word)
+    return stemmed
+
+
+def stem_terms(text: str) -> frozenset[str]:
+    return frozenset(_stem(w) for w in _TERM.findall(text.lower()))
 
 
 def _clean(line: str) -> str:
@@ -66,10 +76,22 @@ def _skip_line(line: str) -> bool:
     s = line.strip()
     return (
         not s
-        or s.startswith(("#", ":::", "|", "<!--", "import ", "export "))
+        or s.startswith(("#", ":::", "<!--", "import ", "export "))
+        or _CAPTION.match(s) is not None
         or set(s) <= set("-=*_|: ")
         or s.startswith("---")
     )
+
+
+def _table_row(line: str) -> str | None:
+    """A two-column table row as "Term: definition"; "" for any other table line; None for prose."""
+    s = line.strip().strip("|").strip()
+    if " | " not in s and not line.strip().startswith("|"):
+        return None
+    cells = [c.strip() for c in s.split("|")]
+    if len(cells) == 2 and all(cells) and len(cells[1].split()) >= 4:
+        return f"{cells[0]}: {cells[1]}"
+    return ""
 
 
 def _sentences(paragraph: str) -> list[str]:
@@ -82,17 +104,22 @@ def _sentences(paragraph: str) -> list[str]:
     return [p.strip() for p in parts if p.strip()]
 
 
-def _blocks(text: str) -> list[tuple[UnitKind, str]]:
-    """Paragraphs (list items are their own paragraphs) and fenced code blocks, in order."""
-    out: list[tuple[UnitKind, str]] = []
+BlockKind = Literal["sentence", "code", "bullet"]
+
+
+def _blocks(text: str) -> list[tuple[BlockKind, str]]:
+    """Paragraphs, list items and table rows (each its own block) and fenced code blocks, in order."""
+    out: list[tuple[BlockKind, str]] = []
     para: list[str] = []
+    kind: list[BlockKind] = ["sentence"]
     lines = text.splitlines()
     i = 0
 
     def flush() -> None:
         if para:
-            out.append(("sentence", " ".join(para)))
+            out.append((kind[0], " ".join(para)))
             para.clear()
+        kind[0] = "sentence"
 
     while i < len(lines):
         line = lines[i]
@@ -106,13 +133,20 @@ def _blocks(text: str) -> list[tuple[UnitKind, str]]:
                 block.append(lines[i])
                 i += 1
             block.append(marker)
-            out.append(("code", "\n".join(block)))
+            if fence.group(3).strip().lower() not in {"mermaid", "text", "plaintext", "output"}:
+                out.append(("code", "\n".join(block)))  # diagrams and program output answer nothing
             i += 1
             continue
+        row = _table_row(line)
         if _skip_line(line):
             flush()
+        elif row is not None:
+            flush()
+            if row:
+                out.append(("bullet", row))
         elif _LIST_MARK.match(line):
             flush()
+            kind[0] = "bullet"
             para.append(_LIST_MARK.sub("", line))
         else:
             para.append(line.strip())
@@ -126,19 +160,19 @@ def units_of(text: str) -> tuple[Unit, ...]:
     """The chunk's answer units (cached by text: the same chunk comes back across questions)."""
     units: list[Unit] = []
     blocks = _blocks(text)
-    for index, (kind, body) in enumerate(blocks):
+    for kind, body in blocks:
         if kind == "code":
             lines = body.count("\n") + 1
             if 3 <= lines <= MAX_CODE_LINES:
                 units.append(Unit(body, "code", len(units), stem_terms(body), len(body.split())))
             continue
-        introduces_code = index + 1 < len(blocks) and blocks[index + 1][0] == "code"
         sentences = _sentences(_clean(body))
-        for j, sentence in enumerate(sentences):
+        for sentence in sentences:
             n = len(sentence.split())
-            lead_in = introduces_code and j == len(sentences) - 1
+            lead_in = sentence.endswith(":")
             if (MIN_WORDS <= n <= MAX_WORDS) or (lead_in and n >= 2):
-                units.append(Unit(sentence, "sentence", len(units), stem_terms(sentence), n, lead_in))
+                terms = stem_terms(sentence)
+                units.append(Unit(sentence, "sentence", len(units), terms, n, lead_in, kind == "bullet"))
     return tuple(units)
 
 
