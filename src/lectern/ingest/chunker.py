@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import quote
 
 from lectern.embeddings.base import Tokenizer
 from lectern.ingest import slugs
@@ -65,7 +66,8 @@ def _doc_meta(doc: Document, base_url: str) -> _DocMeta:
     return _DocMeta(
         chapter_id=slugs.doc_id(doc.source_path, fm),
         module_name=slugs.module_name(doc.source_path),
-        url_base=base_url.rstrip("/") + path,
+        # Percent-encode the page path (spaces, non-ASCII) the way a browser would request it.
+        url_base=base_url.rstrip("/") + quote(path, safe="/-._~!$&'()*+,;=:@%"),
         extra={key: fm[key] for key in _EXTRA_KEYS if key in fm},
     )
 
