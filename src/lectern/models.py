@@ -62,7 +62,9 @@ class Chunk(BaseModel):
     text: str = Field(description="The chunk's own text, shown to users and cited.")
     content_hash: str
     chunk_index: int = Field(ge=0)
-    token_count: int = Field(ge=0, description="Tokens of `search_text`, counted by the embedder's tokenizer.")
+    token_count: int = Field(
+        ge=0, description="Tokens of `search_text`, counted by the embedder's tokenizer."
+    )
     heading_hierarchy: list[str] = Field(default_factory=list)
     title: str = ""
     chapter: str = ""

@@ -41,7 +41,11 @@ class HashEmbedder:
 
     def embed_documents(self, texts: Sequence[str]) -> Vectors:
         self.document_calls.append(len(texts))
-        return l2_normalise(np.stack([self._vector(t) for t in texts])) if texts else np.zeros((0, self.dimension), np.float32)
+        return (
+            l2_normalise(np.stack([self._vector(t) for t in texts]))
+            if texts
+            else np.zeros((0, self.dimension), np.float32)
+        )
 
     def embed_query(self, text: str) -> Vectors:
         self.query_calls += 1

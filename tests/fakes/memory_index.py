@@ -66,7 +66,9 @@ class MemoryIndex:
     ) -> list[SearchHit]:
         self.searches += 1
         rows = [(c, v) for c, v in self.rows.values() if self._matches(c, filters)]
-        sims = {c.content_hash: float(np.clip(v @ vector, 0, 1)) if vector is not None else 0.0 for c, v in rows}
+        sims = {
+            c.content_hash: float(np.clip(v @ vector, 0, 1)) if vector is not None else 0.0 for c, v in rows
+        }
         terms = set(text.lower().split())
         kw = {c.content_hash: float(len(terms & set(c.search_text.lower().split()))) for c, _ in rows}
         dense = sorted(rows, key=lambda r: -sims[r[0].content_hash])
@@ -83,8 +85,13 @@ class MemoryIndex:
             by_hash = {c.content_hash: c for c, _ in rows}
             ranked = [(by_hash[h], s) for h, s in sorted(fused.items(), key=lambda x: -x[1])]
         return [
-            SearchHit(chunk=c, similarity=sims[c.content_hash], keyword_score=kw[c.content_hash] or None,
-                      score=s, rank=i)
+            SearchHit(
+                chunk=c,
+                similarity=sims[c.content_hash],
+                keyword_score=kw[c.content_hash] or None,
+                score=s,
+                rank=i,
+            )
             for i, (c, s) in enumerate(ranked[:top_k], 1)
         ]
 
@@ -92,17 +99,26 @@ class MemoryIndex:
         return len(self.rows)
 
     def stats(self) -> IndexStats:
-        return IndexStats(engine=self.engine, collection=self.collection, chunks=self.count(),
-                          documents=len(self.documents()))
+        return IndexStats(
+            engine=self.engine,
+            collection=self.collection,
+            chunks=self.count(),
+            documents=len(self.documents()),
+        )
 
     def documents(self) -> list[DocumentSummary]:
         by_path: dict[str, list[Chunk]] = {}
         for chunk, _ in self.rows.values():
             by_path.setdefault(chunk.source_path, []).append(chunk)
-        return [DocumentSummary(p, cs[0].title, cs[0].url.split("#")[0], len(cs)) for p, cs in sorted(by_path.items())]
+        return [
+            DocumentSummary(p, cs[0].title, cs[0].url.split("#")[0], len(cs))
+            for p, cs in sorted(by_path.items())
+        ]
 
     def chunks_of(self, source_path: str) -> list[Chunk]:
-        return sorted((c for c, _ in self.rows.values() if c.source_path == source_path), key=lambda c: c.chunk_index)
+        return sorted(
+            (c for c, _ in self.rows.values() if c.source_path == source_path), key=lambda c: c.chunk_index
+        )
 
     def optimize(self) -> None:
         pass

@@ -25,13 +25,23 @@ def write(root: Path, rel: str, body: str) -> Path:
 @pytest.fixture
 def corpus(tmp_path: Path) -> Path:
     root = tmp_path / "docs"
-    write(root, "intro.md", "# Introduction\n\nLectern answers questions from documents.\n\n## Install\n\npip install it.\n")
-    write(root, "guide/setup.md", f"---\ntitle: Setup\n---\n\n## Config\n\nSet the data directory.\n\n## Legal\n\n{SHARED}\n")
+    write(
+        root,
+        "intro.md",
+        "# Introduction\n\nLectern answers questions from documents.\n\n## Install\n\npip install it.\n",
+    )
+    write(
+        root,
+        "guide/setup.md",
+        f"---\ntitle: Setup\n---\n\n## Config\n\nSet the data directory.\n\n## Legal\n\n{SHARED}\n",
+    )
     write(root, "guide/usage.md", f"# Usage\n\nAsk a question with lectern ask.\n\n## Legal\n\n{SHARED}\n")
     return root
 
 
-def make_pipeline(tmp_path: Path, index: MemoryIndex | None = None, embedder: HashEmbedder | None = None) -> IngestPipeline:
+def make_pipeline(
+    tmp_path: Path, index: MemoryIndex | None = None, embedder: HashEmbedder | None = None
+) -> IngestPipeline:
     return IngestPipeline(
         collection="docs",
         embedder=embedder or HashEmbedder(),
@@ -67,7 +77,11 @@ def test_changed_file_replaces_only_its_chunks(tmp_path: Path, corpus: Path) -> 
     index = MemoryIndex()
     make_pipeline(tmp_path, index=index).ingest_paths([corpus])
     before = snapshot(index)
-    write(corpus, "intro.md", "# Introduction\n\nLectern answers questions from documents.\n\n## Install\n\nuv sync.\n")
+    write(
+        corpus,
+        "intro.md",
+        "# Introduction\n\nLectern answers questions from documents.\n\n## Install\n\nuv sync.\n",
+    )
     report = make_pipeline(tmp_path, index=index).ingest_paths([corpus])
     assert report.changed == ["intro.md"]
     after = snapshot(index)

@@ -64,8 +64,12 @@ def ingest(
     base_url: Annotated[
         str | None, typer.Option("--base-url", help="Site base URL used to build source links.")
     ] = None,
-    include: Annotated[list[str] | None, typer.Option("--include", help="Glob to include (repeatable).")] = None,
-    exclude: Annotated[list[str] | None, typer.Option("--exclude", help="Glob to exclude (repeatable).")] = None,
+    include: Annotated[
+        list[str] | None, typer.Option("--include", help="Glob to include (repeatable).")
+    ] = None,
+    exclude: Annotated[
+        list[str] | None, typer.Option("--exclude", help="Glob to exclude (repeatable).")
+    ] = None,
 ) -> None:
     """Ingest documents. Unchanged files cost nothing; removed files leave the index."""
     config = settings(collection=collection, site_base_url=base_url)

@@ -70,7 +70,7 @@ def rank_documents(source_paths: Sequence[str], depth: int = 100) -> list[str]:
 
 def _percentile(values: list[float], q: float) -> float:
     ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))] if ordered else 0.0
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))] if ordered else 0.0
 
 
 def evaluate_retrieval(

@@ -167,5 +167,7 @@ class Manifest:
             db.execute("DELETE FROM documents WHERE collection = ?", (collection,))
 
     def document_count(self, collection: str) -> int:
-        row = self._db.execute("SELECT COUNT(*) FROM documents WHERE collection = ?", (collection,)).fetchone()
+        row = self._db.execute(
+            "SELECT COUNT(*) FROM documents WHERE collection = ?", (collection,)
+        ).fetchone()
         return int(row[0])

@@ -33,7 +33,6 @@ from lectern.ingest.manifest import Manifest, OwnerKey
 from lectern.models import Chunk, CollectionInfo, Document
 
 
-
 class IngestProgress(Protocol):
     """What the pipeline reports while it runs; the CLI renders it as a progress bar."""
 
