@@ -55,25 +55,24 @@ class Turns:
         )
         history: list[StoredMessage] = []
         if new:
-            info, _ = await self.store.get_or_create_thread(turn.session_id, owner=turn.owner)
+            await self.store.get_or_create_thread(turn.session_id, owner=turn.owner)
         else:
             try:
-                thread = await self.store.get_thread(turn.session_id, owner=turn.owner)
-                info, history = thread, thread.messages[-self.history :]
+                # Only the window the engine sees: the thread's full 50 carry every citation's JSON.
+                history = await self.store.get_messages(turn.session_id, owner=turn.owner, limit=self.history)
             except errors.NotFound:
                 if not may_create:
                     raise
                 # Created on first use (seed 000); another key's thread stays NotFound here too.
-                info, _ = await self.store.get_or_create_thread(turn.session_id, owner=turn.owner)
+                await self.store.get_or_create_thread(turn.session_id, owner=turn.owner)
         base = self.engine.new_conversation()
+        messages = [_to_conversation(m) for m in history if m.role != "system"]
         conversation = Conversation(
             system_prompt=base.system_prompt,
             max_history=base.max_history,
             session_id=str(turn.session_id),
-            messages=[_to_conversation(m) for m in history if m.role != "system"],
-            turns=info.turn_count,
-            retrievals=info.retrieval_count,
-            tokens=info.total_tokens,
+            messages=messages,
+            turns=sum(m.role == "user" for m in messages),  # the turns in the window
         )
         await self.store.append_messages(
             turn.session_id,
@@ -176,11 +175,6 @@ def _source(c: Citation) -> dict[str, Any]:
 
 
 def _to_conversation(m: StoredMessage) -> ConversationMessage:
-    citations: list[Citation] = []
-    for raw in m.citations or []:
-        try:
-            citations.append(Citation.model_validate(raw))
-        except ValueError:
-            continue  # an older or foreign shape; the text is what the conversation needs
+    # The engine reads roles and text from history; stored citations stay in the store.
     role: Literal["user", "assistant"] = "assistant" if m.role == "assistant" else "user"
-    return ConversationMessage(role, m.content, m.timestamp, m.confidence, citations)
+    return ConversationMessage(role, m.content, m.timestamp, m.confidence)
