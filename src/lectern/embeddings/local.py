@@ -10,9 +10,9 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from concurrent.futures import ThreadPoolExecutor
 from functools import lru_cache
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 from tokenizers import Tokenizer as HFTokenizer
@@ -43,12 +43,32 @@ def resolve_threads(threads: int) -> int:
         return max(1, os.cpu_count() or 1)
 
 
-@dataclass(frozen=True)
 class MiniLMRuntime:
-    """The loaded model: shared by every embedder in the process (it holds ~90 MB of weights)."""
+    """The loaded model, shared by every embedder in the process (it holds ~90 MB of weights).
 
-    backend: ResolvedBackend
-    model: ModelFn
+    onnxruntime parallelises inside each batch (intra-op threads), so batches run one after the
+    other. numpy's element-wise passes are single-threaded and OpenBLAS's own threads busy-wait,
+    which collapses throughput on a busy machine; so the numpy backend runs one batch per core at
+    once, each with single-threaded BLAS (numpy releases the GIL in both).
+    """
+
+    def __init__(self, backend: ResolvedBackend, model: ModelFn, workers: int) -> None:
+        self.backend = backend
+        self.model = model
+        self.workers = workers
+        self._pool = ThreadPoolExecutor(workers, thread_name_prefix="minilm") if workers > 1 else None
+        self._blas: Any = None
+        if self._pool is not None:
+            from threadpoolctl import ThreadpoolController  # type: ignore[import-untyped]
+
+            self._blas = ThreadpoolController()
+
+    def run(self, batches: list[tuple[I64, I64]]) -> list[F32]:
+        if self._pool is None or len(batches) < 2:
+            return [self.model(ids, mask) for ids, mask in batches]
+        pool = self._pool
+        with self._blas.limit(limits=1, user_api="blas"):
+            return list(pool.map(lambda batch: self.model(*batch), batches))
 
 
 def _load_onnx(threads: int) -> ModelFn:
@@ -59,7 +79,7 @@ def _load_onnx(threads: int) -> ModelFn:
 
 
 def _load_numpy(threads: int) -> ModelFn:
-    del threads  # numpy's BLAS picks its own thread count
+    del threads  # parallel batches, not BLAS threads (see MiniLMRuntime)
     path = assets.model_dir()
     return NumpyMiniLM(assets.load_weights(path), assets.load_config(path))
 
@@ -76,13 +96,13 @@ def load_runtime(backend: Backend = "auto", threads: int = 0) -> MiniLMRuntime:
     """
     assets.model_dir()  # fail with the install command before anything else
     n = resolve_threads(threads)
-    if backend != "auto":
-        return MiniLMRuntime(backend, _LOADERS[backend](n))
-    try:
-        return MiniLMRuntime("onnx", _load_onnx(n))
-    except Exception as exc:  # an optional runtime: any failure means "use numpy"
-        log.warning("onnxruntime backend unavailable (%s); using the numpy backend", exc)
-        return MiniLMRuntime("numpy", _load_numpy(n))
+    if backend == "auto":
+        try:
+            return MiniLMRuntime("onnx", _load_onnx(n), 1)
+        except Exception as exc:  # an optional runtime: any failure means "use numpy"
+            log.warning("onnxruntime backend unavailable (%s); using the numpy backend", exc)
+            backend = "numpy"
+    return MiniLMRuntime(backend, _LOADERS[backend](n), n if backend == "numpy" else 1)
 
 
 @lru_cache(maxsize=1)
@@ -135,23 +155,27 @@ class LocalMiniLMEmbedder:
         if not texts:
             return np.zeros((0, DIMENSION), dtype=np.float32)
         ids = [enc.ids for enc in self._tokenizer.encode_batch(list(texts))]
+        groups = self._batches(ids)
+        pooled = self._runtime.run([_pad([ids[i] for i in rows]) for rows in groups])
         out = np.empty((len(ids), DIMENSION), dtype=np.float32)
-        for rows in self._batches(ids):
-            input_ids, mask = _pad([ids[i] for i in rows])
-            out[rows] = self._runtime.model(input_ids, mask)
+        for rows, vectors in zip(groups, pooled, strict=True):
+            out[rows] = vectors
         return l2_normalise(out)
 
     def _batches(self, ids: list[list[int]]) -> list[list[int]]:
-        """Row indexes grouped by similar length (least padding), longest batches capped for numpy."""
+        """Row indexes grouped by similar length, so each batch pads little. The numpy backend also
+        caps the tokens per batch (cache-sized arrays) and gives every worker a share."""
+        numpy = self._runtime.backend == "numpy"
+        rows_cap = self.batch_size
+        if numpy:
+            rows_cap = min(rows_cap, -(-len(ids) // self._runtime.workers))
         order = sorted(range(len(ids)), key=lambda i: len(ids[i]))
         batches: list[list[int]] = []
         current: list[int] = []
         for i in order:
-            # Sorted ascending, so this row is the longest: padded size is len(current + 1) * len(row).
-            too_many_tokens = (
-                self._runtime.backend == "numpy" and (len(current) + 1) * len(ids[i]) > _NUMPY_TOKEN_BUDGET
-            )
-            if current and (len(current) >= self.batch_size or too_many_tokens):
+            # Ascending order: this row is the longest, so the padded batch is (rows + 1) x len(row).
+            too_many_tokens = numpy and (len(current) + 1) * len(ids[i]) > _NUMPY_TOKEN_BUDGET
+            if current and (len(current) >= rows_cap or too_many_tokens):
                 batches.append(current)
                 current = []
             current.append(i)
