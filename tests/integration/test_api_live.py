@@ -148,6 +148,38 @@ async def test_sse_client_disconnect_stops_the_writer(server: LiveServer, slow: 
     assert await asyncio.to_thread(slow.cancelled.wait, 2.0)
 
 
+async def test_an_answer_done_as_the_client_leaves_is_stored_and_unlocks(settings: Settings) -> None:
+    app = create_app(settings, engine=make_engine(settings))
+    with LiveServer(app) as live:
+        turns = app.state.services.turns
+        store_answer = turns.complete
+
+        async def slow_complete(*args: Any, **kwargs: Any) -> None:
+            await asyncio.sleep(0.3)  # the client is gone by the time the answer is written
+            await store_answer(*args, **kwargs)
+
+        turns.complete = slow_complete  # type: ignore[method-assign]
+        session = str(uuid.uuid4())
+        async with httpx.AsyncClient(base_url=live.url) as client:
+            request = client.build_request(
+                "POST", "/chat/stream", json={"message": ON_TOPIC, "session_id": session}
+            )
+            response = await client.send(request, stream=True)
+            async for text in response.aiter_text():
+                if "event: token" in text:
+                    break
+            await response.aclose()
+        await asyncio.sleep(0.6)
+        # A second writer (as another worker would be) is not kept waiting by a half-done transaction.
+        store = ConversationStore.from_url(settings.effective_database_url, busy_timeout_ms=1000)
+        try:
+            await asyncio.wait_for(store.get_or_create_thread(uuid.uuid4()), 2.0)
+            messages = await store.get_messages(uuid.UUID(session))
+        finally:
+            await store.close()
+    assert [m.role for m in messages] == ["user", "assistant"]
+
+
 async def test_cancel_aborts_the_request_to_the_llm_provider(tmp_path: Path) -> None:
     answer = " ".join(f"word{i}" for i in range(300))
     with FakeChatServer([Reply(text=answer, chunk_delay_s=0.05)]) as llm:

@@ -16,7 +16,7 @@ from lectern import errors
 from lectern.api.chat_models import TOP_K_MAX, ChatRequest, ChatResponse, ConversationThread, path_uuid4
 from lectern.api.errors import error_body, status_for_code
 from lectern.api.services import Services, owner, services
-from lectern.api.turns import Turn
+from lectern.api.turns import Turn, shielded
 from lectern.engine import AskOptions
 from lectern.events import Done, Failed, Token
 
@@ -104,7 +104,7 @@ async def chat_stream(body: ChatRequest, svc: Svc, key: Owner) -> EventSourceRes
                 if event.text:
                     yield _sse("token", {"content": event.text})
             elif isinstance(event, Done):
-                await svc.turns.complete(turn, event.answer, started)
+                await shielded(svc.turns.complete(turn, event.answer, started))
                 metadata = ChatResponse.of(event.answer, turn.session_id).model_dump(mode="json")
                 yield _sse("done", {"metadata": metadata})
                 return

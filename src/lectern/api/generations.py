@@ -25,7 +25,7 @@ from typing import Any
 from uuid import UUID
 
 from lectern import errors
-from lectern.api.turns import INTERNAL_ERROR, Turn, Turns
+from lectern.api.turns import INTERNAL_ERROR, Turn, Turns, shielded
 from lectern.events import Done, Failed, Token
 from lectern.models import Answer
 from lectern.store import ConversationStore, NewDelta, Prompt, PromptStatus
@@ -341,8 +341,8 @@ class Generations:
                 async for live in local.follow():
                     yield live
                 return
-            prompt = await self._store.get_prompt(prompt.prompt_id, owner=prompt.owner)
-        stored = await self._store.get_deltas(prompt.prompt_id, owner=prompt.owner)
+            prompt = await shielded(self._store.get_prompt(prompt.prompt_id, owner=prompt.owner))
+        stored = await shielded(self._store.get_deltas(prompt.prompt_id, owner=prompt.owner))
         for row in stored:
             yield stored_delta(row)
         if not stored or stored[-1].type == "token":

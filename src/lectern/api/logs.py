@@ -110,6 +110,7 @@ class LogSink:
         self._batch = batch
         self._pending: list[NewLogEvent] = []
         self._wake = asyncio.Event()
+        self._stopping = False
         self._task: asyncio.Task[None] | None = None
 
     def start(self) -> None:
@@ -117,10 +118,11 @@ class LogSink:
             self._task = asyncio.create_task(self._run(), name="lectern-log-sink")
 
     async def stop(self) -> None:
+        # Woken, not cancelled: a cancelled write could leave SQLite's write lock held.
+        self._stopping = True
+        self._wake.set()
         if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
+            await self._task
             self._task = None
         await self.flush()
 
@@ -164,7 +166,7 @@ class LogSink:
             log.warning("could not store %d log events", len(batch), exc_info=True)
 
     async def _run(self) -> None:
-        while True:
+        while not self._stopping:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._wake.wait(), self._flush_every_s)
             self._wake.clear()

@@ -37,6 +37,7 @@ class Services:
     probes: dict[str, Probe] = field(default_factory=dict)
     closers: list[Callable[[], Awaitable[None]]] = field(default_factory=list)
     _sweeper: asyncio.Task[None] | None = None
+    _stop: asyncio.Event = field(default_factory=asyncio.Event)
 
     def start_sweeper(self) -> None:
         """Seed 000's idle archival (and abandoned prompts) every few minutes, in the background."""
@@ -44,8 +45,12 @@ class Services:
         self._sweeper = asyncio.create_task(self._sweep(interval), name="lectern-sweeper")
 
     async def _sweep(self, interval: float) -> None:
+        # Stopped by an event, never cancelled: a cancelled write could leave SQLite's write lock held.
         while True:
-            await asyncio.sleep(interval)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._stop.wait(), interval)
+            if self._stop.is_set():
+                return
             try:
                 archived = await self.store.archive_idle()
                 abandoned = await self.store.abandon_stale_prompts(ABANDON_AFTER_S)
@@ -56,9 +61,8 @@ class Services:
 
     async def close(self) -> None:
         if self._sweeper is not None:
-            self._sweeper.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._sweeper
+            self._stop.set()
+            await self._sweeper
         await self.generations.close()
         await self.sink.stop()
         for close in reversed(self.closers):

@@ -9,10 +9,12 @@ before the face shows ``Done`` to the client, so a client that saw the answer fi
 from __future__ import annotations
 
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 from uuid import UUID
+
+import anyio
 
 from lectern import errors
 from lectern.api.chat_models import Source
@@ -26,6 +28,16 @@ from lectern.store import ConversationStore, NewMessage
 from lectern.store.models import Message as StoredMessage
 
 INTERNAL_ERROR = "internal_error"
+T = TypeVar("T")
+
+
+async def shielded(work: Awaitable[T]) -> T:
+    """Database work inside a streaming response. A client that leaves cancels the response's anyio
+    scope, which cancels *every* await in it, a transaction's rollback included: SQLite's write lock
+    (or a pooled connection) would stay taken. Shielded, the work finishes first."""
+    with anyio.CancelScope(shield=True):
+        result = await work
+    return result
 
 
 @dataclass(frozen=True)
