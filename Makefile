@@ -17,7 +17,8 @@ setup: $(if $(filter .tools/bin/uv,$(UV)),.tools/bin/uv)
 
 demo: setup
 	$(RUN) lectern ingest docs --collection demo
-	$(RUN) lectern search --collection demo "How do I keep the index up to date when files change?"
+	$(RUN) lectern ask --collection demo "How do I keep the index up to date when files change?"
+	$(RUN) lectern ask --collection demo "How do I bake sourdough bread?"
 
 test: setup
 	$(RUN) pytest

@@ -430,7 +430,9 @@ class Engine:
         self, turn: _Turn, conversation: Conversation, confidence: ConfidenceMetrics
     ) -> AsyncIterator[Event]:
         turn.text.clear()
-        for token in split_tokens(guardrail.refusal(turn.search_query)):
+        # With a selection the search query carries the selection's words; the question names the topic.
+        topic_from = turn.question if turn.options.user_context else turn.search_query
+        for token in split_tokens(guardrail.refusal(topic_from)):
             turn.text.append(token)
             yield Token(token)
         yield Done(self._answer(turn, conversation, refused(confidence), [], grounded=False))

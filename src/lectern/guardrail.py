@@ -19,6 +19,7 @@ does not refuse: the chunks may say it in other words.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -80,8 +81,21 @@ def distinctive_terms(query: str) -> list[tuple[str, bool]]:
     return out
 
 
+_NAME_VERSION = re.compile(r"^([a-z]+)[-_ ]?(\d[\w.]*)$")
+
+
 def _present(word: str, present: set[str]) -> bool:
     if stem_terms(word) <= present:
+        return True
+    # A name and its version written apart or together: "ROS 2" / "ROS2", "GPT-4" / "GPT4".
+    lower = word.lower()
+    if any(term.startswith(lower) and _NAME_VERSION.match(term) for term in present):
+        return True
+    versioned = _NAME_VERSION.match(lower)
+    if versioned and (
+        {versioned.group(1), versioned.group(2)} <= present
+        or versioned.group(1) + versioned.group(2) in present
+    ):
         return True
     # A hyphenated ordinary word is there when its parts are ("box-shaped": box ... shaped).
     parts = [p for p in word.split("-") if p]

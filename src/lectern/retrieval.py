@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import threading
 import time
 from collections import OrderedDict
 from collections.abc import MutableMapping, Sequence
@@ -74,18 +75,21 @@ class _VectorLRU:
     def __init__(self, size: int = 4096) -> None:
         self.size = size
         self._data: OrderedDict[str, NDArray[np.float32]] = OrderedDict()
+        self._lock = threading.Lock()  # retrievals run in worker threads
 
     def get(self, key: str) -> NDArray[np.float32] | None:
-        value = self._data.get(key)
-        if value is not None:
-            self._data.move_to_end(key)
-        return value
+        with self._lock:
+            value = self._data.get(key)
+            if value is not None:
+                self._data.move_to_end(key)
+            return value
 
     def put(self, key: str, value: NDArray[np.float32]) -> None:
-        self._data[key] = value
-        self._data.move_to_end(key)
-        while len(self._data) > self.size:
-            self._data.popitem(last=False)
+        with self._lock:
+            self._data[key] = value
+            self._data.move_to_end(key)
+            while len(self._data) > self.size:
+                self._data.popitem(last=False)
 
 
 class Retriever:
@@ -100,6 +104,7 @@ class Retriever:
         self._embedder_checked = False
         self._vectors = _VectorLRU()
         self._terms: OrderedDict[str, bool] = OrderedDict()
+        self._terms_lock = threading.Lock()
 
     # --- parameters ---------------------------------------------------------------------------------
     def params(
@@ -202,18 +207,20 @@ class Retriever:
         answers True: an infrastructure problem must not turn into a refusal.
         """
         key = term.lower()
-        cached = self._terms.get(key)
-        if cached is not None:
-            self._terms.move_to_end(key)
-            return cached
+        with self._terms_lock:
+            cached = self._terms.get(key)
+            if cached is not None:
+                self._terms.move_to_end(key)
+                return cached
         try:
             found = bool(self.index.search(vector=None, text=term, mode="keyword", top_k=1))
         except Exception:
             log.warning("term_lookup_failed", exc_info=True)
             return True
-        self._terms[key] = found
-        while len(self._terms) > TERM_CACHE_SIZE:
-            self._terms.popitem(last=False)
+        with self._terms_lock:
+            self._terms[key] = found
+            while len(self._terms) > TERM_CACHE_SIZE:
+                self._terms.popitem(last=False)
         return found
 
     def confidence(self, result: RetrievalResult) -> ConfidenceMetrics:

@@ -178,11 +178,22 @@ async def test_selected_text_only_says_when_the_question_is_about_something_else
 
 async def test_user_context_is_a_citable_source() -> None:
     engine, _, _ = make_engine()
-    selection = "Gazebo Harmonic ships the gz sim command. Running gz sim opens the simulator window."
+    selection = "Running gz sim opens the simulator window with an empty world for testing robots."
     answer = await engine.run(
-        "What does gz sim do?", engine.new_conversation(), AskOptions(user_context=selection)
+        "What does gz sim open?", engine.new_conversation(), AskOptions(user_context=selection)
     )
-    assert any(c.title == SELECTED_TITLE for c in answer.citations) or answer.citations
+    selected = [c for c in answer.citations if c.title == SELECTED_TITLE]
+    assert selected
+    assert f"[{selected[0].number}]" in answer.text
+    assert "simulator window" in answer.text
+
+
+async def test_refusal_with_a_selection_names_the_question_not_the_selection() -> None:
+    engine, _, _ = make_engine()
+    selection = "Quaternions avoid gimbal lock when robots rotate in three dimensions."
+    options = AskOptions(user_context=selection)
+    answer = await engine.run("How do I bake sourdough bread?", engine.new_conversation(), options)
+    assert answer.text == "I don't have information about how to bake sourdough bread in the documents."
 
 
 async def test_user_context_over_ten_thousand_chars_is_invalid() -> None:

@@ -69,6 +69,6 @@ def handles_errors(func: Callable[P, R]) -> Callable[P, R]:
 
 
 # Commands register themselves on `app` when their modules are imported.
-from lectern.cli import eval_cmd, ingest_cmd, mcp_cmd, search_cmd, serve_cmd  # noqa: E402
+from lectern.cli import ask_cmd, eval_cmd, ingest_cmd, mcp_cmd, search_cmd, serve_cmd  # noqa: E402
 
-__all__ = ["app", "eval_cmd", "ingest_cmd", "mcp_cmd", "search_cmd", "serve_cmd"]
+__all__ = ["app", "ask_cmd", "eval_cmd", "ingest_cmd", "mcp_cmd", "search_cmd", "serve_cmd"]

@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import math
 import re
+import threading
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
@@ -28,7 +29,7 @@ from numpy.typing import NDArray
 
 from lectern.embeddings.base import Embedder
 from lectern.events import Token
-from lectern.followups import GENERIC_WORDS, STOP_WORDS
+from lectern.followups import GENERIC_WORDS, STOP_WORDS, words
 from lectern.models import SearchHit, TokenUsage
 from lectern.writers.base import WriteRequest, WriterEvent, Written
 from lectern.writers.selection import sources_of
@@ -42,7 +43,8 @@ MMR_LAMBDA = 0.7
 RELATIVE_FLOOR = 0.6  # a sentence scoring below this share of the best one is not worth adding
 DUPLICATE = 0.88
 OWN_WORDS_SHARE = 0.4  # a further sentence shares at least this much of the best one's keyword score
-DEFINITION_BONUS = 0.15
+DEFINITION_BONUS = 0.2
+_COPULAS = frozenset({"is", "are", "means", "refers", "describes", "provides", "creates", "lets", "makes"})
 
 _IGNORED = frozenset(stem_terms(" ".join(STOP_WORDS | GENERIC_WORDS)))
 _DEFINITION = re.compile(r"^\s*what\s+(?:is|are|does|do)\s+(?:an?\s+|the\s+)?(.+?)\??$", re.IGNORECASE)
@@ -73,17 +75,20 @@ class _VectorCache:
     def __init__(self, size: int) -> None:
         self.size = size
         self.data: OrderedDict[str, NDArray[np.float32]] = OrderedDict()
+        self._lock = threading.Lock()  # answers are composed in worker threads
 
     def get(self, key: str) -> NDArray[np.float32] | None:
-        value = self.data.get(key)
-        if value is not None:
-            self.data.move_to_end(key)
-        return value
+        with self._lock:
+            value = self.data.get(key)
+            if value is not None:
+                self.data.move_to_end(key)
+            return value
 
     def put(self, key: str, value: NDArray[np.float32]) -> None:
-        self.data[key] = value
-        while len(self.data) > self.size:
-            self.data.popitem(last=False)
+        with self._lock:
+            self.data[key] = value
+            while len(self.data) > self.size:
+                self.data.popitem(last=False)
 
 
 class ExtractiveWriter:
@@ -132,6 +137,7 @@ class ExtractiveWriter:
                 chosen = _with_code(code, chosen, candidates)
         if not chosen:
             return _fallback(sources[0], 1)
+        chosen = _with_lead_ins(chosen, candidates)
         return _render(chosen)
 
     def _candidates(
@@ -207,16 +213,21 @@ class ExtractiveWriter:
 
 
 def _favour_definitions(candidates: list[_Candidate], question: str) -> None:
-    """For "What is X?" / "What does X do?", a sentence that starts with X ("X is ...") is the answer."""
+    """For "What is X?" / "What does X do?", the answer is a sentence that defines X: it opens with X's
+    head noun and a copula ("A node is a process ..."), not one that merely mentions X's modifiers
+    ("ROS 2 is a framework ..." for "What is a ROS 2 node?")."""
     match = _DEFINITION.match(question)
     if not match:
         return
-    subject = stem_terms(" ".join(match.group(1).split()[:3])) - _IGNORED
+    subject = [w for w in words(match.group(1)) if not (stem_terms(w) <= _IGNORED)]
     if not subject:
         return
+    head = stem_terms(subject[-1])
     for c in candidates:
-        opening = stem_terms(" ".join(c.unit.text.split()[:6]))
-        if subject & opening:
+        opening = c.unit.text.split()[:8]
+        first = stem_terms(" ".join(opening[:4]))
+        defines = any(w.lower() in _COPULAS for w in opening)
+        if head <= first and defines:
             c.score += DEFINITION_BONUS
 
 
@@ -243,7 +254,12 @@ def _mmr(candidates: list[_Candidate]) -> list[_Candidate]:
     top = pool[0]
     chosen = [pool.pop(0)]
     words = top.unit.words
-    while pool and len(chosen) < MAX_SENTENCES and words < MAX_PROSE_WORDS:
+    # List items are short: two take the room of one sentence.
+    while (
+        pool
+        and sum(0.5 if c.unit.bullet else 1.0 for c in chosen) < MAX_SENTENCES
+        and words < MAX_PROSE_WORDS
+    ):
         eligible = [c for c in pool if _adds_to(c, top, chosen)]
         if not eligible:
             break
@@ -266,7 +282,7 @@ def _adds_to(c: _Candidate, top: _Candidate, chosen: list[_Candidate]) -> bool:
     if c.score < RELATIVE_FLOOR * top.score:
         return False
     follows = any(s.source == c.source and 0 < c.unit.position - s.unit.position <= 2 for s in chosen)
-    return follows or c.lexical >= OWN_WORDS_SHARE * top.lexical
+    return follows or c.lexical + c.heading >= OWN_WORDS_SHARE * (top.lexical + top.heading)
 
 
 def _best_code(
@@ -295,6 +311,28 @@ def _with_code(code: _Candidate, chosen: list[_Candidate], candidates: list[_Can
         same = sorted((c for c in candidates if c.source == code.source), key=lambda c: -c.score)
         if same:
             out.append(same[0])
+    return out
+
+
+def _with_lead_ins(chosen: list[_Candidate], candidates: list[_Candidate]) -> list[_Candidate]:
+    """A chosen list item brings the sentence that introduces its list ("Lectern remembers ...:")."""
+    out = list(chosen)
+    for c in chosen:
+        if not c.unit.bullet:
+            continue
+        for lead in candidates:
+            if lead.source != c.source or not lead.unit.lead_in or lead in out:
+                continue
+            between = [u for u in candidates if u.source == c.source and lead.unit.position < u.unit.position]
+            run = [u for u in between if u.unit.position < c.unit.position]
+            if all(u.unit.bullet for u in run):  # only list items between the lead-in and this item
+                out.append(lead)
+    # Items between two chosen items of one list come too: a list is not quoted with holes.
+    for source in {c.source for c in out if c.unit.bullet}:
+        items = sorted(c.unit.position for c in out if c.source == source and c.unit.bullet)
+        between = [c for c in candidates if c.source == source and items[0] < c.unit.position < items[-1]]
+        if all(c.unit.bullet for c in between):
+            out.extend(c for c in between if c not in out)
     return out
 
 

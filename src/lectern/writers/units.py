@@ -31,7 +31,7 @@ _TERM = re.compile(r"[a-z0-9][a-z0-9_+#.-]*[a-z0-9+#]|[a-z0-9]")
 # the server's worker threads mixes words up (IndexError under concurrent requests).
 _LOCAL = threading.local()
 
-MIN_WORDS = 4
+MIN_WORDS = 3
 MAX_WORDS = 90
 MAX_CODE_LINES = 40
 
