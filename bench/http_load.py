@@ -115,7 +115,7 @@ def server(env: dict[str, str], workers: int) -> Iterator[str]:
     command = [
         sys.executable, "-m", "uvicorn", "lectern.api.app:app_factory", "--factory",
         "--host", "127.0.0.1", "--port", str(port), "--workers", str(workers),
-        "--no-access-log", "--log-level", "warning",
+        "--no-access-log", "--log-level", "warning", "--timeout-worker-healthcheck", "60",
     ]  # fmt: skip
     with tempfile.TemporaryFile() as log:
         process = subprocess.Popen(command, env={**os.environ, **env}, cwd=ROOT, stdout=log, stderr=log)

@@ -24,7 +24,14 @@ log = logging.getLogger("lectern.api")
 request_id_var: ContextVar[str | None] = ContextVar("lectern_request_id", default=None)
 key_id_var: ContextVar[str | None] = ContextVar("lectern_key_id", default=None)
 
-_RESERVED = set(logging.makeLogRecord({}).__dict__) | {"message", "asctime", "request_id", "key_id"}
+# Record attributes that are not fields of the line (uvicorn adds an ANSI-coloured copy of its message).
+_RESERVED = set(logging.makeLogRecord({}).__dict__) | {
+    "message",
+    "asctime",
+    "request_id",
+    "key_id",
+    "color_message",
+}
 _base_factory = logging.getLogRecordFactory()
 
 

@@ -14,6 +14,7 @@ db_app = typer.Typer(help="The conversation database.", no_args_is_help=True)
 app.add_typer(db_app, name="db")
 
 LOOPBACK_NAMES = {"localhost", "ip6-localhost"}
+WORKER_HEALTHCHECK_S = 60
 
 
 def is_loopback(host: str) -> bool:
@@ -70,7 +71,15 @@ def serve(
     os.environ["LECTERN_DATA_DIR"] = str(config.data_dir)
     os.environ["LECTERN_COLLECTION"] = config.collection
     os.environ["LECTERN_LOG_LEVEL"] = level
-    uvicorn.run("lectern.api.app:app_factory", factory=True, workers=workers, **options)  # type: ignore[arg-type]
+    # A worker loads the embedding model before it answers the supervisor's pings; on a busy machine
+    # that takes longer than uvicorn's 5 s, and a healthy worker would be killed and restarted.
+    uvicorn.run(
+        "lectern.api.app:app_factory",
+        factory=True,
+        workers=workers,
+        timeout_worker_healthcheck=WORKER_HEALTHCHECK_S,
+        **options,  # type: ignore[arg-type]
+    )
 
 
 @db_app.command("upgrade")
