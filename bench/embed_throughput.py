@@ -160,11 +160,13 @@ def main() -> None:
         f"\ncores={resolve_threads(args.threads)} batch={args.batch_size} rounds={args.rounds} "
         f"load_avg_1m={load_before} corpus={args.corpus or 'synthetic'}"
     )
-    head = f"{'engine':32}" + "".join(f"{w + ' /s (best | median)':>36}" for w in workloads)
+    head = f"{'texts per second':32}" + "".join(f"  {w + ' best | median':>38}" for w in workloads)
     print(head)
     print("-" * len(head))
     for engine, per in results.items():
-        cells = "".join(f"{per[w]['best_per_s']:>22.1f} | {per[w]['median_per_s']:<11.1f}" for w in workloads)
+        cells = "".join(
+            f"  {per[w]['best_per_s']:>29.1f} | {per[w]['median_per_s']:<6.1f}" for w in workloads
+        )
         print(f"{engine:32}{cells}")
 
     RESULTS.mkdir(parents=True, exist_ok=True)
