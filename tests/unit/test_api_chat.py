@@ -202,6 +202,22 @@ async def test_stream_sends_tokens_then_one_done_with_the_response(settings: Any
     assert history["messages"][1]["content"] == done["metadata"]["response"]
 
 
+async def test_streaming_question_example_replays(settings: Any) -> None:
+    # The contract's streamingQuestion example, as sent (its session id is new here, so it is created).
+    body = {
+        "message": "Explain URDF in simple terms",
+        "session_id": "550e8400-e29b-41d4-a716-446655440002",
+        "stream": True,
+        "top_k": 5,
+    }
+    async with client_for(settings) as client:
+        response = await client.post("/chat/stream", json=body)
+    events = parse_sse(response.text)
+    assert response.status_code == 200
+    assert events[-1][0] == "done"
+    assert events[-1][1]["metadata"]["session_id"] == body["session_id"]
+
+
 async def test_provider_failure_keeps_the_question(tmp_path: Path) -> None:
     settings = make_settings(tmp_path)
     async with client_for(settings, writer=FailingWriter()) as client:

@@ -62,6 +62,25 @@ async def test_stream_deltas_follow_the_contract(settings: Any) -> None:
     assert "revolute" in "".join(d["text"] for d in deltas[:-1])
 
 
+async def test_idempotent_stream_example_replays(settings: Any) -> None:
+    # The contract's withIdempotency example (its repoUrl filter matches nothing here: a refusal).
+    async with client_for(settings) as client:
+        session = await new_session(client)
+        body = {
+            "sessionId": session,
+            "prompt": "How does RAG work?",
+            "idempotencyKey": "client-req-001",
+            "topK": 5,
+            "filters": {"repoUrl": "https://github.com/example/repo"},
+        }
+        response = await client.post("/api/generation/stream", json=body)
+    assert response.status_code == 200
+    deltas = ndjson(response.text)
+    check_stream(deltas)
+    assert deltas[-1]["type"] == "done"
+    assert deltas[-1]["metadata"]["shouldAnswer"] is False
+
+
 async def test_a_stream_is_a_turn_of_the_session(settings: Any) -> None:
     app = create_app(settings, engine=make_engine(settings))
     async with app_client(app) as client:

@@ -1,8 +1,8 @@
 """Errors map to HTTP once, here: every error body is ``{"error": {"code", "message", ...}}``.
 
-Route code raises ``LecternError`` subclasses (the engine's and the store's, plus the HTTP-only ones
-below); validation errors become 400 as the contracts say; anything unexpected becomes a 500 whose body
-carries only the request id, never a stack trace.
+Route code raises ``LecternError`` subclasses (the engine's and the store's); the middleware answers
+401, 413 and 429 with ``error_response``; validation errors become 400 as the contracts say; anything
+unexpected becomes a 500 whose body carries only the request id, never a stack trace.
 """
 
 from __future__ import annotations
@@ -19,27 +19,6 @@ from starlette.responses import Response
 
 from lectern import errors
 from lectern.api.logs import log, request_id_var
-
-
-class Unauthorized(errors.LecternError):
-    code = "unauthorized"
-    http_status = 401
-
-
-class PayloadTooLarge(errors.LecternError):
-    code = "payload_too_large"
-    http_status = 413
-
-
-class RateLimited(errors.LecternError):
-    code = "rate_limit_exceeded"
-    http_status = 429
-
-
-class ServiceUnavailable(errors.LecternError):
-    code = "service_unavailable"
-    http_status = 503
-
 
 _STATUS_CODES = {
     400: "invalid_request",

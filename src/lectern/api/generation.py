@@ -12,7 +12,13 @@ from starlette.responses import Response, StreamingResponse
 from starlette.types import Receive, Scope, Send
 
 from lectern import errors
-from lectern.api.generation_models import CancelRequest, PromptRequest, SessionRequest, SessionResponse
+from lectern.api.generation_models import (
+    CancelRequest,
+    GenerationDelta,
+    PromptRequest,
+    SessionRequest,
+    SessionResponse,
+)
 from lectern.api.generations import Wire
 from lectern.api.services import Services, owner, services
 from lectern.api.turns import Turn
@@ -93,7 +99,7 @@ async def create_session(
             "description": "GenerationDelta objects, one per line: `token`s with `seq` from 0, then one "
             "`done` or `error`. The `X-Prompt-Id` header names the prompt (to cancel it) before the "
             "first line.",
-            "content": {"application/x-ndjson": {}},
+            "content": {"application/x-ndjson": {"schema": GenerationDelta.model_json_schema()}},
         },
         **ERRORS,
     },
