@@ -25,6 +25,7 @@ from typing import Any
 from uuid import UUID
 
 from lectern import errors
+from lectern.api.chat_models import answer_confidence
 from lectern.api.turns import INTERNAL_ERROR, Turn, Turns, shielded
 from lectern.events import Done, Failed, Token
 from lectern.models import Answer
@@ -70,7 +71,7 @@ def done_metadata(answer: Answer, tokens: int) -> dict[str, Any]:
     return {
         "tokenCount": tokens,
         "finishReason": "stop",
-        "confidence": round(min(max(answer.confidence.average_similarity, 0.0), 1.0), 4),
+        "confidence": round(answer_confidence(answer), 4),
         "confidenceLevel": answer.confidence.confidence_level,
         "shouldAnswer": answer.confidence.should_answer,
         "model": answer.model_used,

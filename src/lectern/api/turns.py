@@ -17,7 +17,7 @@ from uuid import UUID
 import anyio
 
 from lectern import errors
-from lectern.api.chat_models import Source
+from lectern.api.chat_models import Source, answer_confidence
 from lectern.api.logs import LogSink, log
 from lectern.conversation import Conversation
 from lectern.conversation import Message as ConversationMessage
@@ -137,7 +137,7 @@ class Turns:
                 NewMessage(
                     role="assistant",
                     content=answer.text,
-                    confidence=min(max(answer.confidence.average_similarity, 0.0), 1.0),
+                    confidence=answer_confidence(answer),
                     sources=[_source(c) for c in answer.citations],
                     citations=[c.model_dump(mode="json") for c in answer.citations],
                     prompt_id=turn.prompt_id,
