@@ -14,9 +14,8 @@ import zlib
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import lru_cache
 
-import snowballstemmer  # type: ignore[import-untyped]
+from lectern.stemming import stemmer_for
 
 # Lucene's English stop words, the list tantivy (and so LanceDB's FTS) uses for English.
 ENGLISH_STOP_WORDS = frozenset(
@@ -57,12 +56,7 @@ class KeywordAnalyzer:
     _stem_word: Callable[[str], str] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        lang = self.language.lower()
-        if self.stem and lang not in snowballstemmer.algorithms():
-            raise ValueError(f"no stemmer for language {self.language!r}")
-        stemmer = snowballstemmer.stemmer(lang) if self.stem else None
-        # Vocabularies are small next to corpora, so a cache makes pure-Python stemming cheap.
-        stem_word = lru_cache(maxsize=200_000)(stemmer.stemWord) if stemmer else _identity
+        stem_word = stemmer_for(self.language) if self.stem else _identity
         object.__setattr__(self, "_stem_word", stem_word)
 
     @property

@@ -8,12 +8,11 @@ prose so a quoted sentence reads cleanly; the words themselves are the chunk's.
 from __future__ import annotations
 
 import re
-import threading
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
 
-import snowballstemmer  # type: ignore[import-untyped]
+from lectern.stemming import stemmer_for
 
 UnitKind = Literal["sentence", "code"]
 
@@ -27,9 +26,6 @@ _EMPHASIS = re.compile(r"(\*\*|__)(.+?)\1")
 _WS = re.compile(r"\s+")
 _CAPTION = re.compile(r"^[*_]*(?:figure|fig\.|table|diagram)\s*\d", re.IGNORECASE)
 _TERM = re.compile(r"[a-z0-9][a-z0-9_+#.-]*[a-z0-9+#]|[a-z0-9]")
-# One stemmer per thread: a snowball stemmer keeps its word in instance state, so sharing one between
-# the server's worker threads mixes words up (IndexError under concurrent requests).
-_LOCAL = threading.local()
 
 MIN_WORDS = 3
 MAX_WORDS = 90
@@ -51,14 +47,7 @@ class Unit:
     """A list item (rendered as one, so items without full stops do not run together)."""
 
 
-@lru_cache(maxsize=200_000)
-def _stem(word: str) -> str:
-    """Snowball is pure Python (~0.2 ms a word) and a vocabulary is small: each word is stemmed once."""
-    stemmer = getattr(_LOCAL, "stemmer", None)
-    if stemmer is None:
-        stemmer = _LOCAL.stemmer = snowballstemmer.stemmer("english")
-    stemmed: str = stemmer.stemWord(word)
-    return stemmed
+_stem = stemmer_for("english")
 
 
 def stem_terms(text: str) -> frozenset[str]:
