@@ -126,18 +126,6 @@ def test_incremental_equals_clean_run(tmp_path: Path, corpus: Path) -> None:
     assert snapshot(incremental) == snapshot(clean)
 
 
-def test_orphans_left_by_a_crash_are_collected(tmp_path: Path, corpus: Path) -> None:
-    index = MemoryIndex()
-    pipeline = make_pipeline(tmp_path, index=index)
-    pipeline.ingest_paths([corpus])
-    # A killed run wrote chunks to the index but never recorded them in the manifest.
-    stray = next(iter(index.rows.values()))[0].model_copy(update={"content_hash": "f" * 64, "text": "stray"})
-    index.upsert([stray], HashEmbedder().embed_documents(["stray"]))
-    report = make_pipeline(tmp_path, index=index).ingest_paths([corpus])
-    assert "f" * 64 not in index.rows
-    assert report.chunks_deleted == 1
-
-
 def test_unreadable_file_is_skipped_with_reason(tmp_path: Path, corpus: Path) -> None:
     (corpus / "image.md").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00binary")
     (corpus / "empty.md").write_text("   \n", encoding="utf-8")
@@ -174,3 +162,44 @@ def test_other_embedder_is_refused(tmp_path: Path, corpus: Path) -> None:
 
     with pytest.raises(EmbedderMismatch):
         make_pipeline(tmp_path, index=index, embedder=Other()).ingest_paths([corpus])
+
+
+def test_up_to_date_run_never_opens_the_index(tmp_path: Path, corpus: Path) -> None:
+    index = MemoryIndex()
+    make_pipeline(tmp_path, index=index).ingest_paths([corpus])
+    opened: list[int] = []
+
+    def factory() -> MemoryIndex:
+        opened.append(1)
+        return index
+
+    pipeline = IngestPipeline(
+        collection="docs",
+        embedder=HashEmbedder(),
+        index=factory,
+        manifest=Manifest(tmp_path / "state" / "ingest.sqlite3"),
+    )
+    report = pipeline.ingest_paths([corpus])
+    assert opened == []
+    assert len(report.unchanged) == 3
+    assert report.chunks_total == index.count()
+    # An edit takes the full path again.
+    write(corpus, "new.md", "# New\n\nA new page.\n")
+    report = pipeline.ingest_paths([corpus])
+    assert opened == [1]
+    assert report.added == ["new.md"]
+
+
+def test_a_run_that_did_not_finish_is_reconciled_next_time(tmp_path: Path, corpus: Path) -> None:
+    index = MemoryIndex()
+    make_pipeline(tmp_path, index=index).ingest_paths([corpus])
+    manifest = Manifest(tmp_path / "state" / "ingest.sqlite3")
+    manifest.mark_dirty("docs", HashEmbedder.name, HashEmbedder.dimension)  # as a killed run leaves it
+    stray = next(iter(index.rows.values()))[0].model_copy(update={"content_hash": "e" * 64})
+    index.upsert([stray], HashEmbedder().embed_documents(["stray"]))
+    report = make_pipeline(tmp_path, index=index).ingest_paths([corpus])
+    assert "e" * 64 not in index.rows
+    assert report.chunks_deleted == 1
+    state = manifest.state("docs")
+    assert state is not None
+    assert state.clean

@@ -94,7 +94,7 @@ def ingest(
         pipeline = IngestPipeline(
             collection=runtime.collection,
             embedder=runtime.embedder,
-            index=runtime.index,
+            index=lambda: runtime.index,
             manifest=runtime.manifest,
             progress=RichIngestProgress(bar),
         )

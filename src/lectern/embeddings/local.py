@@ -118,7 +118,9 @@ class LocalMiniLMEmbedder:
     def __init__(self, *, backend: Backend = "auto", batch_size: int = 32, threads: int = 0) -> None:
         if batch_size < 1:
             raise ValueError("batch_size must be at least 1")
-        self._runtime = load_runtime(backend, threads)
+        assets.model_dir()  # fail now, with the install command, if the model package is missing
+        self._backend_choice: Backend = backend
+        self._threads = threads
         self._tokenizer = _embedding_tokenizer()
         self._counter = assets.counting_tokenizer()
         self._seq_len = assets.max_seq_length(assets.model_dir())
@@ -139,6 +141,12 @@ class LocalMiniLMEmbedder:
     @property
     def backend(self) -> ResolvedBackend:
         return self._runtime.backend
+
+    @property
+    def _runtime(self) -> MiniLMRuntime:
+        # Loaded on first use: a run that embeds nothing (an unchanged folder, `index stats`) never
+        # pays for building the model graph.
+        return load_runtime(self._backend_choice, self._threads)
 
     def count_tokens(self, text: str) -> int:
         return self.count_tokens_many([text])[0]

@@ -37,10 +37,27 @@ CREATE TABLE IF NOT EXISTS document_chunks (
         REFERENCES documents (collection, root, source_path) ON DELETE CASCADE
 );
 CREATE INDEX IF NOT EXISTS idx_document_chunks_hash ON document_chunks (collection, content_hash);
+CREATE TABLE IF NOT EXISTS collection_state (
+    collection    TEXT PRIMARY KEY,
+    embedder_name TEXT NOT NULL,
+    dimension     INTEGER NOT NULL,
+    clean         INTEGER NOT NULL,
+    chunks        INTEGER NOT NULL DEFAULT 0
+);
 """
 
 
 OwnerKey = tuple[str, str, int]  # (root, source_path, chunk_index): the least one owns a shared chunk
+
+
+@dataclass(frozen=True)
+class CollectionState:
+    """Whether the last run on a collection finished: a clean collection's index matches the manifest."""
+
+    embedder_name: str
+    dimension: int
+    clean: bool
+    chunks: int
 
 
 @dataclass(frozen=True)
@@ -162,9 +179,31 @@ class Manifest:
                 )
         return owners
 
+    def state(self, collection: str) -> CollectionState | None:
+        row = self._db.execute(
+            "SELECT embedder_name, dimension, clean, chunks FROM collection_state WHERE collection = ?",
+            (collection,),
+        ).fetchone()
+        return CollectionState(row[0], int(row[1]), bool(row[2]), int(row[3])) if row else None
+
+    def mark_dirty(self, collection: str, embedder_name: str, dimension: int) -> None:
+        """Called before a run may write to the index; a run killed after this leaves it dirty."""
+        self._db.execute(
+            "INSERT INTO collection_state (collection, embedder_name, dimension, clean, chunks)"
+            " VALUES (?, ?, ?, 0, 0) ON CONFLICT (collection) DO UPDATE SET"
+            " embedder_name = excluded.embedder_name, dimension = excluded.dimension, clean = 0",
+            (collection, embedder_name, dimension),
+        )
+
+    def mark_clean(self, collection: str, chunks: int) -> None:
+        self._db.execute(
+            "UPDATE collection_state SET clean = 1, chunks = ? WHERE collection = ?", (chunks, collection)
+        )
+
     def drop_collection(self, collection: str) -> None:
         with self._transaction() as db:
             db.execute("DELETE FROM documents WHERE collection = ?", (collection,))
+            db.execute("DELETE FROM collection_state WHERE collection = ?", (collection,))
 
     def document_count(self, collection: str) -> int:
         row = self._db.execute(

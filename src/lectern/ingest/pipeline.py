@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
@@ -76,6 +76,16 @@ class _Pending:
 
 
 @dataclass
+class _Plan:
+    """One CLI path: its root, the files under it with their hashes, and whether to mirror it."""
+
+    root: Path
+    files: list[Path]
+    mirror: bool
+    hashes: dict[Path, str | OSError]
+
+
+@dataclass
 class IngestOptions:
     include: Sequence[str] = ()
     exclude: Sequence[str] = ()
@@ -103,16 +113,25 @@ class IngestPipeline:
         *,
         collection: str,
         embedder: Embedder,
-        index: VectorIndex,
+        index: VectorIndex | Callable[[], VectorIndex],
         manifest: Manifest,
         progress: IngestProgress | None = None,
     ) -> None:
+        """`index` may be a factory: a run with nothing to do then never opens the index."""
         self.collection = collection
         self.embedder = embedder
-        self.index = index
+        self._index_source = index
+        self._index: VectorIndex | None = None
         self.manifest = manifest
         self.progress: IngestProgress = progress or _NoProgress()
         self._stored: set[str] = set()  # hashes the index holds, read once per run
+
+    @property
+    def index(self) -> VectorIndex:
+        if self._index is None:
+            source = self._index_source
+            self._index = source if isinstance(source, VectorIndex) else source()
+        return self._index
 
     # --- public API ------------------------------------------------------------------------------
     def ingest_paths(self, paths: Sequence[Path], options: IngestOptions | None = None) -> IngestReport:
@@ -120,12 +139,15 @@ class IngestPipeline:
         options = options or IngestOptions()
         started = time.perf_counter()
         report = IngestReport()
-        self._prepare()
-
         plans = [self._scan(Path(p), options) for p in paths]
-        self.progress.start(sum(len(files) for _, files, _ in plans))
-        for root, files, mirror in plans:
-            self._ingest_root(root, files, mirror, options, report)
+        self.progress.start(sum(len(plan.files) for plan in plans))
+        if self._up_to_date(plans, report):
+            report.seconds = time.perf_counter() - started
+            return report
+
+        self._prepare()
+        for plan in plans:
+            self._ingest_root(plan, options, report)
         self._finish(report, started)
         return report
 
@@ -155,34 +177,64 @@ class IngestPipeline:
 
     # --- steps -----------------------------------------------------------------------------------
     def _prepare(self) -> None:
-        self.index.create(
-            CollectionInfo(
-                name=self.collection, embedder_name=self.embedder.name, dimension=self.embedder.dimension
-            )
-        )
+        name, dimension = self.embedder.name, self.embedder.dimension
+        self.index.create(CollectionInfo(name=self.collection, embedder_name=name, dimension=dimension))
+        self.manifest.mark_dirty(self.collection, name, dimension)
         self._stored = self.index.hashes()
 
-    def _scan(self, path: Path, options: IngestOptions) -> tuple[Path, list[Path], bool]:
-        """Resolve a CLI path into (root, files, mirror). A single file never removes its siblings."""
+    def _scan(self, path: Path, options: IngestOptions) -> _Plan:
+        """Resolve a CLI path into the files to look at. A single file never removes its siblings."""
         path = path.expanduser().resolve()
         if not path.exists():
             raise IngestError(f"{path} does not exist")
         if path.is_file():
-            return path.parent, [path], False
-        return path, list(iter_files(path, options.include, options.exclude)), True
+            root, files, mirror = path.parent, [path], False
+        else:
+            root, files, mirror = path, list(iter_files(path, options.include, options.exclude)), True
+        hashes: dict[Path, str | OSError] = {}
+        for file in files:
+            try:
+                hashes[file] = file_sha256(file)
+            except OSError as exc:
+                hashes[file] = exc
+        return _Plan(root, files, mirror, hashes)
 
-    def _ingest_root(
-        self, root: Path, files: list[Path], mirror: bool, options: IngestOptions, report: IngestReport
-    ) -> None:
-        root_key = str(root)
+    def _up_to_date(self, plans: list[_Plan], report: IngestReport) -> bool:
+        """True when the last run finished and no file was added, changed or removed since."""
+        state = self.manifest.state(self.collection)
+        if state is None or not state.clean:
+            return False
+        if (state.embedder_name, state.dimension) != (self.embedder.name, self.embedder.dimension):
+            return False  # the full path reports the mismatch
+        unchanged: list[str] = []
+        for plan in plans:
+            known = self.manifest.entries(self.collection, str(plan.root))
+            current = {f.relative_to(plan.root).as_posix(): plan.hashes[f] for f in plan.files}
+            if plan.mirror and set(known) != set(current):
+                return False
+            for source_path, file_hash in current.items():
+                entry = known.get(source_path)
+                if entry is None or entry.file_hash != file_hash:
+                    return False
+            unchanged.extend(current)
+        report.unchanged.extend(unchanged)
+        for source_path in unchanged:
+            self.progress.file_done(source_path, "unchanged")
+        report.chunks_total = state.chunks
+        return True
+
+    def _ingest_root(self, plan: _Plan, options: IngestOptions, report: IngestReport) -> None:
+        root, root_key = plan.root, str(plan.root)
         known = self.manifest.entries(self.collection, root_key)
         seen: set[str] = set()
         pending: list[_Pending] = []
-        for path in files:
+        for path in plan.files:
             source_path = path.relative_to(root).as_posix()
             seen.add(source_path)
             try:
-                file_hash = file_sha256(path)
+                file_hash = plan.hashes[path]
+                if isinstance(file_hash, OSError):
+                    raise file_hash
                 entry = known.get(source_path)
                 if entry is not None and entry.file_hash == file_hash:
                     report.unchanged.append(source_path)
@@ -207,7 +259,7 @@ class IngestPipeline:
                 pending = []
         self._flush(pending, report)
 
-        if mirror:
+        if plan.mirror:
             gone = sorted(set(known) - seen)
             if gone:
                 self._remove(root_key, gone, report)
@@ -314,4 +366,5 @@ class IngestPipeline:
         if report.chunks_embedded or report.chunks_deleted:
             self.index.optimize()
         report.chunks_total = self.index.count()
+        self.manifest.mark_clean(self.collection, report.chunks_total)
         report.seconds = time.perf_counter() - started
