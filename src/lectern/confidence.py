@@ -82,15 +82,7 @@ def assess(
     """The metrics of one retrieval: `similarities` are the dense cosines of the chunks that passed."""
     n = len(similarities)
     if n == 0:
-        return ConfidenceMetrics(
-            average_similarity=0.0,
-            min_similarity=0.0,
-            max_similarity=0.0,
-            num_chunks=0,
-            chunk_diversity=0.0,
-            confidence_level="insufficient",
-            should_answer=False,
-        )
+        return no_context()
     clipped = [min(1.0, max(0.0, float(s))) for s in similarities]
     average = sum(clipped) / n
     # Rounding noise must not break min <= avg <= max.
@@ -105,6 +97,19 @@ def assess(
         chunk_diversity=chunk_diversity(vectors),
         confidence_level=level,
         should_answer=level != "insufficient",
+    )
+
+
+def no_context() -> ConfidenceMetrics:
+    """Nothing was retrieved: insufficient, refuse."""
+    return ConfidenceMetrics(
+        average_similarity=0.0,
+        min_similarity=0.0,
+        max_similarity=0.0,
+        num_chunks=0,
+        chunk_diversity=0.0,
+        confidence_level="insufficient",
+        should_answer=False,
     )
 
 

@@ -25,7 +25,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 
 from lectern import guardrail
-from lectern.confidence import better, refused
+from lectern.confidence import better, no_context, refused
 from lectern.conversation import Conversation, Message, iso_timestamp
 from lectern.errors import (
     ConfigError,
@@ -295,7 +295,7 @@ class Engine:
                     if decided is None:  # refused
                         task.cancel()
                         best = turn.best()
-                        confidence = best[1] if best else _nothing()
+                        confidence = best[1] if best else no_context()
                         async for event in self._refusal(turn, conversation, refused(confidence)):
                             yield event
                         return
@@ -562,18 +562,6 @@ def _selection_confidence(question: str, context: str) -> ConfidenceMetrics:
         chunk_diversity=0.0,
         confidence_level="medium" if related else "insufficient",
         should_answer=related,
-    )
-
-
-def _nothing() -> ConfidenceMetrics:
-    return ConfidenceMetrics(
-        average_similarity=0.0,
-        min_similarity=0.0,
-        max_similarity=0.0,
-        num_chunks=0,
-        chunk_diversity=0.0,
-        confidence_level="insufficient",
-        should_answer=False,
     )
 
 
