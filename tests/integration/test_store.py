@@ -193,6 +193,51 @@ async def test_active_window_is_the_last_50_and_older_messages_are_archived_not_
     assert [m.seq for m in await store.get_messages(tid, limit=3)] == [57, 58, 59]
 
 
+async def test_start_turn_stores_the_question_and_returns_the_window_before_it(
+    store: ConversationStore, clock: FakeClock
+) -> None:
+    key = owner()
+    tid = uuid.uuid4()
+    window, question = await store.start_turn(
+        tid, NewMessage(role="user", content="q0"), owner=key, history=4
+    )
+    assert window == []
+    assert (question.seq, question.role, question.content) == (0, "user", "q0")
+    await store.append_messages(tid, [NewMessage(role="assistant", content="a0", confidence=0.7)], owner=key)
+    for i in range(1, 4):
+        clock.advance(1)
+        await store.append_messages(tid, exchange(f"q{i}", f"a{i}"), owner=key)
+
+    window, question = await store.start_turn(
+        tid, NewMessage(role="user", content="q4"), owner=key, history=5
+    )
+    assert [(m.seq, m.role, m.content) for m in window] == [
+        (3, "assistant", "a1"),
+        (4, "user", "q2"),
+        (5, "assistant", "a2"),
+        (6, "user", "q3"),
+        (7, "assistant", "a3"),
+    ]
+    assert window[-1].confidence == pytest.approx(0.8)
+    assert question.seq == 8
+    view = await store.get_thread(tid, owner=key)
+    assert (view.message_count, view.turn_count) == (9, 5)
+    assert view.updated_at == clock.now
+
+
+async def test_start_turn_creates_only_when_asked_and_never_for_another_key(store: ConversationStore) -> None:
+    alice, mallory = owner(), owner()
+    with pytest.raises(NotFound):
+        await store.start_turn(uuid.uuid4(), NewMessage(role="user", content="q"), owner=alice, create=False)
+    tid = uuid.uuid4()
+    await store.start_turn(tid, NewMessage(role="user", content="q"), owner=alice)
+    for create in (True, False):
+        with pytest.raises(NotFound):
+            await store.start_turn(tid, NewMessage(role="user", content="x"), owner=mallory, create=create)
+    view = await store.get_thread(tid, owner=alice)
+    assert [m.content for m in view.messages] == ["q"]
+
+
 async def test_list_threads_most_recent_first_and_by_archive_state(
     store: ConversationStore, clock: FakeClock
 ) -> None:

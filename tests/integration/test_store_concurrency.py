@@ -51,6 +51,17 @@ async def test_20_concurrent_appends_on_one_session(store: ConversationStore) ->
     await assert_each_message_once(store, thread.thread_id, contents)
 
 
+async def test_20_concurrent_first_turns_on_one_new_session(store: ConversationStore) -> None:
+    """Clients may pick the session id: their first requests race to create the thread."""
+    thread_id = uuid.uuid4()
+    contents = {f"question {i}" for i in range(N)}
+    results = await asyncio.gather(
+        *(store.start_turn(thread_id, NewMessage(role="user", content=c), history=20) for c in contents)
+    )
+    assert sorted(question.seq for _, question in results) == list(range(N))
+    await assert_each_message_once(store, thread_id, contents)
+
+
 async def test_concurrent_appends_from_separate_engines(database_url: str) -> None:
     """Four stores, four connection pools: what several API replicas (or processes) look like."""
     async with AsyncExitStack() as stack:

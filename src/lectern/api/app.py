@@ -10,7 +10,6 @@ import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 
-import sqlalchemy as sa
 from fastapi import FastAPI
 from starlette.middleware.cors import CORSMiddleware
 
@@ -148,8 +147,7 @@ def default_probes(
     embedder_ok_until = 0.0
 
     async def database() -> None:
-        async with store.engine.connect() as conn:
-            await conn.execute(sa.text("SELECT 1"))
+        await store.ping()
 
     async def index() -> None:
         await asyncio.to_thread(retriever.index.count)

@@ -25,7 +25,7 @@ from lectern.engine import AskOptions, Engine
 from lectern.events import Done, Event, Failed, Retrieved
 from lectern.models import Answer, Citation
 from lectern.store import ConversationStore, NewMessage
-from lectern.store.models import Message as StoredMessage
+from lectern.store.models import WindowMessage
 
 INTERNAL_ERROR = "internal_error"
 T = TypeVar("T")
@@ -57,39 +57,30 @@ class Turns:
         self.history = history
 
     async def begin(self, turn: Turn, *, new: bool = False, may_create: bool = True) -> Conversation:
-        """Load (or create) the thread, then store the question. ``new``: the id was just made, skip the
-        read. NotFound for another key's thread, or a missing one when ``may_create`` is False."""
+        """Store the question and load the engine's window of the thread before it (creating the thread
+        if needed), in one transaction. ``new``: the id was just made, nothing to read. NotFound for
+        another key's thread, or a missing one when ``may_create`` is False."""
         self.sink.emit(
             "query_received",
             thread_id=turn.session_id,
             query_length=len(turn.question),
             prompt_id=None if turn.prompt_id is None else str(turn.prompt_id),
         )
-        history: list[StoredMessage] = []
-        if new:
-            await self.store.get_or_create_thread(turn.session_id, owner=turn.owner)
-        else:
-            try:
-                # Only the window the engine sees: the thread's full 50 carry every citation's JSON.
-                history = await self.store.get_messages(turn.session_id, owner=turn.owner, limit=self.history)
-            except errors.NotFound:
-                if not may_create:
-                    raise
-                # Created on first use (seed 000); another key's thread stays NotFound here too.
-                await self.store.get_or_create_thread(turn.session_id, owner=turn.owner)
+        window, _ = await self.store.start_turn(
+            turn.session_id,
+            NewMessage(role="user", content=turn.question, prompt_id=turn.prompt_id),
+            owner=turn.owner,
+            history=0 if new else self.history,
+            create=new or may_create,  # created on first use (seed 000)
+        )
         base = self.engine.new_conversation()
-        messages = [_to_conversation(m) for m in history if m.role != "system"]
+        messages = [_to_conversation(m) for m in window if m.role != "system"]
         conversation = Conversation(
             system_prompt=base.system_prompt,
             max_history=base.max_history,
             session_id=str(turn.session_id),
             messages=messages,
             turns=sum(m.role == "user" for m in messages),  # the turns in the window
-        )
-        await self.store.append_messages(
-            turn.session_id,
-            [NewMessage(role="user", content=turn.question, prompt_id=turn.prompt_id)],
-            owner=turn.owner,
         )
         return conversation
 
@@ -186,7 +177,7 @@ def _source(c: Citation) -> dict[str, Any]:
     return Source.of(c).model_dump(mode="json")
 
 
-def _to_conversation(m: StoredMessage) -> ConversationMessage:
+def _to_conversation(m: WindowMessage) -> ConversationMessage:
     # The engine reads roles and text from history; stored citations stay in the store.
     role: Literal["user", "assistant"] = "assistant" if m.role == "assistant" else "user"
     return ConversationMessage(role, m.content, m.timestamp, m.confidence)

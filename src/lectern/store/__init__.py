@@ -12,6 +12,7 @@ from lectern.store.models import (
     PromptStatus,
     Thread,
     ThreadInfo,
+    WindowMessage,
 )
 from lectern.store.store import ConversationStore
 from lectern.store.summary import Summarizer, extractive_summary
@@ -29,6 +30,7 @@ __all__ = [
     "Summarizer",
     "Thread",
     "ThreadInfo",
+    "WindowMessage",
     "current_revision",
     "extractive_summary",
     "head_revision",

@@ -1,23 +1,25 @@
-"""What every part of the store shares: the engines, the clock, and transactions with retry."""
+"""What every part of the store shares: the engine, the clock, and transactions with retry."""
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 from uuid import UUID
 
 import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.engine import Connection
 from sqlalchemy.exc import DBAPIError
-from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+from sqlalchemy.ext.asyncio import AsyncEngine
 
 from lectern.errors import NotFound
 from lectern.store import convert
 from lectern.store import tables as t
-from lectern.store.engine import is_transient, writer
+from lectern.store.engine import is_transient
 from lectern.store.models import ThreadInfo
+from lectern.store.runner import Runner, Work
 from lectern.store.summary import Summarizer, extractive_summary
 
 T = TypeVar("T")
@@ -36,6 +38,7 @@ class StoreBase:
     def __init__(
         self,
         engine: AsyncEngine,
+        runner: Runner,
         *,
         window: int = DEFAULT_WINDOW,
         idle_archive_s: int = DEFAULT_IDLE_ARCHIVE_S,
@@ -48,20 +51,24 @@ class StoreBase:
         if idle_archive_s < 1:
             raise ValueError("idle_archive_s must be at least 1")
         self._engine = engine
-        self._writer = writer(engine)
+        self._runner = runner
         self._window = window
         self._idle_archive_s = idle_archive_s
         self._summarizer: Summarizer = summarizer or extractive_summary
         self._clock = clock
         self._max_attempts = max_attempts
+        # Built once: the dialect is fixed, and building a statement costs about as much as running it.
+        self._create_thread_stmt = self._insert_ignore(t.threads).returning(*t.threads.c)
 
     @property
     def engine(self) -> AsyncEngine:
+        """An async engine on the same database, for ad-hoc queries (tests, tools); the store's own
+        transactions go through its runner."""
         return self._engine
 
     @property
     def dialect(self) -> str:
-        return self._engine.dialect.name
+        return self._runner.dialect
 
     def _now(self) -> datetime:
         now = self._clock()
@@ -69,17 +76,15 @@ class StoreBase:
             raise ValueError("the store's clock must return timezone-aware datetimes")
         return now.astimezone(UTC)
 
-    async def _read(self, work: Callable[[AsyncConnection], Awaitable[T]]) -> T:
+    async def _read(self, work: Work[T]) -> T:
         """One consistent snapshot for the whole read (deferred BEGIN on SQLite)."""
-        async with self._engine.connect() as conn:
-            return await work(conn)
+        return await self._runner.read(work)
 
-    async def _write(self, work: Callable[[AsyncConnection], Awaitable[T]]) -> T:
+    async def _write(self, work: Work[T]) -> T:
         """Run ``work`` in one write transaction; retry the whole of it on lock timeouts and deadlocks."""
         for attempt in range(1, self._max_attempts + 1):
             try:
-                async with self._writer.begin() as conn:
-                    return await work(conn)
+                return await self._runner.write(work)
             except DBAPIError as exc:
                 if attempt == self._max_attempts or not is_transient(exc):
                     raise
@@ -92,25 +97,14 @@ class StoreBase:
             return postgresql.insert(table).on_conflict_do_nothing()
         return sqlite.insert(table).on_conflict_do_nothing()
 
-    async def _thread_row(
-        self, conn: AsyncConnection, thread_id: UUID, owner: str | None, *, lock: bool = False
-    ) -> sa.Row[Any]:
-        """The thread row, or NotFound; another key's thread is indistinguishable from a missing one.
-
-        ``lock`` takes the row lock on PostgreSQL (FOR UPDATE); SQLite renders nothing, its IMMEDIATE
-        transaction already holds the database's single write lock.
-        """
-        query = sa.select(t.threads).where(t.threads.c.thread_id == thread_id)
-        if lock:
-            query = query.with_for_update()
-        row = (await conn.execute(query)).first()
+    def _thread_row(self, conn: Connection, thread_id: UUID, owner: str | None) -> sa.Row[Any]:
+        """The thread row, or NotFound; another key's thread is indistinguishable from a missing one."""
+        row = conn.execute(sa.select(t.threads).where(t.threads.c.thread_id == thread_id)).first()
         if row is None or row.owner != owner:
             raise NotFound(f"Session {thread_id} not found", code="session_not_found")
         return row
 
-    async def _resume(
-        self, conn: AsyncConnection, thread_id: UUID, owner: str | None, now: datetime
-    ) -> ThreadInfo:
+    def _resume(self, conn: Connection, thread_id: UUID, owner: str | None, now: datetime) -> ThreadInfo:
         """Mark activity and bring an archived thread back; NotFound for a missing or foreign thread."""
         update = (
             sa.update(t.threads)
@@ -118,7 +112,7 @@ class StoreBase:
             .values(last_active_at=now, archived_at=None)
             .returning(*t.threads.c)
         )
-        row = (await conn.execute(update)).first()
+        row = conn.execute(update).first()
         if row is None:
             raise NotFound(f"Session {thread_id} not found", code="session_not_found")
         return convert.thread_info(row)

@@ -6,7 +6,16 @@ from typing import Any
 
 from sqlalchemy.engine import Row
 
-from lectern.store.models import Delta, LogEvent, Message, Prompt, PromptStatus, Thread, ThreadInfo
+from lectern.store.models import (
+    Delta,
+    LogEvent,
+    Message,
+    Prompt,
+    PromptStatus,
+    Thread,
+    ThreadInfo,
+    WindowMessage,
+)
 
 
 def thread_info(row: Row[Any]) -> ThreadInfo:
@@ -44,6 +53,17 @@ def message(row: Row[Any]) -> Message:
         citations=m["citations"],
         prompt_id=m["prompt_id"],
         archived=m["archived"],
+    )
+
+
+def window_message(row: Row[Any]) -> WindowMessage:
+    m = row._mapping
+    return WindowMessage(
+        seq=m["seq"],
+        role=m["role"],
+        content=m["content"],
+        timestamp=m["timestamp"],
+        confidence=m["confidence"],
     )
 
 

@@ -1,12 +1,16 @@
-"""Async engines for SQLite (WAL, explicit BEGIN) and PostgreSQL (asyncpg), and what counts as transient."""
+"""Engines for SQLite (WAL, explicit BEGIN) and PostgreSQL (asyncpg), and what counts as transient.
+
+SQLite gets two: the async one (aiosqlite) for migrations and ad-hoc queries, and a sync one (the
+standard library's driver) on which the store runs its transactions in worker threads.
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
-from sqlalchemy import event
-from sqlalchemy.engine import URL, Connection, make_url
+from sqlalchemy import create_engine, event
+from sqlalchemy.engine import URL, Connection, Engine, make_url
 from sqlalchemy.exc import DBAPIError, OperationalError
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
@@ -17,6 +21,7 @@ SUPPORTED_DRIVERS = ("sqlite+aiosqlite", "postgresql+asyncpg")
 BEGIN_MODE = "lectern_sqlite_begin"
 # PostgreSQL: serialization_failure, deadlock_detected; worth one more try, never a user error.
 _PG_TRANSIENT = {"40001", "40P01"}
+E = TypeVar("E", Engine, AsyncEngine)
 
 
 def parse_url(url: str) -> URL:
@@ -42,13 +47,31 @@ def create_store_engine(url: str, *, busy_timeout_ms: int = 10_000, echo: bool =
 
 
 def _sqlite_engine(url: URL, busy_timeout_ms: int, echo: bool) -> AsyncEngine:
+    _sqlite_file(url)
+    engine = create_async_engine(url, echo=echo)
+    _configure_sqlite(engine.sync_engine, busy_timeout_ms)
+    return engine
+
+
+def create_sqlite_sync_engine(url: str, *, busy_timeout_ms: int = 10_000, echo: bool = False) -> Engine:
+    """The same SQLite file through the standard library's driver, set up like the async engine: for
+    transactions run whole in one worker thread (``lectern.store.runner``)."""
+    parsed = parse_url(url)
+    _sqlite_file(parsed)
+    engine = create_engine(parsed.set(drivername="sqlite+pysqlite"), echo=echo)
+    _configure_sqlite(engine, busy_timeout_ms)
+    return engine
+
+
+def _sqlite_file(url: URL) -> None:
     database = url.database or ""
     if database in ("", ":memory:") or database.startswith("file:"):
         raise ConfigError("LECTERN_DATABASE_URL: the conversation store needs a SQLite file, not memory")
     Path(database).expanduser().parent.mkdir(parents=True, exist_ok=True)
-    engine = create_async_engine(url, echo=echo)
 
-    @event.listens_for(engine.sync_engine, "connect")
+
+def _configure_sqlite(engine: Engine, busy_timeout_ms: int) -> None:
+    @event.listens_for(engine, "connect")
     def _on_connect(dbapi_connection: Any, _record: Any) -> None:
         # The driver's implicit BEGIN is deferred and upgrades to a write lock late, which in WAL mode
         # fails with SQLITE_BUSY instead of waiting; we issue BEGIN ourselves (SQLAlchemy's recipe).
@@ -62,15 +85,13 @@ def _sqlite_engine(url: URL, busy_timeout_ms: int, echo: bool) -> AsyncEngine:
         finally:
             cursor.close()
 
-    @event.listens_for(engine.sync_engine, "begin")
+    @event.listens_for(engine, "begin")
     def _on_begin(connection: Connection) -> None:
         mode = connection.get_execution_options().get(BEGIN_MODE, "DEFERRED")
         connection.exec_driver_sql(f"BEGIN {mode}")
 
-    return engine
 
-
-def writer(engine: AsyncEngine) -> AsyncEngine:
+def writer(engine: E) -> E:
     """The same pool, but transactions begin IMMEDIATE on SQLite: one writer at a time, queued by
     busy_timeout. PostgreSQL ignores the option; there row locks (FOR UPDATE) serialise writers."""
     return engine.execution_options(**{BEGIN_MODE: "IMMEDIATE"})

@@ -7,7 +7,7 @@ from datetime import datetime
 from uuid import UUID
 
 import sqlalchemy as sa
-from sqlalchemy.ext.asyncio import AsyncConnection
+from sqlalchemy.engine import Connection
 
 from lectern.store import convert
 from lectern.store import tables as t
@@ -24,8 +24,8 @@ class LogOps(StoreBase):
         now = self._now()
         rows = [{**e.model_dump(exclude={"timestamp"}), "timestamp": e.timestamp or now} for e in events]
 
-        async def work(conn: AsyncConnection) -> None:
-            await conn.execute(sa.insert(t.log_events), rows)
+        def work(conn: Connection) -> None:
+            conn.execute(sa.insert(t.log_events), rows)
 
         await self._write(work)
 
@@ -50,7 +50,7 @@ class LogOps(StoreBase):
             query = query.where(t.log_events.c.timestamp >= since)
         query = query.order_by(t.log_events.c.timestamp.desc(), t.log_events.c.event_id.desc()).limit(limit)
 
-        async def work(conn: AsyncConnection) -> list[LogEvent]:
-            return [convert.log_event(r) for r in reversed((await conn.execute(query)).all())]
+        def work(conn: Connection) -> list[LogEvent]:
+            return [convert.log_event(r) for r in reversed(conn.execute(query).all())]
 
         return await self._read(work)

@@ -72,6 +72,16 @@ class Message(_Frozen):
     archived: bool = False
 
 
+class WindowMessage(_Frozen):
+    """A message of the active window as a turn's engine reads it: no sources or citations."""
+
+    seq: int
+    role: Role
+    content: str
+    timestamp: datetime
+    confidence: float | None = None
+
+
 class ThreadInfo(_Frozen):
     """A thread without its messages: what listings return."""
 

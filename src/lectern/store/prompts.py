@@ -8,7 +8,7 @@ from typing import Any
 from uuid import UUID, uuid4
 
 import sqlalchemy as sa
-from sqlalchemy.ext.asyncio import AsyncConnection
+from sqlalchemy.engine import Connection
 
 from lectern.errors import Conflict, InvalidInput, NotFound
 from lectern.store import convert
@@ -38,11 +38,11 @@ class PromptOps(StoreBase):
         if not text.strip():
             raise InvalidInput("Prompt text cannot be empty")
 
-        async def work(conn: AsyncConnection) -> tuple[Prompt, bool]:
+        def work(conn: Connection) -> tuple[Prompt, bool]:
             now = self._now()
-            await self._resume(conn, thread_id, owner, now)
+            self._resume(conn, thread_id, owner, now)
             if idempotency_key is not None:
-                existing = await self._by_key(conn, thread_id, idempotency_key)
+                existing = self._by_key(conn, thread_id, idempotency_key)
                 if existing is not None:
                     return existing, False
             prompt_id = uuid4()
@@ -55,29 +55,29 @@ class PromptOps(StoreBase):
                 status=PromptStatus.IN_FLIGHT.value,
                 created_at=now,
             )
-            if (await conn.execute(insert.returning(t.prompts.c.prompt_id))).first() is None:
+            row = conn.execute(insert.returning(*t.prompts.c)).first()
+            if row is None:
                 # Only the idempotency key can conflict: a concurrent request with it won the race.
                 key = idempotency_key
-                winner = None if key is None else await self._by_key(conn, thread_id, key)
+                winner = None if key is None else self._by_key(conn, thread_id, key)
                 if winner is None:
                     message = f"Prompt in session {thread_id} could not be created"
                     raise Conflict(message, code="prompt_conflict")
                 return winner, False
-            row = (await conn.execute(sa.select(t.prompts).where(t.prompts.c.prompt_id == prompt_id))).one()
             return convert.prompt(row), True
 
         return await self._write(work)
 
-    async def _by_key(self, conn: AsyncConnection, thread_id: UUID, key: str) -> Prompt | None:
+    def _by_key(self, conn: Connection, thread_id: UUID, key: str) -> Prompt | None:
         query = sa.select(t.prompts).where(
             t.prompts.c.thread_id == thread_id, t.prompts.c.idempotency_key == key
         )
-        row = (await conn.execute(query)).first()
+        row = conn.execute(query).first()
         return None if row is None else convert.prompt(row)
 
-    async def _prompt_row(
+    def _prompt_row(
         self,
-        conn: AsyncConnection,
+        conn: Connection,
         prompt_id: UUID,
         owner: str | None,
         thread_id: UUID | None,
@@ -87,7 +87,7 @@ class PromptOps(StoreBase):
         query = sa.select(t.prompts).where(t.prompts.c.prompt_id == prompt_id)
         if lock:
             query = query.with_for_update()
-        row = (await conn.execute(query)).first()
+        row = conn.execute(query).first()
         if row is None or row.owner != owner or (thread_id is not None and row.thread_id != thread_id):
             raise NotFound(f"Prompt {prompt_id} not found", code="prompt_not_found")
         return row
@@ -97,8 +97,8 @@ class PromptOps(StoreBase):
     ) -> Prompt:
         """The prompt; NotFound if missing, another key's, or (when given) in another session."""
 
-        async def work(conn: AsyncConnection) -> Prompt:
-            return convert.prompt(await self._prompt_row(conn, prompt_id, owner, thread_id))
+        def work(conn: Connection) -> Prompt:
+            return convert.prompt(self._prompt_row(conn, prompt_id, owner, thread_id))
 
         return await self._read(work)
 
@@ -108,10 +108,10 @@ class PromptOps(StoreBase):
         """Store deltas in order and return them numbered. Conflict once the prompt has finished (a
         cancelled stream learns it here) or when a given ``seq`` is not the next one."""
 
-        async def work(conn: AsyncConnection) -> list[Delta]:
-            row = await self._prompt_row(conn, prompt_id, owner, None, lock=True)
+        def work(conn: Connection) -> list[Delta]:
+            row = self._prompt_row(conn, prompt_id, owner, None, lock=True)
             _require_in_flight(row)
-            return await self._insert_deltas(conn, row, deltas)
+            return self._insert_deltas(conn, row, deltas)
 
         return await self._write(work)
 
@@ -132,10 +132,10 @@ class PromptOps(StoreBase):
         if not status.finished:
             raise InvalidInput("finish_prompt needs Done, Cancelled or Error")
 
-        async def work(conn: AsyncConnection) -> Prompt:
-            row = await self._prompt_row(conn, prompt_id, owner, thread_id, lock=True)
+        def work(conn: Connection) -> Prompt:
+            row = self._prompt_row(conn, prompt_id, owner, thread_id, lock=True)
             _require_in_flight(row)
-            await self._insert_deltas(conn, row, deltas)
+            self._insert_deltas(conn, row, deltas)
             values: dict[str, Any] = {
                 "status": status.value,
                 "finished_at": self._now(),
@@ -150,13 +150,11 @@ class PromptOps(StoreBase):
                 .values(**values)
                 .returning(*t.prompts.c)
             )
-            return convert.prompt((await conn.execute(update)).one())
+            return convert.prompt(conn.execute(update).one())
 
         return await self._write(work)
 
-    async def _insert_deltas(
-        self, conn: AsyncConnection, row: sa.Row[Any], deltas: Sequence[NewDelta]
-    ) -> list[Delta]:
+    def _insert_deltas(self, conn: Connection, row: sa.Row[Any], deltas: Sequence[NewDelta]) -> list[Delta]:
         start: int = row.delta_count
         stored: list[Delta] = []
         for i, d in enumerate(deltas):
@@ -167,8 +165,8 @@ class PromptOps(StoreBase):
                 )
             stored.append(Delta(prompt_id=row.prompt_id, seq=start + i, **d.model_dump(exclude={"seq"})))
         if stored:
-            await conn.execute(sa.insert(t.prompt_deltas), [d.model_dump() for d in stored])
-            await conn.execute(
+            conn.execute(sa.insert(t.prompt_deltas), [d.model_dump() for d in stored])
+            conn.execute(
                 sa.update(t.prompts)
                 .where(t.prompts.c.prompt_id == row.prompt_id)
                 .values(delta_count=start + len(stored))
@@ -185,8 +183,8 @@ class PromptOps(StoreBase):
     ) -> list[Delta]:
         """Stored deltas in seq order, for replaying an idempotent repeat (or tailing one in flight)."""
 
-        async def work(conn: AsyncConnection) -> list[Delta]:
-            await self._prompt_row(conn, prompt_id, owner, None)
+        def work(conn: Connection) -> list[Delta]:
+            self._prompt_row(conn, prompt_id, owner, None)
             query = (
                 sa.select(t.prompt_deltas)
                 .where(t.prompt_deltas.c.prompt_id == prompt_id, t.prompt_deltas.c.seq > after_seq)
@@ -194,7 +192,7 @@ class PromptOps(StoreBase):
             )
             if limit is not None:
                 query = query.limit(limit)
-            return [convert.delta(r) for r in await conn.execute(query)]
+            return [convert.delta(r) for r in conn.execute(query)]
 
         return await self._read(work)
 
@@ -216,8 +214,8 @@ class PromptOps(StoreBase):
             )
         )
 
-        async def work(conn: AsyncConnection) -> int:
-            return (await conn.execute(update)).rowcount
+        def work(conn: Connection) -> int:
+            return conn.execute(update).rowcount
 
         return await self._write(work)
 

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 from types import TracebackType
 
+import sqlalchemy as sa
+
 from lectern.settings import Settings
 from lectern.store.base import DEFAULT_IDLE_ARCHIVE_S, DEFAULT_WINDOW, Clock, utcnow
 from lectern.store.engine import create_store_engine
 from lectern.store.logs import LogOps
 from lectern.store.prompts import PromptOps
+from lectern.store.runner import AsyncDriver, Runner, ThreadedSqlite
 from lectern.store.summary import Summarizer
 from lectern.store.threads import ThreadOps
 
@@ -33,7 +36,14 @@ class ConversationStore(ThreadOps, PromptOps, LogOps):
         busy_timeout_ms: int = 10_000,
     ) -> ConversationStore:
         engine = create_store_engine(url, busy_timeout_ms=busy_timeout_ms)
-        return cls(engine, window=window, idle_archive_s=idle_archive_s, summarizer=summarizer, clock=clock)
+        runner: Runner
+        if engine.dialect.name == "sqlite":
+            runner = ThreadedSqlite(url, busy_timeout_ms=busy_timeout_ms)
+        else:
+            runner = AsyncDriver(engine)
+        return cls(
+            engine, runner, window=window, idle_archive_s=idle_archive_s, summarizer=summarizer, clock=clock
+        )
 
     @classmethod
     def from_settings(
@@ -47,7 +57,12 @@ class ConversationStore(ThreadOps, PromptOps, LogOps):
         )
 
     async def close(self) -> None:
+        await self._runner.close()
         await self._engine.dispose()
+
+    async def ping(self) -> None:
+        """One trivial query through the store's own connections (the readiness probe)."""
+        await self._read(lambda conn: conn.execute(sa.text("SELECT 1")).scalar_one())
 
     async def __aenter__(self) -> ConversationStore:
         return self

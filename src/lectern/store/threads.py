@@ -5,21 +5,85 @@ from __future__ import annotations
 import inspect
 import logging
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 from uuid import UUID, uuid4
 
 import sqlalchemy as sa
-from sqlalchemy.ext.asyncio import AsyncConnection
+from sqlalchemy.engine import Connection
 
 from lectern.errors import InvalidInput, NotFound
 from lectern.store import convert
 from lectern.store import tables as t
 from lectern.store.base import SUMMARY_EVERY, StoreBase
-from lectern.store.models import Message, NewMessage, Thread, ThreadInfo
+from lectern.store.models import Message, NewMessage, Thread, ThreadInfo, WindowMessage
 from lectern.store.summary import clip_summary
+from lectern.store.types import UTCDateTime
 
 log = logging.getLogger(__name__)
+
+# The append's statements, built once: a turn runs them twice, and building and hashing a statement
+# costs about as much as executing it on SQLite.
+_latest = sa.bindparam("latest", type_=UTCDateTime())
+# Takes the thread's row lock (PostgreSQL) and reserves the next seqs in one statement; the owner is
+# part of the match, so another key's thread is as missing as a missing one.
+_CLAIM = (
+    sa.update(t.threads)
+    .where(
+        t.threads.c.thread_id == sa.bindparam("tid"),
+        t.threads.c.owner.is_not_distinct_from(sa.bindparam("b_owner", type_=sa.String())),
+    )
+    .values(
+        message_count=t.threads.c.message_count + sa.bindparam("count"),
+        turn_count=t.threads.c.turn_count + sa.bindparam("users"),
+        retrieval_count=t.threads.c.retrieval_count + sa.bindparam("retrievals"),
+        total_tokens=t.threads.c.total_tokens + sa.bindparam("tokens"),
+        updated_at=sa.case((t.threads.c.updated_at > _latest, t.threads.c.updated_at), else_=_latest),
+        last_active_at=sa.bindparam("now"),
+        archived_at=None,
+    )
+    .returning(t.threads.c.message_count, t.threads.c.turn_count)
+)
+_INSERT = sa.insert(t.messages)
+_ARCHIVE = (
+    sa.update(t.messages)
+    .where(
+        t.messages.c.thread_id == sa.bindparam("tid"),
+        t.messages.c.seq < sa.bindparam("below"),
+        t.messages.c.archived.is_(False),
+    )
+    .values(archived=True)
+)
+_ANSWERS = (
+    sa.select(sa.func.count())
+    .select_from(t.messages)
+    .where(t.messages.c.thread_id == sa.bindparam("tid"), t.messages.c.role == "assistant")
+)
+# What the engine reads of the history: no sources or citations (JSON it would only decode to drop).
+_WINDOW = (
+    sa.select(
+        t.messages.c.seq,
+        t.messages.c.role,
+        t.messages.c.content,
+        t.messages.c.timestamp,
+        t.messages.c.confidence,
+    )
+    .where(
+        t.messages.c.thread_id == sa.bindparam("tid"),
+        t.messages.c.archived.is_(False),
+        t.messages.c.seq < sa.bindparam("before"),
+    )
+    .order_by(t.messages.c.seq.desc())
+    .limit(sa.bindparam("limit", type_=sa.Integer()))
+)
+
+
+@dataclass(frozen=True)
+class _Appended:
+    stored: list[Message]
+    window: list[WindowMessage]
+    summary_due: bool
 
 
 class ThreadOps(StoreBase):
@@ -37,23 +101,34 @@ class ThreadOps(StoreBase):
         """
         tid = thread_id or uuid4()
 
-        async def work(conn: AsyncConnection) -> tuple[ThreadInfo, bool]:
+        def work(conn: Connection) -> tuple[ThreadInfo, bool]:
             now = self._now()
-            insert = self._insert_ignore(t.threads).values(
-                thread_id=tid,
-                owner=owner,
-                created_at=now,
-                updated_at=now,
-                last_active_at=now,
-                metadata=dict(metadata or {}),
-            )
-            created = (await conn.execute(insert.returning(t.threads.c.thread_id))).first() is not None
-            if created:
-                row = await self._thread_row(conn, tid, owner)
+            row = self._create_thread(conn, tid, owner, now, metadata)
+            if row is not None:
                 return convert.thread_info(row), True
-            return await self._resume(conn, tid, owner, now), False
+            return self._resume(conn, tid, owner, now), False
 
         return await self._write(work)
+
+    def _create_thread(
+        self,
+        conn: Connection,
+        thread_id: UUID,
+        owner: str | None,
+        now: datetime,
+        metadata: Mapping[str, Any] | None = None,
+    ) -> sa.Row[Any] | None:
+        """The new thread's row, or None when the id is taken (by this owner or another)."""
+        values = {
+            "thread_id": thread_id,
+            "owner": owner,
+            "created_at": now,
+            "updated_at": now,
+            "last_active_at": now,
+            "metadata": dict(metadata or {}),
+        }
+        row: sa.Row[Any] | None = conn.execute(self._create_thread_stmt, values).first()
+        return row
 
     async def get_thread(self, thread_id: UUID, *, owner: str | None = None) -> Thread:
         """Seed 000's ConversationThread: the thread and its active window, oldest first.
@@ -61,14 +136,14 @@ class ThreadOps(StoreBase):
         Reading does not resume an archived thread (reads never write); ``archived_at`` tells.
         """
 
-        async def work(conn: AsyncConnection) -> Thread:
-            info = convert.thread_info(await self._thread_row(conn, thread_id, owner))
+        def work(conn: Connection) -> Thread:
+            info = convert.thread_info(self._thread_row(conn, thread_id, owner))
             query = (
                 sa.select(t.messages)
                 .where(t.messages.c.thread_id == thread_id, t.messages.c.archived.is_(False))
                 .order_by(t.messages.c.seq)
             )
-            messages = [convert.message(r) for r in await conn.execute(query)]
+            messages = [convert.message(r) for r in conn.execute(query)]
             return convert.thread(info, messages)
 
         return await self._read(work)
@@ -85,8 +160,8 @@ class ThreadOps(StoreBase):
         """Messages oldest first. ``include_archived`` reaches behind the active window; ``before_seq``
         and ``limit`` page backwards (the ``limit`` newest messages before ``before_seq``)."""
 
-        async def work(conn: AsyncConnection) -> list[Message]:
-            await self._thread_row(conn, thread_id, owner)
+        def work(conn: Connection) -> list[Message]:
+            self._thread_row(conn, thread_id, owner)
             query = sa.select(t.messages).where(t.messages.c.thread_id == thread_id)
             if not include_archived:
                 query = query.where(t.messages.c.archived.is_(False))
@@ -95,7 +170,7 @@ class ThreadOps(StoreBase):
             query = query.order_by(t.messages.c.seq.desc())
             if limit is not None:
                 query = query.limit(limit)
-            return [convert.message(r) for r in reversed((await conn.execute(query)).all())]
+            return [convert.message(r) for r in reversed(conn.execute(query).all())]
 
         return await self._read(work)
 
@@ -115,8 +190,8 @@ class ThreadOps(StoreBase):
         query = query.order_by(t.threads.c.updated_at.desc(), t.threads.c.thread_id)
         query = query.limit(limit).offset(offset)
 
-        async def work(conn: AsyncConnection) -> list[ThreadInfo]:
-            return [convert.thread_info(r) for r in await conn.execute(query)]
+        def work(conn: Connection) -> list[ThreadInfo]:
+            return [convert.thread_info(r) for r in conn.execute(query)]
 
         return await self._read(work)
 
@@ -131,73 +206,117 @@ class ThreadOps(StoreBase):
     ) -> list[Message]:
         """Append in order, atomically, and count the exchange (seed 003: turns, retrievals, tokens).
 
-        The thread row is locked (FOR UPDATE on PostgreSQL, the IMMEDIATE write lock on SQLite) while the
-        next seq is read and bumped, so concurrent appends never collide or leave gaps. Messages that
-        fall out of the active window are flagged archived, never deleted. Resumes an archived thread.
+        The thread row is locked (by the UPDATE on PostgreSQL, the IMMEDIATE write lock on SQLite) while
+        the next seq is reserved, so concurrent appends never collide or leave gaps. Messages that fall
+        out of the active window are flagged archived, never deleted. Resumes an archived thread.
         """
         if not messages:
             raise InvalidInput("append_messages needs at least one message")
         if retrievals < 0 or tokens < 0:
             raise InvalidInput("retrievals and tokens cannot be negative")
 
-        async def work(conn: AsyncConnection) -> tuple[list[Message], bool]:
-            row = await self._thread_row(conn, thread_id, owner, lock=True)
-            now = self._now()
-            start: int = row.message_count
-            stored = [
-                Message(thread_id=thread_id, seq=start + i, timestamp=_utc(m.timestamp or now), **_fields(m))
-                for i, m in enumerate(messages)
-            ]
-            await conn.execute(sa.insert(t.messages), [s.model_dump(exclude={"archived"}) for s in stored])
-            end = start + len(stored)
-            users = sum(m.role == "user" for m in messages)
-            await conn.execute(
-                sa.update(t.threads)
-                .where(t.threads.c.thread_id == thread_id)
-                .values(
-                    message_count=end,
-                    turn_count=t.threads.c.turn_count + users,
-                    retrieval_count=t.threads.c.retrieval_count + retrievals,
-                    total_tokens=t.threads.c.total_tokens + tokens,
-                    updated_at=max(row.updated_at, *(s.timestamp for s in stored)),
-                    last_active_at=now,
-                    archived_at=None,
-                )
-            )
-            if end > self._window:
-                await conn.execute(
-                    sa.update(t.messages)
-                    .where(
-                        t.messages.c.thread_id == thread_id,
-                        t.messages.c.seq < end - self._window,
-                        t.messages.c.archived.is_(False),
-                    )
-                    .values(archived=True)
-                )
-            stored = [s.model_copy(update={"archived": s.seq < end - self._window}) for s in stored]
-            return stored, await self._summary_due(conn, row, messages)
+        def work(conn: Connection) -> _Appended:
+            return self._append(conn, thread_id, messages, owner, retrievals=retrievals, tokens=tokens)
 
-        stored, summary_due = await self._write(work)
-        if summary_due:
+        appended = await self._write(work)
+        if appended.summary_due:
             await self._refresh_summary(thread_id)
-        return stored
+        return appended.stored
 
-    async def _summary_due(
-        self, conn: AsyncConnection, row: sa.Row[Any], batch: Sequence[NewMessage]
+    async def start_turn(
+        self,
+        thread_id: UUID,
+        question: NewMessage,
+        *,
+        owner: str | None = None,
+        history: int = 0,
+        create: bool = True,
+    ) -> tuple[list[WindowMessage], Message]:
+        """A turn's first write, in one transaction: store the question and read the ``history`` newest
+        messages of the active window before it (oldest first; roles, text and confidence only).
+
+        ``create``: a missing thread is created (seed 000 makes sessions on first use), else NotFound.
+        Another owner's thread is NotFound either way; an archived one is resumed.
+        """
+
+        def work(conn: Connection) -> _Appended:
+            return self._append(conn, thread_id, [question], owner, history=history, create=create)
+
+        appended = await self._write(work)
+        if appended.summary_due:
+            await self._refresh_summary(thread_id)
+        return appended.window, appended.stored[0]
+
+    def _append(
+        self,
+        conn: Connection,
+        thread_id: UUID,
+        messages: Sequence[NewMessage],
+        owner: str | None,
+        *,
+        retrievals: int = 0,
+        tokens: int = 0,
+        history: int = 0,
+        create: bool = False,
+    ) -> _Appended:
+        now = self._now()
+        times = [_utc(m.timestamp or now) for m in messages]
+        users = sum(m.role == "user" for m in messages)
+        answers = sum(m.role == "assistant" for m in messages)
+        claim = {
+            "tid": thread_id,
+            "b_owner": owner,
+            "count": len(messages),
+            "users": users,
+            "retrievals": retrievals,
+            "tokens": tokens,
+            "latest": max(times),
+            "now": now,
+        }
+        claimed = conn.execute(_CLAIM, claim).first()
+        # Claim first, create on a miss: most turns continue a thread, and the failed UPDATE is cheap.
+        # Claim again even when the insert found the id taken: a concurrent first request may have just
+        # created it (PostgreSQL's next statement sees that commit).
+        if claimed is None and create:
+            self._create_thread(conn, thread_id, owner, now)
+            claimed = conn.execute(_CLAIM, claim).first()
+        if claimed is None:
+            raise NotFound(f"Session {thread_id} not found", code="session_not_found")
+        end: int = claimed.message_count
+        start = end - len(messages)
+        window = self._window_before(conn, thread_id, start, history) if history else []
+        stored = [
+            Message(thread_id=thread_id, seq=start + i, timestamp=at, **_fields(m))
+            for i, (m, at) in enumerate(zip(messages, times, strict=True))
+        ]
+        conn.execute(_INSERT, [s.model_dump(exclude={"archived"}) for s in stored])
+        if end > self._window:
+            conn.execute(_ARCHIVE, {"tid": thread_id, "below": end - self._window})
+            stored = [s.model_copy(update={"archived": s.seq < end - self._window}) for s in stored]
+        turns_before: int = claimed.turn_count - users
+        due = self._summary_due(conn, thread_id, start, turns_before, users, answers)
+        return _Appended(stored, window, due)
+
+    @staticmethod
+    def _window_before(conn: Connection, thread_id: UUID, seq: int, limit: int) -> list[WindowMessage]:
+        rows = conn.execute(_WINDOW, {"tid": thread_id, "before": seq, "limit": limit}).all()
+        return [convert.window_message(r) for r in reversed(rows)]
+
+    @staticmethod
+    def _summary_due(
+        conn: Connection, thread_id: UUID, messages_before: int, turns: int, users_in: int, answers_in: int
     ) -> bool:
-        """True when this batch completes the 5th (10th, ...) user+assistant exchange."""
-        users_in = sum(m.role == "user" for m in batch)
-        answers_in = sum(m.role == "assistant" for m in batch)
+        """True when this batch completes the 5th (10th, ...) user+assistant exchange.
+
+        An exchange is complete when a question has its answer: min(user messages, assistant messages).
+        Questions alone complete one only if answers outnumbered questions before, which the counters
+        rule out without a query in the usual case (assistant messages <= all messages - questions).
+        """
         if not (users_in or answers_in):
             return False
-        answers_after: int = (
-            await conn.execute(
-                sa.select(sa.func.count())
-                .select_from(t.messages)
-                .where(t.messages.c.thread_id == row.thread_id, t.messages.c.role == "assistant")
-            )
-        ).scalar_one()
-        turns: int = row.turn_count
+        if not answers_in and messages_before - turns <= turns:
+            return False
+        answers_after: int = conn.execute(_ANSWERS, {"tid": thread_id}).scalar_one()
         before = min(turns, answers_after - answers_in)
         after = min(turns + users_in, answers_after)
         return after // SUMMARY_EVERY > before // SUMMARY_EVERY
@@ -212,8 +331,8 @@ class ThreadOps(StoreBase):
             .limit(self._window)
         )
 
-        async def read(conn: AsyncConnection) -> list[str]:
-            return list(reversed((await conn.execute(query)).scalars().all()))
+        def read(conn: Connection) -> list[str]:
+            return list(reversed(conn.execute(query).scalars().all()))
 
         try:
             result = self._summarizer(await self._read(read))
@@ -223,8 +342,8 @@ class ThreadOps(StoreBase):
             log.warning("topic summary failed for thread %s", thread_id, exc_info=True)
             return
 
-        async def write(conn: AsyncConnection) -> None:
-            await conn.execute(
+        def write(conn: Connection) -> None:
+            conn.execute(
                 sa.update(t.threads).where(t.threads.c.thread_id == thread_id).values(topic_summary=summary)
             )
 
@@ -233,15 +352,15 @@ class ThreadOps(StoreBase):
     async def delete_thread(self, thread_id: UUID, *, owner: str | None = None) -> None:
         """Delete the thread, its messages, prompts, deltas (by cascade) and its log events."""
 
-        async def work(conn: AsyncConnection) -> None:
+        def work(conn: Connection) -> None:
             delete = (
                 sa.delete(t.threads)
                 .where(t.threads.c.thread_id == thread_id, t.threads.c.owner.is_not_distinct_from(owner))
                 .returning(t.threads.c.thread_id)
             )
-            if (await conn.execute(delete)).first() is None:
+            if conn.execute(delete).first() is None:
                 raise NotFound(f"Session {thread_id} not found", code="session_not_found")
-            await conn.execute(sa.delete(t.log_events).where(t.log_events.c.thread_id == thread_id))
+            conn.execute(sa.delete(t.log_events).where(t.log_events.c.thread_id == thread_id))
 
         await self._write(work)
 
@@ -259,8 +378,8 @@ class ThreadOps(StoreBase):
             .values(archived_at=at)
         )
 
-        async def work(conn: AsyncConnection) -> int:
-            return (await conn.execute(update)).rowcount
+        def work(conn: Connection) -> int:
+            return conn.execute(update).rowcount
 
         return await self._write(work)
 
