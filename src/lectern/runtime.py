@@ -7,6 +7,7 @@ from functools import cached_property
 
 from lectern.embeddings import create_embedder
 from lectern.embeddings.base import Embedder
+from lectern.embeddings.cache import with_query_cache
 from lectern.errors import EmbedderMismatch
 from lectern.index import open_index
 from lectern.index.base import VectorIndex
@@ -24,7 +25,8 @@ class Runtime:
 
     @cached_property
     def embedder(self) -> Embedder:
-        return create_embedder(self.settings)
+        # Queries only: ingestion's documents pass straight through.
+        return with_query_cache(create_embedder(self.settings), self.settings.query_cache_size)
 
     @cached_property
     def index(self) -> VectorIndex:

@@ -64,6 +64,12 @@ class Settings(BaseSettings):
     embedding_threads: int = Field(0, ge=0, le=256, description="0 uses every core.")
     provider_timeout_s: float = Field(30.0, gt=0, le=600)
     provider_max_attempts: int = Field(3, ge=1, le=10)
+    query_cache_size: int = Field(
+        1024,
+        ge=0,
+        le=1_000_000,
+        description="Query embeddings kept in memory, by exact text; 0 turns it off.",
+    )
 
     # --- index -----------------------------------------------------------------------------------
     index_engine: Literal["lancedb", "qdrant"] = "lancedb"

@@ -23,6 +23,7 @@ from lectern.api.middleware import BodyLimit, Guard, RequestContext
 from lectern.api.ratelimit import RateLimiter
 from lectern.api.services import Probe, Services
 from lectern.api.turns import Turns
+from lectern.embeddings.cache import uncached
 from lectern.engine import Engine
 from lectern.mcp.http import mcp_router
 from lectern.settings import Settings, get_settings
@@ -157,7 +158,7 @@ def default_probes(
         nonlocal embedder_ok_until
         if time.monotonic() < embedder_ok_until:
             return
-        await asyncio.to_thread(retriever.embedder.embed_query, "ready")
+        await asyncio.to_thread(uncached(retriever.embedder).embed_query, "ready")
         embedder_ok_until = time.monotonic() + EMBEDDER_PROBE_TTL_S
 
     probes: dict[str, Probe] = {"index": index, "database": database, "embedder": embedder}
