@@ -89,12 +89,14 @@ class Services:
         return dict(zip(names, results, strict=True))
 
 
-def services(request: Request) -> Services:
+# Dependencies are ``async def``: FastAPI runs plain ``def`` ones in its thread pool, two thread hops
+# per request for an attribute lookup.
+async def services(request: Request) -> Services:
     found: Services = request.app.state.services
     return found
 
 
-def owner(request: Request) -> str | None:
+async def owner(request: Request) -> str | None:
     """The caller's key id (set by the Guard middleware); None when API keys are off."""
     value = request.scope.get("state", {}).get("owner")
     return value if isinstance(value, str) else None
