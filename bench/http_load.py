@@ -2,28 +2,44 @@
 cancel latency, against real server processes on loopback.
 
     uv run python bench/http_load.py /work/shared/data/textbooks/textbook-a [--workers 2] [--clients 1,8,32]
+        [--mix distinct,repeated] [--runs 2]
 
 1. Ingests FOLDER into ``bench/results/http/<name>`` (incremental: a re-run re-embeds nothing).
 2. Starts the service (uvicorn, the ``app_factory`` that ``lectern serve --workers`` runs) with the
-   offline extractive writer, a fresh SQLite conversation database and no rate limit, and measures:
+   offline extractive writer, a fresh SQLite conversation database and no rate limit, and measures
    ``/chat/run`` at each client count (each client keeps one conversation, a new one every 10 turns),
-   then the time to the first ``token`` event of ``/chat/stream``.
+   ``--runs`` times, keeping the run with the median throughput; then the time to the first ``token``
+   event of ``/chat/stream``. Each question mix gets its own server (an empty query cache):
+
+   * ``distinct``: the curated questions, then questions made from the corpus's section headings
+     (~2,800 on textbook-a), in a fixed order, cycled: none comes back before the whole list has been
+     asked. The query-embedding cache is off (``LECTERN_QUERY_CACHE_SIZE=0``), so every question is
+     embedded: the headline figure.
+   * ``repeated``: half the requests repeat an earlier question, popular ones more often (Zipf over the
+     order of first asking), the other half are new; the cache on at its default size. ``repeats``
+     is the share of requests whose text was asked before: the cache's hit rate with one worker (with
+     several, each has its own cache and the rate is lower).
+
+   Every row has the CPU per answer of the server processes and of this load generator (which runs on
+   the same machine), and the 1-minute load average when the row finished.
 3. Starts a second service whose writer is an OpenAI-compatible model served by a scripted slow fake
    (tests/fakes/openai_chat_server.py), and measures cancel: from ``POST /api/generation/cancel`` to the
    stream's final delta, and to the moment the fake provider sees its request aborted.
 
-Prints a table and writes ``bench/results/http_load.json``. Questions come from
-``bench/questions/<name>.jsonl`` when it exists, else from the corpus's headings.
+Prints a table and writes ``bench/results/http_load-w<workers>-<time>.json``.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import itertools
 import json
 import os
 import platform
+import random
 import re
+import resource
 import socket
 import statistics
 import subprocess
@@ -41,6 +57,13 @@ ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "results"
 COLLECTION = "bench"
 TURNS_PER_SESSION = 10
+MIXES = ("distinct", "repeated")
+# Questions made from a section heading; four per heading give ~2,800 on textbook-a.
+TEMPLATES = ("What is {}?", "Explain {}.", "How does {} work?", "Tell me about {}.")
+REPEAT_SHARE = 0.5  # repeated mix: the share of requests that ask an earlier question again
+_HEADING = re.compile(r"^#{1,4}\s+(.+)$", re.MULTILINE)
+_FENCE = re.compile(r"^(```|~~~).*?^\1", re.MULTILINE | re.DOTALL)
+_NUMBERING = re.compile(r"^(?:[\d.]+\s+|(?:Chapter|Exercise|Module|Step) [\d.]+:\s*)")
 # Production logging (JSON lines at info) unless told otherwise: its cost is part of the answer.
 LOG_LEVEL = os.environ.get("LECTERN_LOG_LEVEL", "info")
 
@@ -86,6 +109,7 @@ def ingest(folder: Path, data_dir: Path) -> dict[str, Any]:
 
 
 def questions(folder: Path, *, in_scope: bool = False) -> list[str]:
+    """The curated questions of ``bench/questions/<name>.jsonl``, else questions from the headings."""
     listed = ROOT / "bench" / "questions" / f"{folder.name}.jsonl"
     if listed.exists():
         rows = [json.loads(line) for line in listed.read_text(encoding="utf-8").splitlines() if line.strip()]
@@ -93,12 +117,45 @@ def questions(folder: Path, *, in_scope: bool = False) -> list[str]:
         found = [r["question"] for r in wanted if r.get("question")]
         if found:
             return found
-    heading = re.compile(r"^#{1,3}\s+(.+)$", re.MULTILINE)
-    found = []
+    return heading_questions(folder)[:200] or ["What is this documentation about?"]
+
+
+def heading_questions(folder: Path) -> list[str]:
+    """Questions about the corpus's section headings (code blocks' comments are not headings), in a
+    fixed shuffled order so consecutive requests ask about different pages."""
+    headings: dict[str, None] = {}
     for path in sorted(folder.rglob("*.md*")):
-        text = path.read_text(encoding="utf-8", errors="ignore")
-        found += [f"What is {h.strip()}?" for h in heading.findall(text)]
-    return found or ["What is this documentation about?"]
+        text = _FENCE.sub("", path.read_text(encoding="utf-8", errors="ignore"))
+        for heading in _HEADING.findall(text):
+            topic = _NUMBERING.sub("", heading.strip()).strip(" #*`")
+            if len(topic) > 2:
+                headings[topic] = None
+    found = [template.format(topic) for template in TEMPLATES for topic in headings]
+    random.Random(0).shuffle(found)
+    return found
+
+
+def distinct_questions(folder: Path) -> list[str]:
+    """Every question once: the curated ones first, then the heading ones."""
+    return list(dict.fromkeys([*questions(folder), *heading_questions(folder)]))
+
+
+def question_stream(folder: Path, mix: str, seed: int = 0) -> Iterator[tuple[str, bool]]:
+    """(question, asked before) for each request of a run, for the whole life of one server."""
+    fresh = distinct_questions(folder)
+    if mix == "distinct":
+        for n, question in enumerate(itertools.cycle(fresh)):
+            yield question, n >= len(fresh)
+        return
+    rng = random.Random(seed)
+    asked: list[str] = []
+    popularity: list[float] = []  # cumulative Zipf weights: the i-th question first asked weighs 1/i
+    for n, question in enumerate(itertools.cycle(fresh)):
+        while asked and rng.random() < REPEAT_SHARE:
+            yield rng.choices(asked, cum_weights=popularity)[0], True
+        asked.append(question)
+        popularity.append(popularity[-1] + 1 / len(asked) if popularity else 1.0)
+        yield question, n >= len(fresh)
 
 
 def free_port() -> int:
@@ -109,7 +166,7 @@ def free_port() -> int:
 
 
 @contextmanager
-def server(env: dict[str, str], workers: int) -> Iterator[str]:
+def server(env: dict[str, str], workers: int) -> Iterator[tuple[str, int]]:
     """The service in its own process (uvicorn --factory, as `lectern serve --workers` runs it)."""
     port = free_port()
     command = [
@@ -120,7 +177,7 @@ def server(env: dict[str, str], workers: int) -> Iterator[str]:
     with tempfile.TemporaryFile() as log:
         process = subprocess.Popen(command, env={**os.environ, **env}, cwd=ROOT, stdout=log, stderr=log)
         try:
-            yield _wait_ready(f"http://127.0.0.1:{port}", process, log)
+            yield _wait_ready(f"http://127.0.0.1:{port}", process, log), process.pid
         finally:
             process.terminate()
             try:
@@ -156,46 +213,124 @@ def service_env(data_dir: Path, database_url: str, **extra: str) -> dict[str, st
     }
 
 
+class RawConnection:
+    """One keep-alive HTTP/1.1 connection that POSTs JSON: the load generator shares this machine's
+    cores with the server, and httpx spent ~2.5 ms of CPU per request at 32 clients, this ~0.3 ms."""
+
+    def __init__(self, url: str) -> None:
+        parts = httpx.URL(url)
+        self.host, self.port = parts.host, parts.port or 80
+        self._streams: tuple[asyncio.StreamReader, asyncio.StreamWriter] | None = None
+
+    async def post_json(self, path: str, body: dict[str, Any]) -> tuple[int, bytes]:
+        if self._streams is None:
+            self._streams = await asyncio.open_connection(self.host, self.port)
+        reader, writer = self._streams
+        payload = json.dumps(body).encode()
+        writer.write(
+            f"POST {path} HTTP/1.1\r\nHost: {self.host}:{self.port}\r\nContent-Type: application/json\r\n"
+            f"Content-Length: {len(payload)}\r\n\r\n".encode()
+            + payload
+        )
+        status = int((await reader.readline()).split()[1])
+        headers = {}
+        while (line := await reader.readline()) not in (b"\r\n", b""):
+            name, _, value = line.decode("latin-1").partition(":")
+            headers[name.strip().lower()] = value.strip()
+        if headers.get("transfer-encoding") == "chunked":
+            chunks = []
+            while size := int((await reader.readline()).strip(), 16):
+                chunks.append(await reader.readexactly(size + 2))
+            await reader.readline()
+            return status, b"".join(c[:-2] for c in chunks)
+        return status, await reader.readexactly(int(headers.get("content-length", "0")))
+
+    async def close(self) -> None:
+        if self._streams is not None:
+            self._streams[1].close()
+            await self._streams[1].wait_closed()
+
+
+def process_tree_cpu_s(pid: int) -> float:
+    """User + system CPU seconds of ``pid`` and its children (uvicorn's workers), from /proc."""
+    tick = os.sysconf("SC_CLK_TCK")
+    total = 0.0
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue  # the process ended while we looked
+        if int(stat.parent.name) == pid or int(fields[1]) == pid:
+            total += (int(fields[11]) + int(fields[12])) / tick
+    return total
+
+
+def own_cpu_s() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
 # --- measurements -------------------------------------------------------------------------------
 
 
-async def chat_run(url: str, qs: list[str], clients: int, requests: int) -> dict[str, Any]:
+async def chat_run(
+    url: str, stream: Iterator[tuple[str, bool]], clients: int, requests: int, server_pid: int
+) -> dict[str, Any]:
     latencies: list[float] = []
     failures: list[str] = []
+    repeats = 0
     counter = iter(range(requests))
 
-    async def client(http: httpx.AsyncClient, number: int) -> None:
+    async def client(http: RawConnection) -> None:
+        nonlocal repeats
         session: str | None = None
         turns = 0
-        for n in counter:
-            body: dict[str, Any] = {"message": qs[(n * 7 + number) % len(qs)]}
+        for _ in counter:
+            question, asked_before = next(stream)
+            repeats += asked_before
+            body: dict[str, Any] = {"message": question}
             if session and turns < TURNS_PER_SESSION:
                 body["session_id"] = session
             else:
                 session, turns = None, 0
             started = time.perf_counter()
-            response = await http.post("/chat/run", json=body)
+            status, content = await asyncio.wait_for(http.post_json("/chat/run", body), 120)
             latencies.append(time.perf_counter() - started)
-            if response.status_code != 200:
-                failures.append(f"{response.status_code} {response.text[:200]}")
+            if status != 200:
+                failures.append(f"{status} {content[:200].decode(errors='replace')}")
                 continue
-            session = response.json()["session_id"]
+            session = json.loads(content)["session_id"]
             turns += 1
 
-    limits = httpx.Limits(max_connections=clients, max_keepalive_connections=clients)
-    async with httpx.AsyncClient(base_url=url, limits=limits, timeout=120) as http:
-        started = time.perf_counter()
-        await asyncio.gather(*(client(http, i) for i in range(clients)))
+    connections = [RawConnection(url) for _ in range(clients)]
+    server_cpu, client_cpu = process_tree_cpu_s(server_pid), own_cpu_s()
+    started = time.perf_counter()
+    try:
+        await asyncio.gather(*(client(c) for c in connections))
+    finally:
         seconds = time.perf_counter() - started
+        server_cpu, client_cpu = process_tree_cpu_s(server_pid) - server_cpu, own_cpu_s() - client_cpu
+        await asyncio.gather(*(c.close() for c in connections))
     return {
         "clients": clients,
         "requests": len(latencies),
         "failed": len(failures),
         "failures": failures[:5],
+        "repeats": round(repeats / max(len(latencies), 1), 3),
         "seconds": round(seconds, 2),
         "answers_per_s": round((len(latencies) - len(failures)) / seconds, 1),
         **ms(latencies),
+        "server_cpu_ms_per_answer": round(server_cpu / max(len(latencies), 1) * 1000, 2),
+        "client_cpu_ms_per_answer": round(client_cpu / max(len(latencies), 1) * 1000, 2),
+        "load_avg_1m": round(os.getloadavg()[0], 2),
     }
+
+
+def median_run(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """The run with the median throughput (the lower middle one of an even count), with every run's."""
+    ordered = sorted(rows, key=lambda r: r["answers_per_s"])
+    chosen = ordered[(len(ordered) - 1) // 2]
+    return {**chosen, "answers_per_s_runs": [r["answers_per_s"] for r in rows]}
 
 
 async def first_token(url: str, qs: list[str], count: int) -> dict[str, Any]:
@@ -278,10 +413,17 @@ def main() -> None:
     parser.add_argument(
         "--database-url", default="", help="Conversation store (default: a fresh SQLite file)."
     )
+    parser.add_argument(
+        "--mix", default=",".join(MIXES), help="Question mixes, each on its own server: distinct, repeated."
+    )
+    parser.add_argument("--runs", type=int, default=1, help="Runs per client count; the median is kept.")
     parser.add_argument("--ttft", type=int, default=50, help="Sequential /chat/stream requests.")
     parser.add_argument("--cancels", type=int, default=20)
     parser.add_argument("--skip-cancel", action="store_true")
     args = parser.parse_args()
+    mixes = [m for m in args.mix.split(",") if m]
+    if not mixes or set(mixes) - set(MIXES):
+        parser.error(f"--mix takes {' and/or '.join(MIXES)}")
 
     folder = args.folder.resolve()
     data_dir = RESULTS / "http" / folder.name
@@ -291,25 +433,34 @@ def main() -> None:
     result: dict[str, Any] = {
         "corpus": str(folder),
         "ingest": ingested,
-        "questions": len(qs),
+        "questions": {"curated": len(qs), "distinct": len(distinct_questions(folder))},
         "workers": args.workers,
+        "runs": args.runs,
         "machine": {"cpus": os.cpu_count(), "load_avg": os.getloadavg(), "python": platform.python_version()},
         "log_level": LOG_LEVEL,
         "database": "postgresql" if args.database_url.startswith("postgresql") else "sqlite",
+        "chat_run": {},
     }
     with tempfile.TemporaryDirectory() as tmp:
-        database = args.database_url or f"sqlite+aiosqlite:///{Path(tmp) / 'conversations.sqlite3'}"
-        env = service_env(data_dir, database)
-        with server(env, args.workers) as url:
-            asyncio.run(chat_run(url, qs, 4, 40))  # warm up every worker
-            runs = []
-            for clients in (int(c) for c in args.clients.split(",")):
-                requests = args.requests or max(200, 40 * clients)
-                print(f"/chat/run with {clients} clients, {requests} requests ...", flush=True)
-                runs.append(asyncio.run(chat_run(url, qs, clients, requests)))
-            result["chat_run"] = runs
-            print("time to first SSE token ...", flush=True)
-            result["sse_first_token"] = asyncio.run(first_token(url, qs, args.ttft))
+        for n, mix in enumerate(mixes):
+            database = args.database_url or f"sqlite+aiosqlite:///{Path(tmp) / f'{mix}.sqlite3'}"
+            # distinct: every question embedded, whatever the order of the list
+            cache = {"LECTERN_QUERY_CACHE_SIZE": "0"} if mix == "distinct" else {}
+            with server(service_env(data_dir, database, **cache), args.workers) as (url, pid):
+                stream = question_stream(folder, mix)
+                asyncio.run(chat_run(url, stream, 4, 40, pid))  # warm up every worker
+                runs = []
+                for clients in (int(c) for c in args.clients.split(",")):
+                    requests = args.requests or max(200, 40 * clients)
+                    print(f"{mix}: /chat/run with {clients} clients, {requests} requests ...", flush=True)
+                    rows = [
+                        asyncio.run(chat_run(url, stream, clients, requests, pid)) for _ in range(args.runs)
+                    ]
+                    runs.append(median_run(rows))
+                result["chat_run"][mix] = runs
+                if n == 0:
+                    print("time to first SSE token ...", flush=True)
+                    result["sse_first_token"] = {"mix": mix, **asyncio.run(first_token(url, qs, args.ttft))}
         if not args.skip_cancel:
             sys.path.insert(0, str(ROOT))
             from tests.fakes.openai_chat_server import FakeChatServer, Reply
@@ -324,35 +475,41 @@ def main() -> None:
                     "LECTERN_LLM_MODEL": "fake-model",
                 }
                 env = service_env(data_dir, f"sqlite+aiosqlite:///{Path(tmp) / 'cancel.sqlite3'}", **llm)
-                with server(env, args.workers) as url:
+                with server(env, args.workers) as (url, _):
                     print(f"cancel latency over {args.cancels} trials ...", flush=True)
                     in_scope = questions(folder, in_scope=True)
                     result["cancel"] = asyncio.run(cancel_latency(url, provider, in_scope, args.cancels))
 
     report(result)
     RESULTS.mkdir(parents=True, exist_ok=True)
-    out = RESULTS / "http_load.json"
+    out = RESULTS / f"http_load-w{args.workers}-{time.strftime('%Y%m%d-%H%M%S')}.json"
     out.write_text(json.dumps(result, indent=2), encoding="utf-8")
     print(f"\nwrote {out.relative_to(ROOT)}")
 
 
 def report(result: dict[str, Any]) -> None:
     print(f"\n{result['corpus']}: {result['ingest']['chunks']} chunks, {result['workers']} worker(s)")
-    print(f"{'/chat/run':<22}{'answers/s':>11}{'p50 ms':>9}{'p90 ms':>9}{'p99 ms':>9}{'failed':>8}")
-    for run in result["chat_run"]:
-        label = f"{run['clients']} client(s)"
-        print(
-            f"{label:<22}{run['answers_per_s']:>11}{run['p50_ms']:>9}{run['p90_ms']:>9}"
-            f"{run['p99_ms']:>9}{run['failed']:>8}"
-        )
+    print(f"{'':<34}{'':>10}{'':>7}{'':>8}{'':>8}{'CPU ms/answer':>16}")
+    print(
+        f"{'/chat/run':<34}{'answers/s':>10}{'p50 ms':>7}{'p99 ms':>8}{'failed':>8}{'server':>8}{'client':>8}"
+        f"{'repeats':>9}{'load':>6}"
+    )
+    for mix, runs in result["chat_run"].items():
+        for run in runs:
+            label = f"{mix}, {run['clients']} client(s)"
+            throughput = "/".join(str(x) for x in run["answers_per_s_runs"])
+            print(f"{label:<34}{run['answers_per_s']:>10}{run['p50_ms']:>7.0f}{run['p99_ms']:>8.0f}"
+                  f"{run['failed']:>8}{run['server_cpu_ms_per_answer']:>8}{run['client_cpu_ms_per_answer']:>8}"
+                  f"{run['repeats']:>9.0%}{run['load_avg_1m']:>6}  runs: {throughput}")  # fmt: skip
     t = result["sse_first_token"]
-    print(f"{'SSE first token':<22}{'':>11}{t['p50_ms']:>9}{t['p90_ms']:>9}{t['p99_ms']:>9}")
+    print(f"\n{'':<34}{'p50 ms':>10}{'p90 ms':>7}{'p99 ms':>8}")
+    print(f"{'SSE first token':<34}{t['p50_ms']:>10}{t['p90_ms']:>7}{t['p99_ms']:>8}")
     if "cancel" in result:
         c = result["cancel"]
-        print(f"{'cancel → final delta':<22}{'':>11}{c['to_final_delta']['p50_ms']:>9}"
-              f"{c['to_final_delta']['p90_ms']:>9}{c['to_final_delta']['p99_ms']:>9}")  # fmt: skip
-        print(f"{'cancel → provider abort':<22}{'':>11}{c['to_provider_abort']['p50_ms']:>9}"
-              f"{c['to_provider_abort']['p90_ms']:>9}{c['to_provider_abort']['p99_ms']:>9}")  # fmt: skip
+        print(f"{'cancel → final delta':<34}{c['to_final_delta']['p50_ms']:>10}"
+              f"{c['to_final_delta']['p90_ms']:>7}{c['to_final_delta']['p99_ms']:>8}")  # fmt: skip
+        print(f"{'cancel → provider abort':<34}{c['to_provider_abort']['p50_ms']:>10}"
+              f"{c['to_provider_abort']['p90_ms']:>7}{c['to_provider_abort']['p99_ms']:>8}")  # fmt: skip
 
 
 if __name__ == "__main__":
