@@ -150,17 +150,11 @@ class Retriever:
     def retrieve_sync(self, params: RetrievalParams) -> RetrievalResult:
         started = time.perf_counter()
         self._check_embedder()
+        embedding = _QueryEmbedding(self.embedder, params.query)
         try:
-            query_vector = self.embedder.embed_query(params.query)
-        except LecternError:
-            raise
-        except Exception as exc:  # a provider or model failure the embedder did not classify
-            log.exception("embedding_failed")
-            raise ProviderError("Unable to embed the question.") from exc
-        embedded = time.perf_counter()
-        try:
+            # the index embeds when it needs the vector, and may search by keyword meanwhile
             found = self.index.search(
-                vector=query_vector,
+                vector=embedding,
                 text=params.query,
                 mode=params.mode,
                 top_k=fetch_depth(params.top_k),
@@ -169,9 +163,15 @@ class Retriever:
         except (EmbedderMismatch, InvalidInput):
             raise
         except Exception as exc:  # seed 001 QDRANT_ERROR: any index failure
+            if exc is embedding.error:  # the question could not be embedded: not an index failure
+                raise
             log.exception("retrieval_failed", extra={"collection": self.collection})
             raise VectorIndexError(RETRIEVE_ERROR) from exc
         searched = time.perf_counter()
+        # The search took what it took beyond embedding the query (which it may have overlapped).
+        search_s = searched - started - embedding.seconds
+        query_vector = embedding()  # an index that never needed the vector leaves it to us
+        ranking_started = time.perf_counter()
         hits = rank(found, params.threshold, params.top_k)
         self._attach_vectors(hits)
         scores = [h.similarity for h in hits]
@@ -183,9 +183,9 @@ class Retriever:
             average_score=min(1.0, max(0.0, average)),
             has_sufficient_context=has_sufficient_context(average, len(hits), self.thresholds),
             timings=RetrievalTimings(
-                embedding_ms=(embedded - started) * 1000,
-                search_ms=(searched - embedded) * 1000,
-                ranking_ms=(done - searched) * 1000,
+                embedding_ms=embedding.seconds * 1000,
+                search_ms=search_s * 1000,
+                ranking_ms=(done - ranking_started) * 1000,
             ),
             total_candidates=len(found),
             threshold=params.threshold,
@@ -258,6 +258,32 @@ class Retriever:
                 cached = self._vectors.get(hit.chunk.content_hash)
                 if cached is not None:
                     hit.vector = cached.tolist()
+
+
+class _QueryEmbedding:
+    """The query's vector, embedded on the first call and kept; how long embedding took."""
+
+    def __init__(self, embedder: Embedder, query: str) -> None:
+        self._embedder = embedder
+        self._query = query
+        self._vector: NDArray[np.float32] | None = None
+        self.seconds = 0.0  # until embedded
+        self.error: LecternError | None = None
+
+    def __call__(self) -> NDArray[np.float32]:
+        if self._vector is None:
+            started = time.perf_counter()
+            try:
+                self._vector = self._embedder.embed_query(self._query)
+            except LecternError as exc:
+                self.error = exc
+                raise
+            except Exception as exc:  # a provider or model failure the embedder did not classify
+                log.exception("embedding_failed")
+                self.error = ProviderError("Unable to embed the question.")
+                raise self.error from exc
+            self.seconds = time.perf_counter() - started
+        return self._vector
 
 
 def rank(found: Sequence[SearchHit], threshold: float, top_k: int) -> list[SearchHit]:

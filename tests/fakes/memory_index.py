@@ -8,7 +8,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from lectern.errors import EmbedderMismatch
-from lectern.index.base import DocumentSummary, SearchFilters
+from lectern.index.base import DocumentSummary, QueryVector, SearchFilters, resolve_vector
 from lectern.models import Chunk, CollectionInfo, IndexStats, SearchHit, SearchModeName
 
 
@@ -58,13 +58,14 @@ class MemoryIndex:
     def search(
         self,
         *,
-        vector: NDArray[np.float32] | None,
+        vector: QueryVector | None,
         text: str,
         mode: SearchModeName = "hybrid",
         top_k: int = 5,
         filters: SearchFilters | None = None,
     ) -> list[SearchHit]:
         self.searches += 1
+        vector = resolve_vector(vector)
         rows = [(c, v) for c, v in self.rows.values() if self._matches(c, filters)]
         sims = {
             c.content_hash: float(np.clip(v @ vector, 0, 1)) if vector is not None else 0.0 for c, v in rows

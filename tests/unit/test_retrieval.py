@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
-from lectern.errors import EmbedderMismatch, InvalidInput, VectorIndexError
+from lectern.errors import EmbedderMismatch, InvalidInput, ProviderError, ProviderTimeout, VectorIndexError
 from lectern.index.base import SearchFilters
 from lectern.models import CollectionInfo
 from lectern.retrieval import CHAT_MAX_TOP_K, Retriever, fetch_depth
@@ -107,6 +108,31 @@ async def test_index_failure_is_qdrant_error() -> None:
     with pytest.raises(VectorIndexError, match="Unable to retrieve content") as info:
         await retriever.retrieve(retriever.params("q"))
     assert info.value.code == "QDRANT_ERROR"
+
+
+class FailingEmbedder(HashEmbedder):
+    def __init__(self, error: Exception) -> None:
+        super().__init__()
+        self.error = error
+
+    def embed_query(self, text: str) -> np.ndarray:
+        raise self.error
+
+
+@pytest.mark.parametrize(
+    ("error", "expected"),
+    [(RuntimeError("model crashed"), ProviderError), (ProviderTimeout("slow provider"), ProviderTimeout)],
+)
+@pytest.mark.parametrize("engine", ["embeds inside its search", "never asks for the vector"])
+async def test_embedding_failure_is_not_an_index_failure(
+    engine: str, error: Exception, expected: type[Exception]
+) -> None:
+    # The index is handed a function that embeds the query; whether it calls it (while searching) or
+    # not (the retriever embeds afterwards), a failing embedder is reported as what it is.
+    index = filled_index()[0] if engine == "embeds inside its search" else ScriptedIndex([hit("a", 0.9)])
+    retriever = Retriever(FailingEmbedder(error), index, answer_settings())
+    with pytest.raises(expected):
+        await retriever.retrieve(retriever.params("How do I install Gazebo?"))
 
 
 async def test_embedder_mismatch_is_refused_clearly() -> None:

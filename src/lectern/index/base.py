@@ -3,7 +3,7 @@ searched densely, by keyword (BM25) or both fused by reciprocal rank."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
@@ -26,6 +26,14 @@ PAYLOAD_KEYS: tuple[str, ...] = (
     "source_path",
     "page",
 )
+
+
+# A query vector, or the function that embeds it: an engine may search by keyword meanwhile.
+QueryVector = NDArray[np.float32] | Callable[[], NDArray[np.float32]]
+
+
+def resolve_vector(vector: QueryVector | None) -> NDArray[np.float32] | None:
+    return vector() if callable(vector) else vector
 
 
 @dataclass(frozen=True)
@@ -94,13 +102,14 @@ class VectorIndex(Protocol):
     def search(
         self,
         *,
-        vector: NDArray[np.float32] | None,
+        vector: QueryVector | None,
         text: str,
         mode: SearchModeName = "hybrid",
         top_k: int = 5,
         filters: SearchFilters | None = None,
     ) -> list[SearchHit]:
-        """Best hits first. Every hit carries its dense cosine similarity, whatever the mode."""
+        """Best hits first. Every hit carries its dense cosine similarity, whatever the mode.
+        A callable `vector` is called (once) whenever the engine needs the vector."""
         ...
 
     def count(self) -> int: ...

@@ -1,7 +1,8 @@
 """The embedded default engine: one LanceDB table per collection under ``settings.index_dir``.
 
-Dense search is exact (cosine) until the table reaches ``ann_min_rows``; ``optimize()`` then builds an
-IVF_HNSW_SQ index. Keyword search is LanceDB's native BM25 index over ``search_text``. Hybrid runs both
+Dense search is exact (cosine) until the table reaches ``ann_min_rows``, and runs on a copy of the table
+in memory (:mod:`lectern.index.lancedb_snapshot`); ``optimize()`` then builds an IVF_HNSW_SQ index and
+LanceDB searches it. Keyword search is LanceDB's native BM25 index over ``search_text``. Hybrid runs both
 sides and fuses them by reciprocal rank in :mod:`lectern.index.fusion`.
 """
 
@@ -9,7 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from datetime import timedelta
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +23,7 @@ from lancedb.index import FTS, IvfHnswSq
 from numpy.typing import NDArray
 
 from lectern.errors import VectorIndexError
-from lectern.index.base import DocumentSummary, SearchFilters
+from lectern.index.base import DocumentSummary, QueryVector, SearchFilters, resolve_vector
 from lectern.index.compat import check_compatible, checked_matrix, checked_query
 from lectern.index.fusion import candidate_depth, cosine_similarities, rrf_fuse, stack
 from lectern.index.lancedb_schema import (
@@ -33,6 +36,7 @@ from lectern.index.lancedb_schema import (
     table_schema,
     where_clause,
 )
+from lectern.index.lancedb_snapshot import Candidate, SnapshotCache, TableSnapshot
 from lectern.index.payload import chunk_from_record, engine_errors, summarise_documents
 from lectern.models import Chunk, CollectionInfo, IndexStats, SearchHit, SearchModeName
 from lectern.settings import Settings
@@ -64,6 +68,7 @@ class LanceDBIndex:
         keyword_stem: bool = True,
         keyword_stop_words: bool = True,
         read_consistency_interval: timedelta = timedelta(0),
+        snapshot_reload_s: float = 1.0,
     ) -> None:
         self.name = collection
         self.ann_min_rows = ann_min_rows
@@ -80,6 +85,9 @@ class LanceDBIndex:
             # interval 0: every read sees the latest committed version, so a server sees new ingests
             self._db = lancedb.connect(root, read_consistency_interval=read_consistency_interval)
         self._table: Any = None
+        # below ann_min_rows the table is searched and read in memory (see lancedb_snapshot)
+        self._snapshots = SnapshotCache(ann_min_rows, min_reload_s=snapshot_reload_s)
+        self._last_layout: _Layout | None = None
 
     @classmethod
     def from_settings(cls, settings: Settings, collection: str | None = None) -> LanceDBIndex:
@@ -109,8 +117,19 @@ class LanceDBIndex:
             raise VectorIndexError(f"{ENGINE}: collection {self.name!r} does not exist; create it first")
         return table
 
-    def _info_of(self, table: Any) -> CollectionInfo:
-        info = info_from_schema(table.schema)
+    def _layout(self, table: Any) -> _Layout:
+        """The table's layout at its current version: a schema read is a round trip through
+        LanceDB's event loop thread, and a search needs it twice."""
+        version = int(table.version)
+        layout = self._last_layout
+        if layout is None or layout.version != version:
+            schema = table.schema  # read after the version: a change in between is seen next time
+            layout = _Layout(version, self._info_of(schema), chunk_columns(schema))
+            self._last_layout = layout
+        return layout
+
+    def _info_of(self, schema: pa.Schema) -> CollectionInfo:
+        info = info_from_schema(schema)
         if info is None:
             raise VectorIndexError(
                 f"{ENGINE}: table {self.name!r} was not created by Lectern (no collection info)"
@@ -141,13 +160,16 @@ class LanceDBIndex:
             if self._open() is not None:
                 self._db.drop_table(self.name)
         self._table = None
+        # a table created again starts its versions again: nothing cached by version may survive
+        self._last_layout = None
+        self._snapshots.clear()
 
     # --- writes --------------------------------------------------------------------------------------
     def upsert(self, chunks: Sequence[Chunk], vectors: NDArray[np.float32]) -> None:
         if not chunks:
             return
         table = self._require()
-        info = self._info_of(table)
+        info = self._info_of(table.schema)
         matrix = checked_matrix(len(chunks), vectors, info.dimension, self.name)
         # the last of several chunks with one hash wins (merge_insert refuses duplicate keys)
         last = {c.content_hash: i for i, c in enumerate(chunks)}
@@ -257,14 +279,19 @@ class LanceDBIndex:
             dimension=info.dimension if info else 0,
             has_ann_index=ANN_INDEX in indices,
             has_keyword_index=FTS_INDEX in indices,
-            details={"unindexed_rows": unindexed, "fragments": fragments, "version": version},
+            details={
+                "unindexed_rows": unindexed,
+                "fragments": fragments,
+                "version": version,
+                "in_memory_version": self._snapshots.version,
+            },
         )
 
     # --- search --------------------------------------------------------------------------------------
     def search(
         self,
         *,
-        vector: NDArray[np.float32] | None,
+        vector: QueryVector | None,
         text: str,
         mode: SearchModeName = "hybrid",
         top_k: int = 5,
@@ -275,21 +302,32 @@ class LanceDBIndex:
         table = self._open()
         if table is None:
             return []
-        query = checked_query(vector, mode, self._info_of(table).dimension, self.name)
         where = where_clause(filters)
         depth = top_k if mode != "hybrid" else candidate_depth(top_k)
         with engine_errors(ENGINE, f"searching {self.name!r}"):
-            # both sides at once: lance releases the GIL, and each side leaves a core idle
-            pending = _POOL.submit(self._dense, table, query, where, depth) if mode != "keyword" else None
-            keyword = self._keyword(table, text, where, depth) if mode != "dense" else []
-            dense = pending.result() if pending is not None else []
+            layout = self._layout(table)
+            # The keyword side needs no vector: it runs in the pool while this thread embeds the
+            # query (a callable vector) and searches densely; lance and the embedder release the GIL.
+            keyword_side = (
+                self._keyword_side(table, text, where, depth, overlap=vector is not None)
+                if mode != "dense"
+                else _no_candidates
+            )
+            snapshot = self._snapshots.get(table, layout.version, layout.columns, self._fits_in_memory)
+            query = checked_query(resolve_vector(vector), mode, layout.info.dimension, self.name)
+            dense = (
+                self._dense(table, snapshot, query, where, depth)
+                if query is not None and mode != "keyword"
+                else []
+            )
+            keyword = keyword_side()
             bm25 = {key: score for key, _, score in keyword}
             if mode == "hybrid":
                 ranked = rrf_fuse([[key for key, _, _ in dense], list(bm25)], self.rrf_k)[:top_k]
             else:
                 ranked = [(key, score) for key, _, score in (dense or keyword)][:top_k]
             row_ids = {key: row_id for key, row_id, _ in [*keyword, *dense]}
-            rows = self._fetch(table, [(key, row_ids[key]) for key, _ in ranked])
+            rows = self._rows(table, layout, snapshot, [(key, row_ids[key]) for key, _ in ranked])
         ranked = [(key, score) for key, score in ranked if key in rows]
         vectors = stack([rows[key][VECTOR] for key, _ in ranked])
         sims = cosine_similarities(query, vectors)
@@ -305,11 +343,28 @@ class LanceDBIndex:
             for rank, ((key, score), sim, vec) in enumerate(zip(ranked, sims, vectors, strict=True), start=1)
         ]
 
+    def _keyword_side(
+        self, table: Any, text: str, where: str | None, n: int, *, overlap: bool
+    ) -> Callable[[], list[Candidate]]:
+        """The keyword candidates, to be collected by calling the result; searched in the pool from
+        now on when there is other work to overlap, else when called."""
+        if not overlap:
+            return partial(self._keyword, table, text, where, n)
+        return _POOL.submit(self._keyword, table, text, where, n).result
+
     def _dense(
-        self, table: Any, query: NDArray[np.float32] | None, where: str | None, n: int
+        self,
+        table: Any,
+        snapshot: TableSnapshot | None,
+        query: NDArray[np.float32],
+        where: str | None,
+        n: int,
     ) -> list[Candidate]:
-        if query is None:
-            return []
+        """From the snapshot while the table fits in memory; else LanceDB's own search, exact or on
+        the ANN index."""
+        if snapshot is not None:
+            allowed = snapshot.allowed(where, partial(self._matching, table)) if where else None
+            return snapshot.top(query, n, allowed)
         # `_distance` is selected so lance does not log a deprecation warning on every query
         builder = (
             table.search(query, vector_column_name=VECTOR)
@@ -336,12 +391,22 @@ class LanceDBIndex:
             builder = builder.where(where, prefilter=True)
         return _candidates(builder.limit(n).to_arrow(), "_score", float)
 
-    def _fetch(self, table: Any, wanted: list[tuple[str, int]]) -> dict[str, dict[str, Any]]:
-        """Full rows (vector included) of the hits, by row id; by hash for any row a concurrent
-        compaction moved since the search. A row deleted meanwhile is left out."""
-        if not wanted:
-            return {}
-        columns = [*chunk_columns(table.schema), VECTOR]
+    def _rows(
+        self, table: Any, layout: _Layout, snapshot: TableSnapshot | None, wanted: list[tuple[str, int]]
+    ) -> dict[str, dict[str, Any]]:
+        """Full rows (vector included) of the hits: from the snapshot, or from the table for those it
+        lacks (a keyword hit a write added since) or without one."""
+        rows = snapshot.records([key for key, _ in wanted]) if snapshot is not None else {}
+        missing = [(key, row_id) for key, row_id in wanted if key not in rows]
+        if missing:
+            rows.update(self._fetch(table, [*layout.columns, VECTOR], missing))
+        return rows
+
+    def _fetch(
+        self, table: Any, columns: list[str], wanted: list[tuple[str, int]]
+    ) -> dict[str, dict[str, Any]]:
+        """Full rows of the hits, by row id; by hash for any row a concurrent compaction moved since
+        the search. A row deleted meanwhile is left out."""
         taken = table.take_row_ids([row_id for _, row_id in wanted]).select(columns).to_arrow()
         rows = {r["content_hash"]: r for r in taken.to_pylist()}
         missing = [key for key, _ in wanted if key not in rows]
@@ -353,9 +418,27 @@ class LanceDBIndex:
     def _has_ann(self, table: Any) -> bool:
         return any(cfg.name == ANN_INDEX for cfg in table.list_indices())
 
+    def _fits_in_memory(self, table: Any) -> bool:
+        return not self._has_ann(table) and table.count_rows() < self.ann_min_rows
 
-Candidate = tuple[str, int, float]  # content hash, row id, score (higher is better)
-_POOL = ThreadPoolExecutor(max_workers=4, thread_name_prefix="lancedb-dense")
+    def _matching(self, table: Any, where: str) -> list[str]:
+        """Content hashes of the rows passing a filter."""
+        rows = table.search().where(where).select(["content_hash"]).limit(None).to_arrow()
+        return [str(h) for h in rows.column("content_hash").to_pylist()]
+
+
+@dataclass(frozen=True)
+class _Layout:
+    version: int
+    info: CollectionInfo
+    columns: list[str]  # the chunk's
+
+
+_POOL = ThreadPoolExecutor(max_workers=4, thread_name_prefix="lancedb-keyword")
+
+
+def _no_candidates() -> list[Candidate]:
+    return []
 
 
 def _candidates(result: pa.Table, column: str, score: Callable[[float], float]) -> list[Candidate]:

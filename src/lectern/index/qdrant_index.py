@@ -20,7 +20,7 @@ from numpy.typing import NDArray
 from qdrant_client import QdrantClient, models
 
 from lectern.errors import VectorIndexError
-from lectern.index.base import PAYLOAD_KEYS, DocumentSummary, SearchFilters
+from lectern.index.base import PAYLOAD_KEYS, DocumentSummary, QueryVector, SearchFilters, resolve_vector
 from lectern.index.compat import UNKNOWN_EMBEDDER, check_compatible, checked_matrix, checked_query
 from lectern.index.fusion import candidate_depth, cosine_similarities, stack
 from lectern.index.payload import (
@@ -310,7 +310,7 @@ class QdrantIndex:
     def search(
         self,
         *,
-        vector: NDArray[np.float32] | None,
+        vector: QueryVector | None,
         text: str,
         mode: SearchModeName = "hybrid",
         top_k: int = 5,
@@ -319,7 +319,7 @@ class QdrantIndex:
         layout = self._describe()
         if layout is None:
             return []
-        query = checked_query(vector, mode, int(self._meta["dimension"]), self.name)
+        query = checked_query(resolve_vector(vector), mode, int(self._meta["dimension"]), self.name)
         flt = qdrant_filter(filters, nested_extra=layout == "lectern")
         if self._legacy is not None:
             return self._legacy.search(query, text, mode, top_k, flt, self.analyzer)

@@ -1,0 +1,148 @@
+"""LanceDB below ann_min_rows searches and reads an in-memory snapshot of the table: it must give what
+LanceDB itself gives, and never a stale row (a write or a delete by another index instance shows at
+once, whether the snapshot reloads or LanceDB answers until it may)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from lectern.index import SearchFilters, open_index
+from lectern.index.lancedb_index import LanceDBIndex
+from lectern.models import Chunk, SearchHit, SearchModeName
+from tests.integration.test_index_engines import CHUNKS, DIM, INFO, VECTORS, axis, settings_for
+
+pytestmark = pytest.mark.integration
+
+MODES: list[SearchModeName] = ["dense", "keyword", "hybrid"]
+
+
+def in_memory(index: LanceDBIndex) -> bool:
+    """Whether the index holds its table's current version in memory."""
+    details = index.stats().details
+    return bool(details["in_memory_version"] == details["version"])
+
+
+def keys(hits: list[SearchHit]) -> list[str]:
+    return [h.chunk.content_hash for h in hits]
+
+
+@pytest.mark.parametrize("reload_s", [0.0, 3600.0], ids=["snapshot-reloads", "lancedb-until-reload"])
+def test_another_instance_writes_show_at_once(tmp_path: Path, reload_s: float) -> None:
+    settings = settings_for("lancedb", tmp_path)
+    writer = open_index(settings, "docs")
+    # reload_s: how soon after a change the table may be loaded into memory again
+    reader = LanceDBIndex(settings.index_dir / "lancedb", "docs", snapshot_reload_s=reload_s)
+    writer.create(INFO)
+    writer.upsert(CHUNKS[:3], VECTORS[:3])
+    assert keys(reader.search(vector=axis(2), text="", mode="dense", top_k=1)) == [CHUNKS[2].content_hash]
+    assert in_memory(reader)
+
+    writer.upsert(CHUNKS[3:], VECTORS[3:])  # new rows
+    hits = reader.search(vector=axis(4), text="subscriber message", mode="hybrid", top_k=2)
+    assert keys(hits)[0] == CHUNKS[4].content_hash
+    assert hits[0].chunk == CHUNKS[4]
+    assert in_memory(reader) == (reload_s == 0)
+
+    writer.delete_hashes([CHUNKS[4].content_hash])  # a delete
+    for mode in MODES:
+        found = keys(reader.search(vector=axis(4), text="subscriber message", mode=mode, top_k=5))
+        assert CHUNKS[4].content_hash not in found
+
+    renamed = CHUNKS[0].model_copy(update={"title": "Renamed"})
+    writer.upsert([renamed], VECTORS[:1])  # the same hash, new metadata
+    hits = reader.search(vector=axis(0), text="", mode="dense", top_k=1)
+    assert hits[0].chunk.title == "Renamed"
+
+
+def test_own_writes_and_drop(tmp_path: Path) -> None:
+    index = LanceDBIndex(tmp_path / "lancedb", "docs", snapshot_reload_s=0.0)
+    index.create(INFO)
+    index.upsert(CHUNKS[:2], VECTORS[:2])
+    assert len(index.search(vector=axis(0), text="", mode="dense", top_k=5)) == 2
+    index.upsert(CHUNKS[2:], VECTORS[2:])
+    assert len(index.search(vector=axis(0), text="", mode="dense", top_k=5)) == len(CHUNKS)
+    assert in_memory(index)
+    index.drop()
+    assert index.search(vector=axis(0), text="", mode="dense") == []
+    index.create(INFO)  # versions start again: nothing of the old table may answer
+    index.upsert(CHUNKS[:1], VECTORS[:1])
+    assert keys(index.search(vector=axis(3), text="", mode="dense", top_k=5)) == [CHUNKS[0].content_hash]
+
+
+# --- the snapshot answers what LanceDB answers ---------------------------------------------------------
+MODULES = ["Module 1", "Module 2", "Module 3"]
+WORDS = ["robot", "joint", "sensor", "topic", "camera", "planner", "gripper", "wheel", "arm", "lidar"]
+
+
+def random_chunks(n: int, rng: np.random.Generator) -> list[Chunk]:
+    chunks = []
+    for i in range(n):
+        text = " ".join(rng.choice(WORDS, size=8)) + f" item {i}"
+        module = MODULES[i % 3]
+        chunks.append(
+            Chunk(
+                text=text,
+                content_hash=f"h{i:04d}",
+                chunk_index=i % 5,
+                token_count=9,
+                title=f"Doc {i % 7}",
+                module_name=module,
+                url=f"https://ex.com/{module.split()[1]}/doc{i % 7}#s{i}",
+                source_path=f"doc{i % 7}.md",
+                extra={"lang": "de" if i % 4 == 0 else "en"},
+            )
+        )
+    return chunks
+
+
+@pytest.fixture(scope="module")
+def twins(tmp_path_factory: pytest.TempPathFactory) -> tuple[LanceDBIndex, LanceDBIndex]:
+    """The same 300-row table, read through the snapshot and through LanceDB alone."""
+    root = tmp_path_factory.mktemp("twins")
+    rng = np.random.default_rng(11)
+    chunks = random_chunks(300, rng)
+    vectors = rng.normal(size=(300, DIM)).astype(np.float32)
+    vectors[7] = 0.0  # a zero vector: LanceDB's dense search never finds it
+    settings = settings_for("lancedb", root)
+    fast = LanceDBIndex.from_settings(settings.model_copy(update={"ann_min_rows": 1000}), "docs")
+    fast.create(INFO)
+    fast.upsert(chunks, vectors)
+    fast.optimize()
+    plain = LanceDBIndex.from_settings(settings.model_copy(update={"ann_min_rows": 0}), "docs")
+    return fast, plain
+
+
+FILTERS = [
+    None,
+    SearchFilters(equals={"module_name": "Module 2"}),
+    SearchFilters(equals={"lang": "de"}),
+    SearchFilters(equals={"module_name": ["Module 1", "Module 3"], "chunk_index": "2"}),
+    SearchFilters(url_prefix="https://ex.com/3/doc1"),
+    SearchFilters(equals={"title": "No such title"}),
+    SearchFilters(equals={"title": "Doc 0", "chunk_index": "2"}),  # 9 rows, the zero vector's among them
+]
+
+
+@pytest.mark.parametrize("filters", FILTERS)
+@pytest.mark.parametrize("mode", MODES)
+def test_snapshot_matches_lancedb(
+    twins: tuple[LanceDBIndex, LanceDBIndex], mode: SearchModeName, filters: SearchFilters | None
+) -> None:
+    fast, plain = twins
+    rng = np.random.default_rng(5)
+    for _ in range(5):
+        query = rng.normal(size=DIM).astype(np.float32)
+        text = " ".join(rng.choice(WORDS, size=3))
+        got = fast.search(vector=query, text=text, mode=mode, top_k=12, filters=filters)
+        want = plain.search(vector=query, text=text, mode=mode, top_k=12, filters=filters)
+        assert keys(got) == keys(want)
+        for a, b in zip(got, want, strict=True):
+            assert a.chunk == b.chunk
+            assert a.similarity == pytest.approx(b.similarity, abs=1e-5)
+            assert a.score == pytest.approx(b.score, abs=1e-5)
+            assert a.vector == pytest.approx(b.vector, abs=1e-6)
+    assert in_memory(fast)
+    assert not in_memory(plain)
