@@ -63,7 +63,9 @@ def ingest(corpus: Path, data_dir: Path, name: str) -> Run:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("corpus", type=Path, help="Folder of documents (e.g. a Docusaurus docs folder).")
     parser.add_argument("--rounds", type=int, default=1, help="Repeat the whole sequence this many times.")
     args = parser.parse_args()
