@@ -7,6 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any, ParamSpec, TypeVar
 
+import click
 import typer
 from rich.console import Console
 
@@ -26,26 +27,28 @@ app.add_typer(index_app, name="index")
 console = Console()
 err_console = Console(stderr=True)
 
-_overrides: dict[str, Any] = {}
-
 P = ParamSpec("P")
 R = TypeVar("R")
 
 
 @app.callback()
 def main(
+    ctx: typer.Context,
     data_dir: Annotated[
         Path | None, typer.Option("--data-dir", help="Data directory (LECTERN_DATA_DIR).")
     ] = None,
 ) -> None:
     """Lectern answers questions from your documents only, cites them, and says when it cannot."""
-    if data_dir is not None:
-        _overrides["data_dir"] = data_dir
+    # Kept on this invocation's context, so nothing leaks into the next one in the same process.
+    ctx.obj = {"data_dir": data_dir} if data_dir is not None else {}
 
 
 def settings(**extra: Any) -> Settings:
-    values = {**_overrides, **{k: v for k, v in extra.items() if v is not None}}
-    return load_settings(**values)
+    """Settings for the running command: global options, then the command's own, over the environment."""
+    ctx = click.get_current_context(silent=True)
+    overrides: dict[str, Any] = dict(ctx.find_root().obj or {}) if ctx is not None else {}
+    overrides.update({k: v for k, v in extra.items() if v is not None})
+    return load_settings(**overrides)
 
 
 def fail(message: str, code: int = 1) -> typer.Exit:
