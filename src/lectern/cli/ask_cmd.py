@@ -164,9 +164,10 @@ def chat(
     conversation = engine.new_conversation()
     console.print(f"[dim]{CHAT_HELP}[/]", highlight=False)
     last: Answer | None = None
+    prompt = _prompt("[bold cyan]you>[/] ")
     while True:
         try:
-            line = console.input("[bold cyan]you>[/] ")
+            line = input(prompt)
         except EOFError:
             console.print()
             return
@@ -193,6 +194,18 @@ def chat(
             console.print(f"[yellow]{EMPTY_QUESTION}[/]")  # seed 001 INVALID_INPUT: prompt again
             continue
         last = _chat_turn(engine, conversation, line, options) or last
+
+
+def _prompt(markup: str) -> str:
+    """The prompt rendered once (with colour on a terminal), for `input()` to print.
+
+    `input()` writes the prompt itself, so a Ctrl-C pressed as soon as the prompt shows lands inside
+    `input()`; printing it through Rich first left a window where the interrupt hit Rich mid-render
+    and swallowed the next lines.
+    """
+    with console.capture() as captured:
+        console.print(markup, end="")
+    return captured.get()
 
 
 def _chat_turn(
