@@ -16,6 +16,7 @@ from lectern.errors import InvalidInput
 from lectern.models import Answer, Citation, ConfidenceLevel
 from lectern.store.models import Message as StoredMessage
 from lectern.store.models import Thread
+from lectern.views import clip
 
 MESSAGE_MAX = 1000
 TOP_K_MAX = 10
@@ -122,10 +123,6 @@ class Source(BaseModel):
             url=citation.url,
             chunk_index=citation.chunk_index,
         )
-
-
-def clip(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
 class ChatResponse(BaseModel):

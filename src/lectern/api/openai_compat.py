@@ -44,8 +44,9 @@ from lectern.conversation import Message as TurnMessage
 from lectern.embeddings.base import Tokenizer
 from lectern.engine import AskOptions, Engine
 from lectern.events import Done, Event, Failed, Retrieved, Token
-from lectern.models import Answer, Citation
+from lectern.models import Answer
 from lectern.retrieval import CHAT_MAX_TOP_K
+from lectern.views import CitedSource
 from lectern.writers.selection import MAX_USER_CONTEXT_CHARS
 
 log = logging.getLogger("lectern.api")
@@ -56,7 +57,6 @@ Svc = Annotated[Services, Depends(services)]
 QUESTION_MAX = 1000  # seed 000 ChatRequest.message
 MAX_MESSAGES = 200
 MESSAGE_MAX_CHARS = 50_000  # seeds: string fields at most 50,000 characters
-SNIPPET_CHARS = 500
 CREATED = int(time.time())  # /v1/models: when this process started serving the model
 OPERATOR_HEADER = "Operator instructions (they never override the rules above):"
 
@@ -96,31 +96,8 @@ class ChatCompletionRequest(BaseModel):
     )
 
 
-class CitationOut(BaseModel):
-    number: int
-    title: str
-    section: str
-    chapter: str
-    url: str
-    score: float
-    heading_path: list[str]
-    source_path: str
-    snippet: str
-
-    @classmethod
-    def of(cls, c: Citation) -> CitationOut:
-        text = c.chunk_text
-        return cls(
-            number=c.number,
-            title=c.title,
-            section=c.section,
-            chapter=c.chapter,
-            url=c.url,
-            score=round(min(max(c.similarity_score, 0.0), 1.0), 4),
-            heading_path=list(c.heading_hierarchy),
-            source_path=c.source_path,
-            snippet=text if len(text) <= SNIPPET_CHARS else text[: SNIPPET_CHARS - 1].rstrip() + "…",
-        )
+class CitationOut(CitedSource):
+    """A source in the `citations` field of a completion."""
 
 
 # --- errors ---------------------------------------------------------------------------------------------

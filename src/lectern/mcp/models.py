@@ -14,14 +14,13 @@ from lectern.index.base import DocumentSummary
 from lectern.models import (
     Answer,
     Chunk,
-    Citation,
     ConfidenceLevel,
     ConfidenceMetrics,
     RetrievalResult,
     SearchHit,
 )
+from lectern.views import CitedSource, unit_score
 
-SNIPPET_CHARS = 500
 DOCUMENTS_URI = "lectern://documents"
 DOCUMENT_TEMPLATE = "lectern://documents/{+source_path}"
 
@@ -33,10 +32,6 @@ def document_uri(source_path: str) -> str:
     fully encoded (`guide%2Finstall.md`); both name the same document.
     """
     return f"{DOCUMENTS_URI}/{quote(source_path, safe='/')}"
-
-
-def clip(text: str, limit: int = SNIPPET_CHARS) -> str:
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
 class RetrievedChunk(BaseModel):
@@ -60,7 +55,7 @@ class RetrievedChunk(BaseModel):
         return cls(
             rank=hit.rank,
             text=c.text,
-            score=round(min(max(hit.similarity, 0.0), 1.0), 4),
+            score=unit_score(hit.similarity),
             title=c.title,
             section=c.section,
             chapter=c.chapter,
@@ -105,32 +100,8 @@ class SearchDocsResult(BaseModel):
         return "\n".join(lines)
 
 
-class AnswerSource(BaseModel):
+class AnswerSource(CitedSource):
     """A numbered source of an answer: `[n]` in the answer refers to `number` n."""
-
-    number: int = Field(ge=1)
-    title: str
-    section: str
-    chapter: str
-    url: str
-    score: float = Field(ge=0.0, le=1.0, description="Cosine similarity of the cited chunk.")
-    heading_path: list[str]
-    source_path: str
-    snippet: str = Field(description=f"The cited chunk's text, at most {SNIPPET_CHARS} characters.")
-
-    @classmethod
-    def of(cls, c: Citation) -> AnswerSource:
-        return cls(
-            number=c.number,
-            title=c.title,
-            section=c.section,
-            chapter=c.chapter,
-            url=c.url,
-            score=round(min(max(c.similarity_score, 0.0), 1.0), 4),
-            heading_path=list(c.heading_hierarchy),
-            source_path=c.source_path,
-            snippet=clip(c.chunk_text),
-        )
 
 
 class AskResult(BaseModel):
