@@ -10,6 +10,8 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import select
+import sys
 from collections.abc import AsyncIterator
 from typing import Annotated, Any
 
@@ -167,7 +169,7 @@ def chat(
     prompt = _prompt("[bold cyan]you>[/] ")
     while True:
         try:
-            line = input(prompt)
+            line = _read_line(prompt)
         except EOFError:
             console.print()
             return
@@ -206,6 +208,26 @@ def _prompt(markup: str) -> str:
     with console.capture() as captured:
         console.print(markup, end="")
     return captured.get()
+
+
+def _read_line(prompt: str) -> str:
+    """`input()`, except that Ctrl-C always reaches it.
+
+    The kernel may deliver SIGINT to any thread, and after a first answer the process has native
+    threads (LanceDB's runtime, onnxruntime's pool). Python then only sets a flag, and a main thread
+    blocked in `input()`'s read never sees it. Waiting with short `select` timeouts returns to Python
+    often enough that a pending Ctrl-C raises KeyboardInterrupt at once.
+    """
+    if os.name != "posix" or not sys.stdin.isatty():
+        return input(prompt)
+    sys.stdout.write(prompt)
+    sys.stdout.flush()
+    while not select.select([sys.stdin], [], [], 0.1)[0]:
+        pass
+    line = sys.stdin.readline()
+    if not line:
+        raise EOFError
+    return line.rstrip("\n")
 
 
 def _chat_turn(
