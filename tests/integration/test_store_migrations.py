@@ -22,7 +22,7 @@ from tests.services import temporary_postgres_database
 
 pytestmark = pytest.mark.integration
 
-TABLES = {"threads", "messages", "prompts", "prompt_deltas", "log_events", "alembic_version"}
+TABLES = {"threads", "messages", "prompts", "prompt_deltas", "log_events", "feedback", "alembic_version"}
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
@@ -62,7 +62,7 @@ def test_migrations_ship_inside_the_package() -> None:
     script = ScriptDirectory.from_config(alembic_config())
     package_dir = Path(lectern.store.__file__).parent
     assert Path(script.dir).resolve() == (package_dir / "migrations").resolve()
-    assert head_revision() == "0001"
+    assert head_revision() == "0003"
 
 
 async def test_upgrade_from_empty_then_again_is_a_no_op(empty_database_url: str) -> None:

@@ -14,11 +14,12 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from lectern.errors import NotFound
+from lectern.errors import NotFound, StoreUnavailable
 from lectern.store import convert
 from lectern.store import tables as t
-from lectern.store.engine import is_transient
+from lectern.store.engine import is_outage, is_transient
 from lectern.store.models import ThreadInfo
+from lectern.store.outage import OutageLog
 from lectern.store.runner import Runner, Work
 from lectern.store.summary import Summarizer, extractive_summary
 
@@ -27,6 +28,7 @@ Clock = Callable[[], datetime]
 
 DEFAULT_WINDOW = 50
 DEFAULT_IDLE_ARCHIVE_S = 3600
+UNAVAILABLE = "The conversation database is unavailable. Try again shortly."
 SUMMARY_EVERY = 5  # exchanges; seed 000 writes the topic summary once a thread reaches 5
 
 
@@ -57,6 +59,7 @@ class StoreBase:
         self._summarizer: Summarizer = summarizer or extractive_summary
         self._clock = clock
         self._max_attempts = max_attempts
+        self.outage = OutageLog()
         # Built once: the dialect is fixed, and building a statement costs about as much as running it.
         self._create_thread_stmt = self._insert_ignore(t.threads).returning(*t.threads.c)
 
@@ -78,18 +81,42 @@ class StoreBase:
 
     async def _read(self, work: Work[T]) -> T:
         """One consistent snapshot for the whole read (deferred BEGIN on SQLite)."""
-        return await self._runner.read(work)
+        try:
+            result = await self._runner.read(work)
+        except Exception as exc:
+            if self._outage(exc):
+                raise StoreUnavailable(UNAVAILABLE) from exc
+            raise
+        self.outage.succeeded()
+        return result
 
     async def _write(self, work: Work[T]) -> T:
         """Run ``work`` in one write transaction; retry the whole of it on lock timeouts and deadlocks."""
         for attempt in range(1, self._max_attempts + 1):
             try:
-                return await self._runner.write(work)
+                result = await self._runner.write(work)
             except DBAPIError as exc:
                 if attempt == self._max_attempts or not is_transient(exc):
+                    if self._outage(exc):
+                        raise StoreUnavailable(UNAVAILABLE) from exc
                     raise
+            except Exception as exc:
+                if self._outage(exc):
+                    raise StoreUnavailable(UNAVAILABLE) from exc
+                raise
+            else:
+                self.outage.succeeded()
+                return result
             await asyncio.sleep(0.02 * 2**attempt)
         raise AssertionError("unreachable")
+
+    def _outage(self, exc: Exception) -> bool:
+        """A failure that means the database is out of reach (raised as ``StoreUnavailable``: a 503 with
+        Retry-After), logged once per outage interval; anything else is raised as it was."""
+        if not is_outage(exc):
+            return False
+        self.outage.failed(exc)
+        return True
 
     def _insert_ignore(self, table: sa.Table) -> Any:
         """INSERT ... ON CONFLICT DO NOTHING in this dialect's spelling (both have one)."""

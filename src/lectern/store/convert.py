@@ -82,6 +82,7 @@ def prompt(row: Row[Any]) -> Prompt:
         error_message=m["error_message"],
         created_at=m["created_at"],
         finished_at=m["finished_at"],
+        heartbeat_at=m.get("heartbeat_at"),
     )
 
 

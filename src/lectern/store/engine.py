@@ -6,12 +6,14 @@ standard library's driver) on which the store runs its transactions in worker th
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import Any, TypeVar
 
 from sqlalchemy import create_engine, event
 from sqlalchemy.engine import URL, Connection, Engine, make_url
-from sqlalchemy.exc import DBAPIError, OperationalError
+from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
+from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
 from lectern.errors import ConfigError
@@ -22,6 +24,10 @@ BEGIN_MODE = "lectern_sqlite_begin"
 # PostgreSQL: serialization_failure, deadlock_detected; worth one more try, never a user error.
 _PG_TRANSIENT = {"40001", "40P01"}
 E = TypeVar("E", Engine, AsyncEngine)
+CONNECT_TIMEOUT_S = 5.0
+# SQLSTATE classes of a server that is gone or going: connection exceptions (08), operator
+# intervention (57: admin shutdown, cannot connect now), insufficient resources (53).
+_PG_OUTAGE_CLASSES = ("08", "57", "53")
 
 
 def parse_url(url: str) -> URL:
@@ -43,7 +49,14 @@ def create_store_engine(url: str, *, busy_timeout_ms: int = 10_000, echo: bool =
     if parsed.get_backend_name() == "sqlite":
         return _sqlite_engine(parsed, busy_timeout_ms, echo)
     # pre_ping: replicas keep pools for hours, and PostgreSQL restarts should not surface as errors.
-    return create_async_engine(parsed, echo=echo, pool_pre_ping=True)
+    # Short connect and pool waits: with the server down a request fails fast (a 503), never hangs.
+    return create_async_engine(
+        parsed,
+        echo=echo,
+        pool_pre_ping=True,
+        pool_timeout=CONNECT_TIMEOUT_S,
+        connect_args={"timeout": CONNECT_TIMEOUT_S},
+    )
 
 
 def _sqlite_engine(url: URL, busy_timeout_ms: int, echo: bool) -> AsyncEngine:
@@ -78,10 +91,11 @@ def _configure_sqlite(engine: Engine, busy_timeout_ms: int) -> None:
         dbapi_connection.isolation_level = None
         cursor = dbapi_connection.cursor()
         try:
-            cursor.execute("PRAGMA journal_mode=WAL")
+            # busy_timeout first: every later statement may meet another process's lock.
+            cursor.execute(f"PRAGMA busy_timeout={int(busy_timeout_ms)}")
+            _ensure_wal(cursor, busy_timeout_ms)
             cursor.execute("PRAGMA synchronous=NORMAL")
             cursor.execute("PRAGMA foreign_keys=ON")
-            cursor.execute(f"PRAGMA busy_timeout={int(busy_timeout_ms)}")
         finally:
             cursor.close()
 
@@ -89,6 +103,24 @@ def _configure_sqlite(engine: Engine, busy_timeout_ms: int) -> None:
     def _on_begin(connection: Connection) -> None:
         mode = connection.get_execution_options().get(BEGIN_MODE, "DEFERRED")
         connection.exec_driver_sql(f"BEGIN {mode}")
+
+
+def _ensure_wal(cursor: Any, busy_timeout_ms: int) -> None:
+    """Switch the file to WAL (a persistent setting) unless it is there already. The switch needs the
+    file to itself and SQLite reports SQLITE_BUSY at once instead of calling the busy handler, so
+    replicas opening a new file together retry here until busy_timeout has passed."""
+    cursor.execute("PRAGMA journal_mode")
+    if str(cursor.fetchone()[0]).lower() == "wal":
+        return
+    deadline = time.monotonic() + busy_timeout_ms / 1000
+    while True:
+        try:
+            cursor.execute("PRAGMA journal_mode=WAL")
+            return
+        except Exception as exc:  # sqlite3's OperationalError, as raised through either driver
+            if "database is locked" not in str(exc) or time.monotonic() >= deadline:
+                raise
+            time.sleep(0.02)
 
 
 def writer(engine: E) -> E:
@@ -105,3 +137,19 @@ def is_transient(exc: BaseException) -> bool:
         code = getattr(exc.orig, "pgcode", None) or getattr(exc.orig, "sqlstate", None)
         return code in _PG_TRANSIENT
     return False
+
+
+def is_outage(exc: BaseException) -> bool:
+    """The database cannot be reached or is going away (not a bug in a statement): refused or broken
+    connections, a server shutting down or starting, a pool that cannot hand out a connection."""
+    if isinstance(exc, PoolTimeout | OSError | ConnectionError):
+        return True
+    if isinstance(exc, DBAPIError):
+        if exc.connection_invalidated or isinstance(exc, InterfaceError):
+            return True
+        code = getattr(exc.orig, "pgcode", None) or getattr(exc.orig, "sqlstate", None)
+        if isinstance(code, str) and code[:2] in _PG_OUTAGE_CLASSES:
+            return True
+        return isinstance(exc, OperationalError) and isinstance(exc.orig, OSError | ConnectionError)
+    # asyncpg's own connection errors when raised outside SQLAlchemy's wrapping (while connecting).
+    return type(exc).__module__.startswith("asyncpg") and "Connection" in type(exc).__name__

@@ -125,6 +125,7 @@ class Prompt(_Frozen):
     error_message: str | None
     created_at: datetime
     finished_at: datetime | None
+    heartbeat_at: datetime | None = None
 
 
 class NewDelta(_Frozen):

@@ -14,9 +14,12 @@ from lectern.errors import Conflict, InvalidInput, NotFound
 from lectern.store import convert
 from lectern.store import tables as t
 from lectern.store.base import StoreBase
-from lectern.store.models import Delta, NewDelta, Prompt, PromptStatus
+from lectern.store.models import Delta, NewDelta, Prompt, PromptStatus, ThreadInfo
 
 ABANDONED = "abandoned"
+INTERRUPTED = "interrupted"
+# A lapsed lease: the process generating the prompt stopped renewing it (it died).
+RESTARTABLE = frozenset({ABANDONED, INTERRUPTED})
 
 
 class PromptOps(StoreBase):
@@ -27,6 +30,7 @@ class PromptOps(StoreBase):
         *,
         owner: str | None = None,
         idempotency_key: str | None = None,
+        lease_s: float | None = None,
     ) -> tuple[Prompt, bool]:
         """A new InFlight prompt, or the existing one when ``idempotency_key`` was used in this session.
 
@@ -43,6 +47,9 @@ class PromptOps(StoreBase):
             self._resume(conn, thread_id, owner, now)
             if idempotency_key is not None:
                 existing = self._by_key(conn, thread_id, idempotency_key)
+                if existing is not None and self._interrupted(existing, now, lease_s):
+                    # The process that ran it died: the retry runs it again, under the same prompt id.
+                    return self._restart(conn, existing, now), True
                 if existing is not None:
                     return existing, False
             prompt_id = uuid4()
@@ -54,6 +61,7 @@ class PromptOps(StoreBase):
                 idempotency_key=idempotency_key,
                 status=PromptStatus.IN_FLIGHT.value,
                 created_at=now,
+                heartbeat_at=now,
             )
             row = conn.execute(insert.returning(*t.prompts.c)).first()
             if row is None:
@@ -65,6 +73,74 @@ class PromptOps(StoreBase):
                     raise Conflict(message, code="prompt_conflict")
                 return winner, False
             return convert.prompt(row), True
+
+        return await self._write(work)
+
+    @staticmethod
+    def _interrupted(prompt: Prompt, now: datetime, lease_s: float | None) -> bool:
+        """Recovered as interrupted, or InFlight with a lease that lapsed (``lease_s`` given)."""
+        if prompt.status is PromptStatus.ERROR:
+            return prompt.error_code in RESTARTABLE
+        if prompt.status is not PromptStatus.IN_FLIGHT or lease_s is None:
+            return False
+        beat = prompt.heartbeat_at or prompt.created_at
+        return beat < now - timedelta(seconds=lease_s)
+
+    def _restart(self, conn: Connection, prompt: Prompt, now: datetime) -> Prompt:
+        conn.execute(sa.delete(t.prompt_deltas).where(t.prompt_deltas.c.prompt_id == prompt.prompt_id))
+        update = (
+            sa.update(t.prompts)
+            .where(t.prompts.c.prompt_id == prompt.prompt_id)
+            .values(
+                status=PromptStatus.IN_FLIGHT.value,
+                delta_count=0,
+                token_count=0,
+                error_code=None,
+                error_message=None,
+                finished_at=None,
+                heartbeat_at=now,
+            )
+            .returning(*t.prompts.c)
+        )
+        return convert.prompt(conn.execute(update).one())
+
+    async def heartbeat(self, prompt_ids: Sequence[UUID]) -> None:
+        """Renew the lease of prompts this process is generating."""
+        if not prompt_ids:
+            return
+        update = (
+            sa.update(t.prompts)
+            .where(
+                t.prompts.c.prompt_id.in_(list(prompt_ids)),
+                t.prompts.c.status == PromptStatus.IN_FLIGHT.value,
+            )
+            .values(heartbeat_at=self._now())
+        )
+
+        def work(conn: Connection) -> None:
+            conn.execute(update)
+
+        await self._write(work)
+
+    async def recover_interrupted(self, lease_s: float, now: datetime | None = None) -> int:
+        """Mark InFlight prompts whose lease lapsed as Error ``interrupted`` (their process died); a retry
+        with the same idempotency key runs them again. Returns how many were recovered."""
+        at = now or self._now()
+        cutoff = at - timedelta(seconds=lease_s)
+        beat = sa.func.coalesce(t.prompts.c.heartbeat_at, t.prompts.c.created_at)
+        update = (
+            sa.update(t.prompts)
+            .where(t.prompts.c.status == PromptStatus.IN_FLIGHT.value, beat < cutoff)
+            .values(
+                status=PromptStatus.ERROR.value,
+                finished_at=at,
+                error_code=INTERRUPTED,
+                error_message="The generation was interrupted (the server stopped); retry to run it again.",
+            )
+        )
+
+        def work(conn: Connection) -> int:
+            return conn.execute(update).rowcount
 
         return await self._write(work)
 
@@ -99,6 +175,29 @@ class PromptOps(StoreBase):
 
         def work(conn: Connection) -> Prompt:
             return convert.prompt(self._prompt_row(conn, prompt_id, owner, thread_id))
+
+        return await self._read(work)
+
+    async def session_status(self, thread_id: UUID, *, owner: str | None = None) -> tuple[ThreadInfo, str]:
+        """Seed 004's SessionStatus with seed 003's counters: ``Active`` while a prompt runs or the
+        session is in use, ``Completed`` once archived as idle, ``Cancelled``/``Error`` when its latest
+        prompt ended so. NotFound for a missing or foreign session."""
+
+        def work(conn: Connection) -> tuple[ThreadInfo, str]:
+            info = convert.thread_info(self._thread_row(conn, thread_id, owner))
+            latest = conn.execute(
+                sa.select(t.prompts.c.status)
+                .where(t.prompts.c.thread_id == thread_id)
+                .order_by(t.prompts.c.created_at.desc())
+                .limit(1)
+            ).scalar()
+            if latest == PromptStatus.IN_FLIGHT.value:
+                return info, "Active"
+            if info.archived:
+                return info, "Completed"
+            if latest in (PromptStatus.CANCELLED.value, PromptStatus.ERROR.value):
+                return info, str(latest)
+            return info, "Active"
 
         return await self._read(work)
 

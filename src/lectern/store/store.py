@@ -9,6 +9,7 @@ import sqlalchemy as sa
 from lectern.settings import Settings
 from lectern.store.base import DEFAULT_IDLE_ARCHIVE_S, DEFAULT_WINDOW, Clock, utcnow
 from lectern.store.engine import create_store_engine
+from lectern.store.feedback import FeedbackOps
 from lectern.store.logs import LogOps
 from lectern.store.prompts import PromptOps
 from lectern.store.runner import AsyncDriver, Runner, ThreadedSqlite
@@ -16,7 +17,7 @@ from lectern.store.summary import Summarizer
 from lectern.store.threads import ThreadOps
 
 
-class ConversationStore(ThreadOps, PromptOps, LogOps):
+class ConversationStore(ThreadOps, PromptOps, LogOps, FeedbackOps):
     """One async store for every face; the same code runs on SQLite (default) and PostgreSQL.
 
     Create it with ``from_url`` or ``from_settings`` after ``upgrade_database`` has run, share one

@@ -106,6 +106,8 @@ prompts = sa.Table(
     sa.Column("error_message", sa.Text(), nullable=True),
     sa.Column("created_at", UTCDateTime(), nullable=False),
     sa.Column("finished_at", UTCDateTime(), nullable=True),
+    # Renewed while a process generates it: a lapsed lease on an InFlight prompt means that process died.
+    sa.Column("heartbeat_at", UTCDateTime(), nullable=True),
     # NULL keys are distinct on both engines, so prompts without a key never collide.
     sa.UniqueConstraint("thread_id", "idempotency_key"),
     sa.CheckConstraint(_one_of("status", PROMPT_STATUSES), name="status"),
@@ -124,10 +126,32 @@ prompt_deltas = sa.Table(
     sa.Column("type", sa.String(8), nullable=False),
     sa.Column("text", sa.Text(), nullable=True),
     sa.Column("role", sa.String(16), nullable=False),
-    sa.Column("metadata", json_type(), nullable=True),
+    # JSON, not JSONB: kept as written, so a replay is byte-identical to the first stream.
+    sa.Column("metadata", sa.JSON(none_as_null=True), nullable=True),
     sa.CheckConstraint(_one_of("type", DELTA_TYPES), name="type"),
     sa.CheckConstraint(_one_of("role", ROLES), name="role"),
 )
+
+RATINGS = ("up", "down")
+
+# A reader's verdict on one answer (the assistant message at ``message_seq``); one per answer, the last
+# one given wins.
+feedback = sa.Table(
+    "feedback",
+    metadata,
+    sa.Column(
+        "thread_id",
+        sa.Uuid(),
+        sa.ForeignKey("threads.thread_id", ondelete="CASCADE"),
+        primary_key=True,
+    ),
+    sa.Column("message_seq", sa.Integer(), primary_key=True),
+    sa.Column("rating", sa.String(8), nullable=False),
+    sa.Column("comment", sa.Text(), nullable=True),
+    sa.Column("created_at", UTCDateTime(), nullable=False),
+    sa.CheckConstraint(_one_of("rating", RATINGS), name="rating"),
+)
+sa.Index("ix_feedback_created_at", feedback.c.created_at)
 
 log_events = sa.Table(
     "log_events",

@@ -84,6 +84,17 @@ class _Appended:
     stored: list[Message]
     window: list[WindowMessage]
     summary_due: bool
+    turn_count: int = 0  # the thread's turns after this write
+
+
+@dataclass(frozen=True)
+class TurnStart:
+    """What a turn's first write returns: the window before the question, the stored question, and the
+    turn's number in the session (1 for its first question, counting every turn, not the window's)."""
+
+    window: list[WindowMessage]
+    question: Message
+    turn_number: int
 
 
 class ThreadOps(StoreBase):
@@ -239,13 +250,27 @@ class ThreadOps(StoreBase):
         Another owner's thread is NotFound either way; an archived one is resumed.
         """
 
+        started = await self.begin_turn(thread_id, question, owner=owner, history=history, create=create)
+        return started.window, started.question
+
+    async def begin_turn(
+        self,
+        thread_id: UUID,
+        question: NewMessage,
+        *,
+        owner: str | None = None,
+        history: int = 0,
+        create: bool = True,
+    ) -> TurnStart:
+        """``start_turn`` with the turn's number in the session."""
+
         def work(conn: Connection) -> _Appended:
             return self._append(conn, thread_id, [question], owner, history=history, create=create)
 
         appended = await self._write(work)
         if appended.summary_due:
             await self._refresh_summary(thread_id)
-        return appended.window, appended.stored[0]
+        return TurnStart(appended.window, appended.stored[0], appended.turn_count)
 
     def _append(
         self,
@@ -295,7 +320,7 @@ class ThreadOps(StoreBase):
             stored = [s.model_copy(update={"archived": s.seq < end - self._window}) for s in stored]
         turns_before: int = claimed.turn_count - users
         due = self._summary_due(conn, thread_id, start, turns_before, users, answers)
-        return _Appended(stored, window, due)
+        return _Appended(stored, window, due, int(claimed.turn_count))
 
     @staticmethod
     def _window_before(conn: Connection, thread_id: UUID, seq: int, limit: int) -> list[WindowMessage]:
