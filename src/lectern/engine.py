@@ -21,10 +21,15 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from lectern import guardrail
+import numpy as np
+
+from lectern import answerability, guardrail
+from lectern.answerability import load_model
+from lectern.citations import Renumberer
 from lectern.confidence import better, no_context, refused
 from lectern.conversation import Conversation, Message, iso_timestamp
 from lectern.errors import (
@@ -46,6 +51,7 @@ from lectern.models import (
     AnswerTimings,
     Citation,
     ConfidenceMetrics,
+    RefusalReason,
     RetrievalResult,
     RetrievalTimings,
     SearchHit,
@@ -54,16 +60,21 @@ from lectern.models import (
 )
 from lectern.retrieval import TOOL_MAX_TOP_K, RetrievalParams, Retriever
 from lectern.settings import Settings
+from lectern.verification import StreamGate, lowered, passages_of
 from lectern.writers.base import AnswerWriter, Retrieve, RetrieveCall, WriteRequest, Written
 from lectern.writers.selection import (
     MAX_USER_CONTEXT_CHARS,
+    SELECTED_PATH,
     SHORT_SELECTION_WORDS,
     selection_coverage,
     selection_hit,
     sources_of,
 )
-from lectern.writers.sources import union_hits
+from lectern.writers.sources import SourceBook, union_hits
 from lectern.writers.units import split_tokens
+
+if TYPE_CHECKING:
+    from lectern.runtime import Runtime
 
 log = logging.getLogger(__name__)
 
@@ -115,6 +126,10 @@ class _Turn:
     generation_ms: float = 0.0
     written: Written | None = None
     warnings: list[str] = field(default_factory=list)
+    given: list[RetrievalResult] = field(default_factory=list)
+    """What a tool-calling writer's searches returned: the passages the model actually saw."""
+    gate: StreamGate | None = None
+    """An LLM writer's words held back until verified, sentence by sentence."""
 
     def best(self) -> tuple[RetrievalResult, ConfidenceMetrics] | None:
         best: tuple[RetrievalResult, ConfidenceMetrics] | None = None
@@ -131,12 +146,15 @@ class Engine:
         self.settings = settings
 
     @classmethod
-    def from_settings(cls, settings: Settings, collection: str | None = None) -> Engine:
-        """The configured embedder, index and writer (imported lazily: faces that never answer skip them)."""
+    def from_settings(
+        cls, settings: Settings, collection: str | None = None, runtime: Runtime | None = None
+    ) -> Engine:
+        """The configured embedder, index and writer (imported lazily: faces that never answer skip them).
+        A face that already opened the collection (to check it) passes its `runtime`."""
         from lectern.runtime import Runtime
         from lectern.writers import create_writer
 
-        runtime = Runtime(settings, collection or "")
+        runtime = runtime or Runtime(settings, collection or "")
         retriever = Retriever(runtime.embedder, runtime.index, settings, collection=runtime.collection)
         return cls(retriever, create_writer(settings, embedder=runtime.embedder), settings)
 
@@ -177,6 +195,9 @@ class Engine:
         previous = [m.content for m in conversation.history if m.role == "user"]
         turn = _Turn(question, self._search_query(question, previous, options), options)
         log.debug("query_received", extra={"session_id": conversation.session_id})
+        prepare = getattr(self.writer, "prepare", None)
+        if prepare is not None:  # an LLM writer learns once whether its server can call tools
+            await prepare()
         if options.selected_text_only:
             body = self._selected_only(turn, conversation)
         elif self.writer.retrieves_itself:
@@ -184,13 +205,26 @@ class Engine:
         else:
             body = self._retrieve_then_write(turn, conversation)
         answer: Answer | None = None
+        numbering = _numbering(options)
         async for event in body:
             if isinstance(event, Done):
                 answer = event.answer
+            elif isinstance(event, Token):
+                # Markers leave with their display numbers (1..k by first appearance), never renumbered later.
+                numbering.streamed.append(event.text)
+                shown = numbering.renumberer.feed(event.text)
+                if shown:
+                    yield Token(shown)
             else:
+                if isinstance(event, Retrieved):
+                    numbering.book.add(event.result)
                 yield event
         if answer is None:  # pragma: no cover - every path ends with Done
             raise LecternError("The turn produced no answer.")
+        rest = numbering.renumberer.flush()
+        if rest:
+            yield Token(rest)
+        answer = numbering.apply(answer)
         self._remember(conversation, turn, answer)
         yield Done(answer)
 
@@ -226,36 +260,64 @@ class Engine:
         yield retrieved
         result, confidence = retrieved.result, retrieved.confidence
         context = turn.options.user_context
-        refuse = await self._refuses(turn, result, confidence)
-        if refuse and context and selection_coverage(turn.question, context) >= SELECTION_RELATED:
+        related = result.hits
+        confidence, reason = await self._decide(turn, result, confidence)
+        if reason and context and selection_coverage(turn.question, context) >= SELECTION_RELATED:
             # The documents do not cover it, but the user's selection does: answer from the selection.
             result = result.model_copy(update={"hits": []})
             confidence = _selection_confidence(turn.question, context)
-            refuse = False
+            reason = None
         if not result.hits and not result.total_candidates:
             turn.warnings.append(self._empty_warning())
-        if refuse:
-            async for event in self._refusal(turn, conversation, confidence):
+        if reason:
+            async for event in self._refusal(turn, conversation, confidence, reason, related):
                 yield event
             return
         request = self._request(turn, conversation, result, confidence)
+        if self._verifies:
+            self._gate_stream(turn, list(result.hits), confidence)
         async for event in self._write(turn, request, confidence):
             yield event
+        if self._verifies:
+            async for event in self._verified(turn, conversation, confidence, list(result.hits)):
+                yield event
+            return
         sources = sources_of(request)
         yield Done(self._answer(turn, conversation, confidence, _citations(turn.written, sources)))
 
-    async def _refuses(self, turn: _Turn, result: RetrievalResult, confidence: ConfidenceMetrics) -> bool:
-        """Layer 3 (confidence), then layer 2 (the question's distinctive terms are in the chunks)."""
-        if not confidence.should_answer:
-            return True
-        if not self.settings.guardrail_term_check:
-            return False
+    async def _decide(
+        self, turn: _Turn, result: RetrievalResult, confidence: ConfidenceMetrics
+    ) -> tuple[ConfidenceMetrics, RefusalReason | None]:
+        """The answerability decision: the confidence to answer with, or why the question is refused."""
+        if not result.hits:
+            return refused(confidence), "no_passages"
         # With a selection the search query carries the selection's words; only the question's count.
         query = turn.question if turn.options.user_context else turn.search_query
-        cover = await asyncio.to_thread(guardrail.coverage, query, result.hits, self.retriever.knows)
-        if not cover.covered:
-            log.debug("guardrail_refusal", extra={"unknown_terms": list(cover.unknown)})
-        return not cover.covered
+        model = load_model(self.retriever.embedder.name)
+        if model is None:  # an embedder without a trained model: similarity thresholds and the term check
+            if not confidence.should_answer:
+                return refused(confidence), "not_answerable"
+            if not self.settings.guardrail_term_check:
+                return confidence, None
+            cover = await asyncio.to_thread(guardrail.coverage, query, result.hits, self.retriever.knows)
+            return (confidence, None) if cover.covered else (refused(confidence), "off_topic")
+        found = await asyncio.to_thread(self._signals, query, result)
+        decision = model.decide(found)
+        log.debug("answerability", extra={"p": decision.probability, "signals": found.as_dict()})
+        decided = confidence.model_copy(
+            update={
+                "confidence_level": decision.level,
+                "should_answer": decision.answer,
+                "answerability": decision.probability,
+            }
+        )
+        return decided, decision.reason
+
+    def _signals(self, query: str, result: RetrievalResult) -> answerability.Signals:
+        top = result.hits[: answerability.PASSAGES]
+        vector = np.asarray(result.query_embedding, np.float32) if result.query_embedding else None
+        units = self.retriever.sentences.of([h.chunk for h in top]) if vector is not None else None
+        return answerability.signals(query, top, vector, units, self.retriever.knows)
 
     # --- tool-calling writer: gate its stream on what it retrieved -----------------------------------
     async def _tool_calling(self, turn: _Turn, conversation: Conversation) -> AsyncIterator[Event]:
@@ -269,6 +331,7 @@ class Engine:
                 raise LecternError(f"The search limit of {cap} per answer is reached.", code=TOOL_CALL_LIMIT)
             calls += 1
             event = await self._retrieve(turn, conversation, self._params(turn, call.query, call))
+            turn.given.append(event.result)
             queue.put_nowait(event)
             return event.result
 
@@ -284,6 +347,8 @@ class Engine:
                 if isinstance(item, BaseException):
                     raise item
                 if isinstance(item, Retrieved):
+                    if turn.gate is not None:  # the model searched again: its passage numbers grew
+                        turn.gate.set_passages(passages_of(union_hits(turn.given)))
                     yield item
                     continue
                 if decided is None:
@@ -296,22 +361,32 @@ class Engine:
                         task.cancel()
                         best = turn.best()
                         confidence = best[1] if best else no_context()
-                        async for event in self._refusal(turn, conversation, refused(confidence)):
+                        related = best[0].hits if best else []
+                        async for event in self._refusal(
+                            turn, conversation, refused(confidence), gate[2] or "not_answerable", related
+                        ):
                             yield event
                         return
+                    if self._verifies:
+                        self._gate_stream(turn, union_hits(turn.given), decided)
                     if decided.confidence_level == "low":
                         for token in split_tokens(guardrail.LOW_CONFIDENCE_DISCLAIMER):
                             turn.text.append(token)
-                            yield Token(token)
+                            if turn.gate is None:
+                                yield Token(token)
                 if isinstance(item, Token):
                     turn.text.append(item.text)
-                    yield item
+                    shown = await self._shown(turn, item.text)
+                    if shown:
+                        yield Token(shown)
                 elif isinstance(item, Written):
                     turn.written = item
                     rest = _remainder("".join(turn.text), item.text, decided)
                     if rest:
                         turn.text.append(rest)
-                        yield Token(rest)
+                        shown = await self._shown(turn, rest)
+                        if shown:
+                            yield Token(shown)
         finally:
             if not task.done():
                 task.cancel()
@@ -320,6 +395,12 @@ class Engine:
         turn.generation_ms = (time.perf_counter() - written_at) * 1000
         if decided is None:  # the writer ended without a word
             raise LecternError("The answer writer returned nothing.")
+        if self._verifies:
+            # Checked against what the model's own searches returned (its numbering), never against
+            # passages the engine retrieved to decide and the model never saw.
+            async for event in self._verified(turn, conversation, decided, union_hits(turn.given)):
+                yield event
+            return
         union = union_hits(result for result, _ in turn.retrievals)
         context = turn.options.user_context
         citations = _citations(turn.written, union)
@@ -336,20 +417,22 @@ class Engine:
 
     async def _gate(
         self, turn: _Turn, conversation: Conversation
-    ) -> tuple[ConfidenceMetrics | None, list[Event]]:
-        """The confidence the answer stands on, or None to refuse; plus any retrieval made to decide."""
+    ) -> tuple[ConfidenceMetrics | None, list[Event], RefusalReason | None]:
+        """The confidence the answer stands on, or None to refuse (and why); plus any retrieval made
+        to decide."""
         events: list[Event] = []
         if not turn.retrievals:
             events.append(await self._retrieve(turn, conversation, self._params(turn)))
         best = turn.best()
         assert best is not None
         result, confidence = best
-        if not await self._refuses(turn, result, confidence):
-            return confidence, events
+        decided, reason = await self._decide(turn, result, confidence)
+        if reason is None:
+            return decided, events, None
         context = turn.options.user_context
         if context and selection_coverage(turn.question, context) >= SELECTION_RELATED:
-            return _selection_confidence(turn.question, context), events
-        return None, events
+            return _selection_confidence(turn.question, context), events, None
+        return None, events, reason
 
     # --- the user's selection only -------------------------------------------------------------------
     async def _selected_only(self, turn: _Turn, conversation: Conversation) -> AsyncIterator[Event]:
@@ -363,7 +446,11 @@ class Engine:
             for token in split_tokens(text):
                 turn.text.append(token)
                 yield Token(token)
-            yield Done(self._answer(turn, conversation, confidence, [], grounded=False))
+            yield Done(
+                self._answer(
+                    turn, conversation, confidence, [], grounded=False, refusal_reason="selection_mismatch"
+                )
+            )
             return
 
         async def no_search(call: RetrieveCall) -> RetrievalResult:
@@ -373,8 +460,14 @@ class Engine:
 
         empty = RetrievalResult(query=turn.question, collection=self.retriever.collection)
         request = self._request(turn, conversation, empty, confidence, no_search)
+        if self._verifies:
+            self._gate_stream(turn, [], confidence)
         async for event in self._write(turn, request, confidence):
             yield event
+        if self._verifies:
+            async for event in self._verified(turn, conversation, confidence, []):
+                yield event
+            return
         if len(context.split()) < SHORT_SELECTION_WORDS:
             turn.text.append(guardrail.SHORT_SELECTION_NOTE)
             yield Token(guardrail.SHORT_SELECTION_NOTE)
@@ -382,6 +475,70 @@ class Engine:
             Citation.from_hit(1, selection_hit(context))
         ]
         yield Done(self._answer(turn, conversation, confidence, citations))
+
+    # --- LLM answers: verified against the passages the model was given --------------------------------
+    @property
+    def _verifies(self) -> bool:
+        return bool(getattr(self.writer, "verifies", False))
+
+    def _gate_stream(self, turn: _Turn, hits: list[SearchHit], confidence: ConfidenceMetrics) -> None:
+        """Hold the model's words back until each sentence is verified against the passages it was given:
+        a streaming client never sees a sentence the check would drop (an obeyed injection)."""
+        low = confidence.confidence_level == "low"
+        turn.gate = StreamGate(
+            passages_of(hits),
+            self.retriever.embedder,
+            threshold=self.settings.llm_support_threshold,
+            action=self.settings.llm_unsupported,
+            selection=turn.options.user_context,
+            prefix=guardrail.LOW_CONFIDENCE_DISCLAIMER if low else "",
+        )
+
+    async def _shown(self, turn: _Turn, text: str) -> str:
+        """What of the model's words may be shown now (all of them when nothing gates the stream)."""
+        if turn.gate is None:
+            return text
+        return await asyncio.to_thread(turn.gate.feed, text)
+
+    async def _verified(
+        self, turn: _Turn, conversation: Conversation, confidence: ConfidenceMetrics, hits: list[SearchHit]
+    ) -> AsyncIterator[Event]:
+        """The end of an LLM turn: the verified text not yet released, then its Done (citations and level
+        describe the verified text), or the refusal when nothing held up."""
+        context = turn.options.user_context
+        if turn.gate is None:  # pragma: no cover - every verifying path gates its stream
+            self._gate_stream(turn, hits, confidence)
+        gate = turn.gate
+        assert gate is not None
+        checked, rest = await asyncio.to_thread(gate.finish)
+        update: dict[str, object] = {"verification": checked.verification}
+        if checked.refuse:
+            # Nothing of the model's was shown: the refusal is the whole stream.
+            turn.text = [guardrail.REFUSAL]
+            for token in split_tokens(guardrail.REFUSAL):
+                yield Token(token)
+            related = [Citation.from_hit(n, h) for n, h in enumerate(guardrail.related_sections(hits), 1)]
+            answer = self._answer(
+                turn,
+                conversation,
+                refused(confidence),
+                [],
+                grounded=False,
+                related=related,
+                refusal_reason=checked.reason,
+            )
+            yield Done(answer.model_copy(update=update))
+            return
+        if checked.verification.verdict == "partial":
+            # The level goes down; the text keeps the note it streamed with (the stream is the answer).
+            confidence = lowered(confidence)
+        if rest:
+            yield Token(rest)
+        turn.text = [gate.released]
+        citations = [Citation.from_hit(n, hits[n - 1]) for n in checked.cited]
+        if context and context.strip():
+            citations.append(Citation.from_hit(len(hits) + 1, selection_hit(context)))
+        yield Done(self._answer(turn, conversation, confidence, citations).model_copy(update=update))
 
     # --- shared pieces -------------------------------------------------------------------------------
     def _request(
@@ -404,6 +561,7 @@ class Engine:
             confidence=confidence,
             user_context=turn.options.user_context,
             retrieve=retrieve or refuse_retrieval,
+            sentences=self.retriever.sentences,
         )
 
     async def _write(
@@ -413,29 +571,48 @@ class Engine:
         if confidence.confidence_level == "low":
             for token in split_tokens(guardrail.LOW_CONFIDENCE_DISCLAIMER):
                 turn.text.append(token)
-                yield Token(token)
+                if turn.gate is None:  # a gated stream shows it with the first verified words
+                    yield Token(token)
         async for event in self.writer.write(request):
             if isinstance(event, Token):
                 turn.text.append(event.text)
-                yield event
+                shown = await self._shown(turn, event.text)
+                if shown:
+                    yield Token(shown)
             else:
                 turn.written = event
                 rest = _remainder("".join(turn.text), event.text, confidence)
                 if rest:
                     turn.text.append(rest)
-                    yield Token(rest)
+                    shown = await self._shown(turn, rest)
+                    if shown:
+                        yield Token(shown)
         turn.generation_ms = (time.perf_counter() - started) * 1000
 
     async def _refusal(
-        self, turn: _Turn, conversation: Conversation, confidence: ConfidenceMetrics
+        self,
+        turn: _Turn,
+        conversation: Conversation,
+        confidence: ConfidenceMetrics,
+        reason: RefusalReason,
+        close: Sequence[SearchHit] = (),
     ) -> AsyncIterator[Event]:
         turn.text.clear()
-        # With a selection the search query carries the selection's words; the question names the topic.
-        topic_from = turn.question if turn.options.user_context else turn.search_query
-        for token in split_tokens(guardrail.refusal(topic_from)):
+        for token in split_tokens(guardrail.REFUSAL):
             turn.text.append(token)
             yield Token(token)
-        yield Done(self._answer(turn, conversation, refused(confidence), [], grounded=False))
+        related = [Citation.from_hit(n, hit) for n, hit in enumerate(guardrail.related_sections(close), 1)]
+        yield Done(
+            self._answer(
+                turn,
+                conversation,
+                refused(confidence),
+                [],
+                grounded=False,
+                related=related,
+                refusal_reason=reason,
+            )
+        )
 
     def _answer(
         self,
@@ -445,6 +622,8 @@ class Engine:
         citations: list[Citation],
         *,
         grounded: bool | None = None,
+        related: list[Citation] | None = None,
+        refusal_reason: RefusalReason | None = None,
     ) -> Answer:
         timings = RetrievalTimings()
         for result, _ in turn.retrievals:
@@ -474,6 +653,8 @@ class Engine:
             turn_number=conversation.turns + 1,
             timestamp=iso_timestamp(),
             warnings=[*turn.warnings, *(written.warnings if written else [])],
+            related=related or [],
+            refusal_reason=refusal_reason,
         )
 
     def _remember(self, conversation: Conversation, turn: _Turn, answer: Answer) -> None:
@@ -547,6 +728,37 @@ def _citations(written: Written | None, sources: list[SearchHit]) -> list[Citati
     return [
         Citation.from_hit(n, sources[n - 1]) for n in sorted(set(written.cited)) if 1 <= n <= len(sources)
     ]
+
+
+@dataclass
+class _Numbering:
+    """One turn's citation renumbering: the writer's source numbers -> 1..k by first appearance."""
+
+    book: SourceBook
+    renumberer: Renumberer
+    streamed: list[str] = field(default_factory=list)
+    """The writer's tokens as they came (its own numbers)."""
+
+    def apply(self, answer: Answer) -> Answer:
+        renumberer = self.renumberer
+        if answer.text != "".join(self.streamed):
+            # The final text is not what streamed (verification dropped sentences, or a refusal replaced
+            # it): number it afresh, so its markers run 1..k in its own order.
+            renumberer = Renumberer(self.renumberer.resolvable)
+            renumberer.feed(answer.text)
+            renumberer.flush()
+        # The selected text is cited by the engine, never marked by the writer: keep it as a source.
+        citations = renumberer.citations(
+            answer.citations, keep_uncited=lambda c: c.source_path == SELECTED_PATH
+        )
+        return answer.model_copy(update={"text": renumberer.text, "citations": citations})
+
+
+def _numbering(options: AskOptions) -> _Numbering:
+    book = SourceBook()
+    # The user's selection is the source after the retrieved ones (`writers.selection.sources_of`).
+    extra = 1 if options.user_context and options.user_context.strip() else 0
+    return _Numbering(book, Renumberer(lambda n: 1 <= n <= len(book) + extra))
 
 
 def _selection_confidence(question: str, context: str) -> ConfidenceMetrics:

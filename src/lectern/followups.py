@@ -88,7 +88,8 @@ FOLLOWUP_OPENERS = (
 )
 
 MIN_OWN_CONTENT_WORDS = 2
-_TAKES_ONE = ACTION_WORDS | _word_set("pick need want have recommend prefer")
+SELF_CONTAINED_WORDS = 4  # this many topic words of its own: a question stands alone
+_TAKES_ONE = ACTION_WORDS | _word_set("pick need want have recommend prefer cancel stop pause remove delete")
 _WHAT_ABOUT = re.compile(r"^\s*(?:and\s+)?(?:what|how)\s+about\s+(.+)$", re.IGNORECASE)
 
 
@@ -131,8 +132,18 @@ def _pronoun_one(tokens: list[str]) -> int | None:
 
 
 def is_followup(question: str) -> bool:
+    """Whether the question needs the previous turn. One that names a topic of its own ("What is a ROS 2
+    service and how does it differ from actions?") stands alone even when it has a pronoun: its
+    pronoun points inside the question."""
+    lowered = question.strip().lower()
+    if any(lowered.startswith(opener) for opener in FOLLOWUP_OPENERS):
+        return True
     own = content_words(question)
-    topical = [w for w in own if w.lower() not in ACTION_WORDS]
+    topical = [w for w in own if w.lower() not in ACTION_WORDS and w.lower() not in ANAPHORA]
+    if len(topical) >= SELF_CONTAINED_WORDS or (
+        len(topical) >= SELF_CONTAINED_WORDS - 1 and any(_is_specific(w) for w in topical)
+    ):
+        return False
     if points_back(question):
         # "How does it compare with Unity?" keeps its pronoun but names a new topic: still a follow-up,
         # the old topic is added next to the new one.

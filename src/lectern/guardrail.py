@@ -23,27 +23,45 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from lectern.followups import ACTION_WORDS, STOP_WORDS, content_words, refusal_topic, words
+from lectern.content_kind import kind_of
+from lectern.followups import ACTION_WORDS, STOP_WORDS, content_words, words
 from lectern.models import ConfidenceMetrics, SearchHit
 from lectern.writers.units import stem_terms
 
-REFUSAL_TEMPLATE = "I don't have information about {topic} in the documents."
+# The question is never echoed: it may carry Markdown, HTML or links, and a paraphrase of it reads badly.
+REFUSAL = "I don't have information about that in the documents."
 LOW_CONFIDENCE_DISCLAIMER = "The documents cover this only in part, so this answer may be incomplete. "
 SELECTION_MISMATCH = (
-    "I don't have information about {topic} in the selected text. In selected-text-only mode I answer "
+    "I don't have information about that in the selected text. In selected-text-only mode I answer "
     "from the selection alone: ask about the selection, or turn that mode off to search the documents."
 )
+RELATED_MAX = 3  # related sections offered with a refusal
+RELATED_MIN_SIMILARITY = 0.3  # below this a section is not "close" to the question
 SHORT_SELECTION_NOTE = "\n\n(A longer selection would allow a more detailed answer.)"
 
 KnownTerm = Callable[[str], bool]
 
 
-def refusal(question: str) -> str:
-    return REFUSAL_TEMPLATE.format(topic=refusal_topic(question))
-
-
 def selection_mismatch(question: str) -> str:
-    return SELECTION_MISMATCH.format(topic=refusal_topic(question))
+    return SELECTION_MISMATCH
+
+
+def related_sections(hits: Sequence[SearchHit], limit: int = RELATED_MAX) -> list[SearchHit]:
+    """The closest sections to offer as further reading with a refusal: one per page section, close
+    enough to be on the question's subject, best first."""
+    seen: set[tuple[str, str]] = set()
+    out: list[SearchHit] = []
+    for hit in sorted(hits, key=lambda h: -h.similarity):
+        if hit.similarity < RELATED_MIN_SIMILARITY or kind_of(hit.chunk) != "prose":
+            continue
+        key = (hit.chunk.source_path, hit.chunk.url or " > ".join(hit.chunk.heading_hierarchy))
+        if key in seen:
+            continue
+        seen.add(key)
+        out.append(hit)
+        if len(out) == limit:
+            break
+    return out
 
 
 def is_name(word: str, first: bool = False) -> bool:

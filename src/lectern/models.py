@@ -204,6 +204,13 @@ class ConfidenceMetrics(BaseModel):
     chunk_diversity: float = Field(ge=0.0, le=1.0)
     confidence_level: ConfidenceLevel
     should_answer: bool
+    answerability: float | None = Field(
+        None,
+        ge=0.0,
+        le=1.0,
+        exclude=True,
+        description="The answerability decision's probability that the passages answer the question.",
+    )
 
 
 class Citation(BaseModel):
@@ -269,6 +276,35 @@ class AnswerTimings(BaseModel):
     total_ms: float = 0.0
 
 
+RefusalReason = Literal[
+    "no_passages",  # nothing retrieved above the similarity threshold (or an empty collection)
+    "not_answerable",  # the answerability decision: the passages do not answer the question
+    "off_topic",  # the question names something the documents never mention
+    "selection_mismatch",  # selected-text-only: the selection is not about the question
+    "model_refused",  # an LLM writer said the documents do not answer
+    "unsupported",  # an LLM answer failed verification against its passages
+]
+
+
+VerificationVerdict = Literal["supported", "partial", "unsupported", "model_refused"]
+
+
+class Verification(BaseModel):
+    """How an LLM answer held up against the passages the model was given (`lectern.verification`)."""
+
+    verdict: VerificationVerdict
+    sentences: int = Field(0, ge=0, description="Sentences that state something (checked).")
+    supported: int = Field(0, ge=0, description="Of those, supported by the passages they cite.")
+    removed: int = Field(0, ge=0, description="Unsupported sentences dropped from the answer.")
+    flagged: int = Field(0, ge=0, description="Unsupported sentences kept, marked as unverified.")
+    uncited: int = Field(0, ge=0, description="Factual sentences with no citation.")
+    invalid_citations: list[int] = Field(
+        default_factory=list, description="Cited numbers that name no passage the model was given."
+    )
+    passages: int = Field(0, ge=0, description="Passages the model was given this turn.")
+    ms: float = Field(0.0, ge=0.0, description="Time spent verifying.")
+
+
 class Answer(BaseModel):
     """One answered (or refused) turn. Seeds 000-003's responses are views of this."""
 
@@ -286,6 +322,16 @@ class Answer(BaseModel):
     timestamp: str = Field(description="ISO 8601 UTC with milliseconds and Z.")
     error: str | None = None
     warnings: list[str] = Field(default_factory=list)
+    related: list[Citation] = Field(
+        default_factory=list,
+        description="On a refusal: up to three of the closest sections, as further reading (not sources).",
+    )
+    refusal_reason: RefusalReason | None = Field(
+        None, description="Why the question was refused; None when it was answered."
+    )
+    verification: Verification | None = Field(
+        None, description="An LLM answer's check against its passages; None for other writers."
+    )
 
     @property
     def sources_cited(self) -> list[str]:

@@ -15,10 +15,12 @@ import time
 from collections import OrderedDict
 from collections.abc import MutableMapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 from numpy.typing import NDArray
 
+from lectern.answerability import is_compound, written_forms
 from lectern.confidence import Thresholds, assess, has_sufficient_context
 from lectern.conversation import RetrievalKey
 from lectern.embeddings.base import Embedder
@@ -26,6 +28,7 @@ from lectern.errors import EmbedderMismatch, InvalidInput, LecternError, Provide
 from lectern.index.base import SearchFilters, VectorIndex
 from lectern.index.compat import ensure_query_embedder
 from lectern.models import ConfidenceMetrics, RetrievalResult, RetrievalTimings, SearchHit, SearchModeName
+from lectern.sentences import SentenceVectors
 from lectern.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -105,6 +108,11 @@ class Retriever:
         self._vectors = _VectorLRU()
         self._terms: OrderedDict[str, bool] = OrderedDict()
         self._terms_lock = threading.Lock()
+
+    @cached_property
+    def sentences(self) -> SentenceVectors:
+        """Vectors of the retrieved chunks' sentences (stored at ingest, computed on first use otherwise)."""
+        return SentenceVectors.for_data_dir(self.embedder, self.settings.data_dir)
 
     # --- parameters ---------------------------------------------------------------------------------
     def params(
@@ -203,8 +211,9 @@ class Retriever:
     def knows(self, term: str) -> bool:
         """Whether any chunk of the collection contains `term` (a keyword search, cached).
 
-        The guardrail asks this about a question's word that no retrieved chunk has. A failing lookup
-        answers True: an infrastructure problem must not turn into a refusal.
+        A compound name ("ros_gz_bridge", "slam_toolbox", "GPT-4o") must appear as written: a keyword
+        search matches its parts ("ros", "bridge") anywhere. A failing lookup answers True: an
+        infrastructure problem must not turn into a refusal.
         """
         key = term.lower()
         with self._terms_lock:
@@ -213,10 +222,14 @@ class Retriever:
                 self._terms.move_to_end(key)
                 return cached
         try:
-            found = bool(self.index.search(vector=None, text=term, mode="keyword", top_k=1))
+            hits = self.index.search(vector=None, text=term, mode="keyword", top_k=5)
         except Exception:
             log.warning("term_lookup_failed", exc_info=True)
             return True
+        found = bool(hits)
+        if found and is_compound(key):
+            forms = written_forms(key)
+            found = any(any(f in h.chunk.search_text.lower() for f in forms) for h in hits)
         with self._terms_lock:
             self._terms[key] = found
             while len(self._terms) > TERM_CACHE_SIZE:

@@ -63,8 +63,8 @@ async def test_out_of_scope_is_refused_without_calling_the_writer() -> None:
     engine = Engine(Retriever(embedder, index, settings), writer, settings)
     events = await collect(engine.stream("How do I bake sourdough bread?", engine.new_conversation()))
     answer = done_of(events).answer
-    assert REFUSAL.match(answer.text), answer.text
-    assert "bake sourdough bread" in answer.text
+    assert answer.text == "I don't have information about that in the documents."
+    assert answer.refusal_reason is not None
     assert writer.calls == 0
     assert not answer.grounded
     assert answer.citations == []
@@ -188,12 +188,15 @@ async def test_user_context_is_a_citable_source() -> None:
     assert "simulator window" in answer.text
 
 
-async def test_refusal_with_a_selection_names_the_question_not_the_selection() -> None:
+async def test_refusal_echoes_neither_the_question_nor_the_selection() -> None:
     engine, _, _ = make_engine()
     selection = "Quaternions avoid gimbal lock when robots rotate in three dimensions."
     options = AskOptions(user_context=selection)
-    answer = await engine.run("How do I bake sourdough bread?", engine.new_conversation(), options)
-    assert answer.text == "I don't have information about how to bake sourdough bread in the documents."
+    question = "How do I bake ![x](javascript:alert(1)) <b>sourdough</b> bread?"
+    answer = await engine.run(question, engine.new_conversation(), options)
+    assert answer.text == "I don't have information about that in the documents."
+    assert not answer.grounded
+    assert answer.citations == []
 
 
 async def test_user_context_over_ten_thousand_chars_is_invalid() -> None:

@@ -7,7 +7,8 @@ from collections.abc import Callable
 import pytest
 
 from lectern.confidence import Thresholds, assess
-from lectern.guardrail import coverage, is_name, refusal, should_refuse
+from lectern.guardrail import REFUSAL, coverage, is_name, related_sections, should_refuse
+from lectern.models import Chunk, SearchHit
 from tests.unit.answer_support import hit
 
 ROBOTICS = [
@@ -81,8 +82,31 @@ def test_should_refuse_combines_both_layers() -> None:
     assert should_refuse(assess([0.2], t))
 
 
-def test_refusal_sentence() -> None:
-    assert (
-        refusal("How do I bake bread?")
-        == "I don't have information about how to bake bread in the documents."
+def test_refusal_never_echoes_the_question() -> None:
+    # The question may carry Markdown, HTML or links; the refusal is one fixed sentence.
+    assert REFUSAL == "I don't have information about that in the documents."
+
+
+def test_related_sections_are_close_distinct_expositions() -> None:
+    hits = [
+        _hit("Gazebo worlds hold models.", 0.55, path="a.md", url="/a#worlds"),
+        _hit("Worlds again, same section.", 0.50, path="a.md", url="/a#worlds"),
+        _hit("Quiz: which file holds a world?", 0.52, path="quiz.md", url="/quiz", kind="quiz"),
+        _hit("Lighting in Unity scenes.", 0.45, path="b.md", url="/b#lights"),
+        _hit("Cooking pasta.", 0.10, path="c.md", url="/c"),
+    ]
+    related = related_sections(hits)
+    assert [h.chunk.url for h in related] == ["/a#worlds", "/b#lights"]
+
+
+def _hit(text: str, similarity: float, *, path: str, url: str, kind: str = "prose") -> SearchHit:
+    chunk = Chunk(
+        text=text,
+        content_hash=text,
+        chunk_index=0,
+        token_count=len(text.split()),
+        source_path=path,
+        url=url,
+        extra={"content_kind": kind},
     )
+    return SearchHit(chunk=chunk, similarity=similarity, score=similarity, rank=1)

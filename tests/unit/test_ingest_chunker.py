@@ -224,6 +224,7 @@ def test_chunk_metadata_from_a_docusaurus_page(mdx_chunks: list[Chunk]) -> None:
         "description": "Nodes, topics and the command line.",
         "sidebar_position": 2,
         "keywords": ["nodes", "topics"],
+        "content_kind": "prose",
     }
     assert [(c.section, c.url) for c in mdx_chunks] == [
         ("Chapter 1: ROS 2 Basics", "https://example.com/docs/module-1-ros2/ch1-basics"),

@@ -242,7 +242,6 @@ def test_encrypted_pdf_is_refused(tmp_path: Path) -> None:
     ("name", "content", "reason"),
     [
         ("bin.md", b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", "binary file"),
-        ("latin.md", "# Café\n\nCrème brûlée.\n".encode("latin-1"), "not valid UTF-8"),
         ("empty.md", b"", "empty"),
         ("blank.txt", b"  \n\t\n", "empty"),
         ("only-front-matter.md", b"---\ntitle: Nothing\n---\n", "empty"),
@@ -256,6 +255,14 @@ def test_unreadable_files_raise_ingest_error(tmp_path: Path, name: str, content:
     with pytest.raises(IngestError) as raised:
         load_document(write(tmp_path, name, content), tmp_path)
     assert raised.value.message == reason
+
+
+@pytest.mark.parametrize("encoding", ["latin-1", "cp1252"])
+def test_latin1_and_windows_1252_text_is_read(tmp_path: Path, encoding: str) -> None:
+    data = "# Café\n\nCrème brûlée, “quoted”.\n".encode(encoding, errors="replace")
+    document = load_document(write(tmp_path, "old.md", data), tmp_path)
+    assert document.title == "Café"
+    assert "Crème brûlée" in document.sections[0].text
 
 
 def test_missing_file_is_an_ingest_error(tmp_path: Path) -> None:

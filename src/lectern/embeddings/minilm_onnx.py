@@ -8,6 +8,7 @@ onnxruntime's own transformer optimiser produces and run fastest on CPU.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
@@ -41,7 +42,10 @@ class _GraphBuilder:
     def op(self, op_type: str, inputs: list[str], domain: str = "", **attrs: Any) -> str:
         self._n += 1
         out = f"{op_type.lower()}_{self._n}"
-        self.nodes.append(self._helper.make_node(op_type, inputs, [out], domain=domain or None, **attrs))
+        # named after its output: the quantiser picks nodes to leave alone by name
+        self.nodes.append(
+            self._helper.make_node(op_type, inputs, [out], name=out, domain=domain or None, **attrs)
+        )
         return out
 
 
@@ -181,13 +185,13 @@ class OnnxMiniLM:
         flavour: Flavour | None = None,
     ) -> None:
         """``flavour=None`` tries ``fused`` and falls back to ``standard`` (a runtime without the
-        com.microsoft kernels). The graph is built in memory at every load: well under a second,
-        so there is no on-disk cache to invalidate."""
+        com.microsoft kernels). The graph is built in memory; :meth:`from_file` loads one that
+        :mod:`lectern.embeddings.minilm_graphs` serialised once instead."""
         self.config = config
         last_error: Exception | None = None
         for candidate in (flavour,) if flavour else ("fused", "standard"):
             try:
-                self._session = _session(build_model(weights, config, candidate), threads)
+                self._session = _session(build_model(weights, config, candidate).SerializeToString(), threads)
             except Exception as exc:  # onnxruntime raises its own untyped Fail/InvalidGraph errors
                 last_error = exc
                 continue
@@ -196,12 +200,21 @@ class OnnxMiniLM:
         assert last_error is not None
         raise last_error
 
+    @classmethod
+    def from_file(cls, path: Path, config: BertConfig, flavour: Flavour, *, threads: int) -> OnnxMiniLM:
+        """A serialised graph: onnxruntime reads the file itself, with no Python copy of the weights."""
+        model = cls.__new__(cls)
+        model.config = config
+        model.flavour = flavour
+        model._session = _session(str(path), threads)
+        return model
+
     def __call__(self, input_ids: I64, attention_mask: I64) -> F32:
         (pooled,) = self._session.run(["pooled"], {"input_ids": input_ids, "attention_mask": attention_mask})
         return np.asarray(pooled, dtype=np.float32)
 
 
-def _session(model: Any, threads: int) -> Any:
+def _session(model: bytes | str, threads: int) -> Any:
     import onnxruntime as ort
 
     opts = ort.SessionOptions()
@@ -213,4 +226,6 @@ def _session(model: Any, threads: int) -> Any:
     # No busy-waiting between kernels: on a small shared box (the API's event loop, the index,
     # other processes) spinning threads steal the very cores they wait for.
     opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
-    return ort.InferenceSession(model.SerializeToString(), opts, providers=["CPUExecutionProvider"])
+    # One arena less: shapes change with every text, so the arena only grows (resident memory).
+    opts.enable_cpu_mem_arena = False
+    return ort.InferenceSession(model, opts, providers=["CPUExecutionProvider"])

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TypeVar
 
+from lectern import metrics
 from lectern.errors import ProviderError
 
 log = logging.getLogger(__name__)
@@ -77,8 +78,10 @@ def call_with_retries(
             if failure is None:
                 raise
             if not failure.retryable or attempt >= policy.max_attempts:
+                metrics.PROVIDER_ERRORS.labels(provider).inc()
                 raise ProviderError(failure_message(provider, failure, attempt, config_hint)) from exc
             wait = policy.delay(attempt, failure)
+            metrics.PROVIDER_RETRIES.labels(provider).inc()
             log.warning(
                 "%s embeddings attempt %d/%d failed (%s); retrying in %.2fs",
                 provider,

@@ -25,7 +25,13 @@ def _qdrant(settings: Settings, collection: str | None) -> VectorIndex:
     return QdrantIndex.from_settings(settings, collection)
 
 
-ENGINES: dict[str, IndexFactory] = {"lancedb": _lancedb, "qdrant": _qdrant}
+def _pgvector(settings: Settings, collection: str | None) -> VectorIndex:
+    from lectern.index.pgvector_index import PgVectorIndex
+
+    return PgVectorIndex.from_settings(settings, collection)
+
+
+ENGINES: dict[str, IndexFactory] = {"lancedb": _lancedb, "qdrant": _qdrant, "pgvector": _pgvector}
 
 
 def open_index(settings: Settings, collection: str | None = None) -> VectorIndex:

@@ -25,7 +25,7 @@ from numpy.typing import NDArray
 from lectern.errors import VectorIndexError
 from lectern.index.base import DocumentSummary, QueryVector, SearchFilters, resolve_vector
 from lectern.index.compat import check_compatible, checked_matrix, checked_query
-from lectern.index.fusion import candidate_depth, cosine_similarities, rrf_fuse, stack
+from lectern.index.fusion import candidate_depth, rrf_fuse, stack
 from lectern.index.lancedb_schema import (
     SEARCH_TEXT,
     VECTOR,
@@ -37,7 +37,7 @@ from lectern.index.lancedb_schema import (
     where_clause,
 )
 from lectern.index.lancedb_snapshot import Candidate, SnapshotCache, TableSnapshot
-from lectern.index.payload import chunk_from_record, engine_errors, summarise_documents
+from lectern.index.payload import chunk_from_record, engine_errors, ranked_hits, summarise_documents
 from lectern.models import Chunk, CollectionInfo, IndexStats, SearchHit, SearchModeName
 from lectern.settings import Settings
 
@@ -330,18 +330,7 @@ class LanceDBIndex:
             rows = self._rows(table, layout, snapshot, [(key, row_ids[key]) for key, _ in ranked])
         ranked = [(key, score) for key, score in ranked if key in rows]
         vectors = stack([rows[key][VECTOR] for key, _ in ranked])
-        sims = cosine_similarities(query, vectors)
-        return [
-            SearchHit(
-                chunk=chunk_from_record(rows[key]),
-                similarity=sim,
-                keyword_score=bm25.get(key),
-                score=sim if mode == "dense" else score,
-                rank=rank,
-                vector=vec.tolist(),  # confidence diversity needs it; never serialised
-            )
-            for rank, ((key, score), sim, vec) in enumerate(zip(ranked, sims, vectors, strict=True), start=1)
-        ]
+        return ranked_hits(ranked, rows, vectors, query, bm25, mode)
 
     def _keyword_side(
         self, table: Any, text: str, where: str | None, n: int, *, overlap: bool

@@ -25,6 +25,7 @@ import numpy as np
 import pyarrow as pa
 from numpy.typing import NDArray
 
+from lectern.index.heap import release_free_memory
 from lectern.index.lancedb_schema import VECTOR
 
 Candidate = tuple[str, int, float]  # content hash, row id, score (higher is better)
@@ -134,6 +135,8 @@ class SnapshotCache:
             snapshot = TableSnapshot.load(table, version, columns) if eligible(table) else None
             self._state = (version, snapshot)
             self._loaded_at = time.monotonic()
+            if snapshot is not None:
+                release_free_memory()  # the reader's buffers, freed but kept by the C allocator
             return snapshot
         finally:
             self._lock.release()

@@ -7,9 +7,13 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any
 
+import numpy as np
+from numpy.typing import NDArray
+
 from lectern.errors import InvalidInput, LecternError, VectorIndexError
 from lectern.index.base import PAYLOAD_KEYS, DocumentSummary
-from lectern.models import Chunk
+from lectern.index.fusion import cosine_similarities
+from lectern.models import Chunk, SearchHit, SearchModeName
 
 INT_KEYS = frozenset({"chunk_index", "token_count", "page"})
 STRING_KEYS = tuple(k for k in PAYLOAD_KEYS if k not in INT_KEYS)
@@ -88,3 +92,27 @@ def engine_errors(engine: str, action: str) -> Iterator[None]:
         raise
     except Exception as exc:
         raise VectorIndexError(f"{engine}: {action} failed: {exc}") from exc
+
+
+def ranked_hits(
+    ranked: Sequence[tuple[Any, float]],
+    records: Mapping[Any, Mapping[str, Any]],
+    vectors: NDArray[np.float32],
+    query: NDArray[np.float32] | None,
+    keyword_scores: Mapping[Any, float],
+    mode: SearchModeName,
+) -> list[SearchHit]:
+    """Hits in ranked order: every hit carries the exact cosine of its stored vector (row i of `vectors`
+    for `ranked[i]`), its BM25 score when the keyword side found it, and the mode's ranking score."""
+    sims = cosine_similarities(query, vectors)
+    return [
+        SearchHit(
+            chunk=chunk_from_record(records[key]),
+            similarity=sim,
+            keyword_score=keyword_scores.get(key),
+            score=sim if mode == "dense" else score,
+            rank=rank,
+            vector=vec.tolist(),  # confidence diversity needs it; never serialised
+        )
+        for rank, ((key, score), sim, vec) in enumerate(zip(ranked, sims, vectors, strict=True), start=1)
+    ]

@@ -13,6 +13,7 @@ RRF work; payload indexes and HNSW do not exist there (every search is exact), s
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from typing import Any, Literal
 
 import numpy as np
@@ -46,6 +47,15 @@ SCROLL_PAGE = 1024
 Layout = Literal["lectern", "legacy"]
 
 
+@dataclass(frozen=True)
+class ClusterLayout:
+    """How a new collection is spread over a Qdrant cluster (set once, at creation)."""
+
+    shards: int = 1
+    replication_factor: int = 1
+    write_consistency: int = 1
+
+
 class QdrantIndex:
     engine = ENGINE
 
@@ -66,6 +76,7 @@ class QdrantIndex:
         self._meta: dict[str, Any] = {}
         self._legacy: LegacyReader | None = None
         self._analyzer: KeywordAnalyzer | None = None
+        self.cluster = ClusterLayout()
 
     @classmethod
     def from_settings(cls, settings: Settings, collection: str | None = None) -> QdrantIndex:
@@ -76,7 +87,13 @@ class QdrantIndex:
         )
         with engine_errors(ENGINE, "connecting"):
             connection = connect(settings)
-        return cls(connection, collection or settings.collection, rrf_k=settings.rrf_k, analyzer=analyzer)
+        index = cls(connection, collection or settings.collection, rrf_k=settings.rrf_k, analyzer=analyzer)
+        index.cluster = ClusterLayout(
+            shards=settings.qdrant_shards,
+            replication_factor=settings.qdrant_replication_factor,
+            write_consistency=settings.qdrant_write_consistency,
+        )
+        return index
 
     def close(self) -> None:
         self._conn.release()
@@ -143,6 +160,10 @@ class QdrantIndex:
                 },
                 sparse_vectors_config={SPARSE: models.SparseVectorParams(modifier=models.Modifier.IDF)},
                 metadata={META: meta},
+                # a server spreads the collection by these; local mode ignores them
+                shard_number=self.cluster.shards,
+                replication_factor=self.cluster.replication_factor,
+                write_consistency_factor=self.cluster.write_consistency,
             )
             if not self._conn.local:  # local mode has no payload indexes (and warns about them)
                 self._create_payload_indexes()

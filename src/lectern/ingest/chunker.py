@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import quote
 
+from lectern.content_kind import classify
 from lectern.embeddings.base import Tokenizer
 from lectern.ingest import slugs
 from lectern.ingest.packer import TokenCounter, atomise, pack
@@ -177,7 +178,7 @@ def chunk_document(
                     url=_url(meta, section),
                     source_path=doc.source_path,
                     page=section.page,
-                    extra=dict(meta.extra),
+                    extra={**meta.extra, "content_kind": classify(doc.source_path, heading.hierarchy, text)},
                 )
             )
     return chunks

@@ -62,6 +62,29 @@ def _any_match(rel_path: str, patterns: Sequence[str]) -> bool:
     return any(matches(rel_path, p) for p in patterns)
 
 
+def unsupported_files(root: Path, include: Sequence[str] = (), exclude: Sequence[str] = ()) -> list[str]:
+    """Files under ``root`` (relative POSIX paths, sorted) that ``iter_files`` passes over for their
+    type, so an ingest can list them rather than ignore them silently. Hidden files are not listed."""
+    if root.is_file():
+        return []
+    found: list[str] = []
+    for current, dirs, files in os.walk(root):
+        rel_dir = Path(current).relative_to(root).as_posix()
+        prefix = "" if rel_dir == "." else rel_dir + "/"
+        dirs[:] = [
+            d
+            for d in dirs
+            if not d.startswith(".") and d not in _SKIPPED_DIRS and not _any_match(prefix + d, exclude)
+        ]
+        for name in files:
+            rel = prefix + name
+            if name.startswith(".") or Path(name).suffix.lower() in SUPPORTED_EXTENSIONS:
+                continue
+            if (not include or _any_match(rel, include)) and not _any_match(rel, exclude):
+                found.append(rel)
+    return sorted(found)
+
+
 def iter_files(root: Path, include: Sequence[str] = (), exclude: Sequence[str] = ()) -> Iterator[Path]:
     """Supported files under ``root`` in sorted order, skipping hidden folders and ``node_modules``.
 

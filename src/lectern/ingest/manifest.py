@@ -61,6 +61,16 @@ class CollectionState:
 
 
 @dataclass(frozen=True)
+class CollectionSummary:
+    name: str
+    embedder_name: str
+    chunks: int
+    documents: int
+    clean: bool
+    ingested_at: str | None  # ISO 8601 UTC of the last finished ingest
+
+
+@dataclass(frozen=True)
 class ManifestEntry:
     root: str
     source_path: str
@@ -77,6 +87,9 @@ class Manifest:
         self._db.execute("PRAGMA foreign_keys=ON")
         self._db.execute("PRAGMA busy_timeout=10000")
         self._db.executescript(_SCHEMA)
+        columns = {row[1] for row in self._db.execute("PRAGMA table_info(collection_state)")}
+        if "ingested_at" not in columns:  # manifests written before `lectern collections` showed it
+            self._db.execute("ALTER TABLE collection_state ADD COLUMN ingested_at TEXT")
 
     def close(self) -> None:
         self._db.close()
@@ -197,8 +210,19 @@ class Manifest:
 
     def mark_clean(self, collection: str, chunks: int) -> None:
         self._db.execute(
-            "UPDATE collection_state SET clean = 1, chunks = ? WHERE collection = ?", (chunks, collection)
+            "UPDATE collection_state SET clean = 1, chunks = ?,"
+            " ingested_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now') WHERE collection = ?",
+            (chunks, collection),
         )
+
+    def collections(self) -> list[CollectionSummary]:
+        """Every collection an ingest has written to, by name."""
+        rows = self._db.execute(
+            "SELECT s.collection, s.embedder_name, s.chunks, s.clean, s.ingested_at,"
+            " (SELECT COUNT(*) FROM documents d WHERE d.collection = s.collection)"
+            " FROM collection_state s ORDER BY s.collection"
+        ).fetchall()
+        return [CollectionSummary(str(r[0]), str(r[1]), int(r[2]), int(r[5]), bool(r[3]), r[4]) for r in rows]
 
     def drop_collection(self, collection: str) -> None:
         with self._transaction() as db:

@@ -31,6 +31,7 @@ from lectern.ingest.files import iter_files
 from lectern.ingest.loaders import load_document
 from lectern.ingest.manifest import Manifest, OwnerKey
 from lectern.models import Chunk, CollectionInfo, Document
+from lectern.sentences import SentenceVectors
 
 
 class IngestProgress(Protocol):
@@ -116,8 +117,10 @@ class IngestPipeline:
         index: VectorIndex | Callable[[], VectorIndex],
         manifest: Manifest,
         progress: IngestProgress | None = None,
+        sentences: SentenceVectors | None = None,
     ) -> None:
-        """`index` may be a factory: a run with nothing to do then never opens the index."""
+        """`index` may be a factory: a run with nothing to do then never opens the index. `sentences`
+        stores the vectors of every new chunk's sentences, so answering never embeds them."""
         self.collection = collection
         self.embedder = embedder
         self._index_source = index
@@ -125,6 +128,7 @@ class IngestPipeline:
         self.manifest = manifest
         self.progress: IngestProgress = progress or _NoProgress()
         self._stored: set[str] = set()  # hashes the index holds, read once per run
+        self.sentences = sentences
 
     @property
     def index(self) -> VectorIndex:
@@ -151,6 +155,33 @@ class IngestPipeline:
         self._finish(report, started)
         return report
 
+    def preview(self, paths: Sequence[Path], options: IngestOptions | None = None) -> IngestReport:
+        """What `ingest_paths` would do, reading only file hashes and the manifest; writes nothing.
+        Files whose content changed count as changed even when they end up skipped as unreadable."""
+        options = options or IngestOptions()
+        report = IngestReport()
+        for plan in (self._scan(Path(p), options) for p in paths):
+            known = self.manifest.entries(self.collection, str(plan.root))
+            seen: set[str] = set()
+            for path in plan.files:
+                source_path = path.relative_to(plan.root).as_posix()
+                seen.add(source_path)
+                file_hash = plan.hashes[path]
+                entry = known.get(source_path)
+                if isinstance(file_hash, OSError):
+                    report.skipped.append((source_path, file_hash.strerror or str(file_hash)))
+                elif entry is None:
+                    report.added.append(source_path)
+                elif entry.file_hash != file_hash:
+                    report.changed.append(source_path)
+                else:
+                    report.unchanged.append(source_path)
+            if plan.mirror:
+                report.removed.extend(sorted(set(known) - seen))
+        state = self.manifest.state(self.collection)
+        report.chunks_total = state.chunks if state else 0
+        return report
+
     def ingest_documents(
         self, documents: Iterable[Document], *, root: str, options: IngestOptions | None = None
     ) -> IngestReport:
@@ -165,9 +196,11 @@ class IngestPipeline:
             entry = known.get(document.source_path)
             if entry is not None and entry.file_hash == document.file_hash:
                 report.unchanged.append(document.source_path)
+                self.progress.file_done(document.source_path, "unchanged")
                 continue
             (report.changed if entry else report.added).append(document.source_path)
             pending.append(_Pending(root, document, self._chunk(document, options)))
+            self.progress.file_done(document.source_path, "changed" if entry else "added")
             if sum(len(p.chunks) for p in pending) >= options.flush_chunks:
                 self._flush(pending, report)
                 pending = []
@@ -342,6 +375,8 @@ class IngestPipeline:
             return
         started = time.perf_counter()
         vectors = self.embedder.embed_documents([c.search_text for c in to_write])
+        if self.sentences is not None:
+            self.sentences.precompute(to_write)
         elapsed = time.perf_counter() - started
         report.embed_seconds += elapsed
         report.chunks_embedded += len(to_write)

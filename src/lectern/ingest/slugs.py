@@ -129,10 +129,19 @@ def _clean_path(path: str) -> str:
     return cleaned if cleaned == "/" else cleaned.rstrip("/")
 
 
+# Folders that hold the modules rather than being one (``modules/module-1-ros2/...``).
+_MODULE_CONTAINERS = frozenset(
+    {"modules", "docs", "doc", "content", "contents", "chapters", "parts", "src", "pages"}
+)
+
+
 def module_name(source_path: str) -> str:
-    """Prettified top-level folder: ``module-1-ros2/x.md`` → ``Module 1 Ros2``; empty at the root."""
-    if "/" not in source_path:
-        return ""
-    top = strip_number_prefix(source_path.split("/", 1)[0])
-    words = re.split(r"[-_\s]+", top)
-    return " ".join(w[:1].upper() + w[1:] for w in words if w)
+    """The module folder's name, prettified: ``module-1-ros2/x.md`` and ``modules/module-1-ros2/x.md`` →
+    ``Module 1 Ros2`` (a folder that only holds modules is skipped); empty at the root."""
+    for folder in source_path.split("/")[:-1]:
+        name = strip_number_prefix(folder)
+        if not name or name.lower() in _MODULE_CONTAINERS:
+            continue
+        words = re.split(r"[-_\s]+", name)
+        return " ".join(w[:1].upper() + w[1:] for w in words if w)
+    return ""

@@ -9,12 +9,15 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from lectern.conversation import Message
 from lectern.events import Token
 from lectern.index.base import SearchFilters
 from lectern.models import ConfidenceMetrics, RetrievalResult, TokenUsage
+
+if TYPE_CHECKING:
+    from lectern.sentences import SentenceVectors
 
 
 @dataclass(frozen=True)
@@ -45,6 +48,8 @@ class WriteRequest:
     user_context: str | None
     retrieve: Retrieve
     extra: dict[str, Any] = field(default_factory=dict)
+    sentences: SentenceVectors | None = None
+    """Vectors of the sources' sentences (the extractive writer ranks sentences by meaning with them)."""
 
 
 @dataclass(frozen=True)

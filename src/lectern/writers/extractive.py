@@ -17,16 +17,19 @@ The writer never invents a sentence: every sentence of the answer is a sentence 
 from __future__ import annotations
 
 import asyncio
+import logging
 import math
 import re
 import threading
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 from numpy.typing import NDArray
 
+from lectern.content_kind import kind_of
 from lectern.embeddings.base import Embedder
 from lectern.events import Token
 from lectern.followups import GENERIC_WORDS, STOP_WORDS, words
@@ -35,15 +38,21 @@ from lectern.writers.base import WriteRequest, WriterEvent, Written
 from lectern.writers.selection import sources_of
 from lectern.writers.units import Unit, split_tokens, stem_terms, units_of
 
+if TYPE_CHECKING:
+    from lectern.sentences import SentenceVectors
+
+log = logging.getLogger(__name__)
+
 NAME = "extractive"
 FIRST_PASS = 8  # sentences embedded per answer at most
-MAX_SENTENCES = 3
-MAX_PROSE_WORDS = 90
+MAX_SENTENCES = 4
+MAX_PROSE_WORDS = 120
 MMR_LAMBDA = 0.7
 RELATIVE_FLOOR = 0.6  # a sentence scoring below this share of the best one is not worth adding
 DUPLICATE = 0.88
 OWN_WORDS_SHARE = 0.4  # a further sentence shares at least this much of the best one's keyword score
 DEFINITION_BONUS = 0.2
+NOT_EXPOSITION = 0.6  # score factor for sentences of quizzes, exercises, objectives and summaries
 _COPULAS = frozenset({"is", "are", "means", "refers", "describes", "provides", "creates", "lets", "makes"})
 
 _IGNORED = frozenset(stem_terms(" ".join(STOP_WORDS | GENERIC_WORDS)))
@@ -69,6 +78,8 @@ class _Candidate:
     """1 for the best-ranked source, falling towards 0 for the last."""
     score: float = 0.0
     vector: NDArray[np.float32] | None = None
+    exposition: bool = True
+    """False for quizzes, exercise prompts, objectives and summaries (quoted when nothing else is left)."""
 
 
 class _VectorCache:
@@ -126,9 +137,11 @@ class ExtractiveWriter:
         query_terms = stem_terms(query) - _IGNORED or stem_terms(query)
         candidates, codes = self._candidates(sources, query_terms)
         query_vector = self._query_vector(request)
+        if query_vector is not None and request.sentences is not None:
+            _attach_vectors(candidates + codes, sources, request.sentences)
         self._score(candidates, query_vector)
         _favour_definitions(candidates, request.question)
-        chosen = _mmr(candidates)
+        chosen = _with_context(_mmr(candidates), candidates)
         how_to = bool(_HOW_TO.search(request.question) or _HOW_TO.search(query))
         if how_to or not chosen:
             # Only code came back (a long listing split over chunks): its introduction and the code it is.
@@ -165,29 +178,46 @@ class ExtractiveWriter:
             heading_terms = stem_terms(" ".join(hit.chunk.heading_hierarchy[-2:])) & query_terms
             heading_score = sum(idf[t] for t in heading_terms) / norm
             rank_prior = 1.0 - (number - 1) / len(sources)
+            exposition = kind_of(hit.chunk) == "prose"
             for unit in units:
                 overlap = sum(idf[t] for t in unit.terms & query_terms) / norm
-                candidate = _Candidate(unit, number, hit, overlap, chunk_score, heading_score, rank_prior)
+                candidate = _Candidate(
+                    unit, number, hit, overlap, chunk_score, heading_score, rank_prior, exposition=exposition
+                )
                 (codes if unit.kind == "code" else sentences).append(candidate)
         return sentences, codes
 
     def _query_vector(self, request: WriteRequest) -> NDArray[np.float32] | None:
         retrieval = request.retrieval
-        if (
-            not self.embed_sentences
-            or self.embedder is None
-            or retrieval is None
-            or retrieval.query_embedding is None
-        ):
+        if retrieval is None or retrieval.query_embedding is None:
             return None  # no vector (selected-text-only): keyword scoring alone, no model call
-        vector = np.asarray(retrieval.query_embedding, dtype=np.float32)
-        return vector if vector.shape == (self.embedder.dimension,) else None
+        return np.asarray(retrieval.query_embedding, dtype=np.float32)
 
     def _score(self, candidates: list[_Candidate], query_vector: NDArray[np.float32] | None) -> None:
         for c in candidates:
             shape = _shape(c.unit)
             c.score = 0.3 * c.lexical + 0.25 * c.heading + 0.15 * c.chunk + 0.2 * c.rank_prior + 0.1 * shape
-        if query_vector is None or self.embedder is None:
+        if query_vector is not None and any(c.vector is not None for c in candidates):
+            # Every sentence has its stored vector: rank by meaning first, words second.
+            for c in candidates:
+                cosine = float(c.vector @ query_vector) if c.vector is not None else 0.0
+                c.score = (
+                    0.5 * cosine
+                    + 0.15 * c.lexical
+                    + 0.1 * c.heading
+                    + 0.05 * c.chunk
+                    + 0.12 * c.rank_prior
+                    + 0.08 * _shape(c.unit)
+                )
+                if not c.exposition:
+                    c.score *= NOT_EXPOSITION
+            return
+        if (
+            query_vector is None
+            or self.embedder is None
+            or not self.embed_sentences
+            or query_vector.shape != (self.embedder.dimension,)
+        ):
             return
         candidates.sort(key=lambda c: -c.score)
         head = candidates[:FIRST_PASS]
@@ -210,6 +240,21 @@ class ExtractiveWriter:
         # Sentences not embedded stay behind the embedded ones.
         for c in candidates[FIRST_PASS:]:
             c.score *= 0.5
+
+
+def _attach_vectors(
+    candidates: list[_Candidate], sources: Sequence[SearchHit], sentences: SentenceVectors
+) -> None:
+    """Each candidate's stored sentence vector (row `position` of its chunk's unit matrix)."""
+    try:
+        stored = sentences.of([hit.chunk for hit in sources])
+    except Exception:  # ranking by meaning is an improvement, never a reason to fail an answer
+        log.warning("sentence_vectors_unavailable", exc_info=True)
+        return
+    for c in candidates:
+        _, matrix = stored[c.source - 1]
+        if c.unit.position < matrix.shape[0] and c.unit.kind == "sentence":
+            c.vector = matrix[c.unit.position]
 
 
 def _favour_definitions(candidates: list[_Candidate], question: str) -> None:
@@ -274,6 +319,42 @@ def _mmr(candidates: list[_Candidate]) -> list[_Candidate]:
         chosen.append(pick)
         words += pick.unit.words
     return chosen
+
+
+LIST_ITEMS = 8  # a list the answer quotes is quoted whole, up to this many items
+
+
+_ANAPHOR = re.compile(r"^(it|its|this|these|that|those|they|their|such|both|each)\b", re.I)
+
+
+def _with_context(chosen: list[_Candidate], candidates: list[_Candidate]) -> list[_Candidate]:
+    """The best sentence's context in its passage: the whole list it belongs to, and the sentence
+    before it when it points back ("It enables: ...")."""
+    if not chosen:
+        return chosen
+    best = chosen[0]
+    same = {c.unit.position: c for c in candidates if c.source == best.source}
+    out = list(chosen)
+    pos = best.unit.position
+    if best.unit.bullet:
+        p = _list_start(same, pos)
+        added = 0
+        while p in same and (same[p].unit.bullet or same[p].unit.lead_in) and added < LIST_ITEMS:
+            if same[p] not in out:
+                out.append(same[p])
+                added += 1
+            p += 1
+    elif _ANAPHOR.match(best.unit.text) and pos - 1 in same and same[pos - 1] not in out:
+        out.append(same[pos - 1])
+    return out
+
+
+def _list_start(same: dict[int, _Candidate], pos: int) -> int:
+    """Where the list holding the item at `pos` starts: its lead-in, or its first item."""
+    p = pos
+    while p - 1 in same and same[p - 1].unit.bullet:
+        p -= 1
+    return p - 1 if p - 1 in same and same[p - 1].unit.lead_in else p
 
 
 def _adds_to(c: _Candidate, top: _Candidate, chosen: list[_Candidate]) -> bool:

@@ -52,8 +52,9 @@ from lectern.models import RetrievalResult, TokenUsage
 from lectern.settings import Settings
 from lectern.writers.base import WriteRequest, WriterEvent, Written
 from lectern.writers.budget import estimate_tokens, fit_history, messages_tokens
+from lectern.writers.capabilities import WriterMode, detect_mode
 from lectern.writers.llm_spec import LLMSpec, parse_llm_spec
-from lectern.writers.prompts import system_prompt, user_message
+from lectern.writers.prompts import context_message, system_prompt, user_message
 from lectern.writers.sources import SourceBook
 from lectern.writers.tool_schema import (
     EMPTY_RETRIEVAL,
@@ -216,6 +217,9 @@ class OpenAIChatWriter:
         self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, AsyncOpenAI] = (
             weakref.WeakKeyDictionary()
         )
+        configured = settings.llm_writer_mode
+        self._mode: WriterMode | None = None if configured == "auto" else configured
+        self._mode_lock: asyncio.Lock | None = None
 
     # --- AnswerWriter ------------------------------------------------------------------------------
     @property
@@ -224,7 +228,29 @@ class OpenAIChatWriter:
 
     @property
     def retrieves_itself(self) -> bool:
+        """Tool calling: the model searches. Context-first: the engine retrieves and the passages go in
+        the prompt (servers or models without tool support)."""
+        return self._mode != "context"
+
+    @property
+    def verifies(self) -> bool:
+        """An LLM's answer is checked against its passages by the engine (`lectern.verification`)."""
         return True
+
+    @property
+    def mode(self) -> WriterMode | None:
+        """The writer mode in use (None until `prepare` has asked the server, in auto mode)."""
+        return self._mode
+
+    async def prepare(self) -> None:
+        """Learn once whether the server can call tools (auto mode); the answer is kept."""
+        if self._mode is not None:
+            return
+        if self._mode_lock is None:
+            self._mode_lock = asyncio.Lock()
+        async with self._mode_lock:
+            if self._mode is None:
+                self._mode = await detect_mode(self._base_url, self._api_key, self.name, self._client())
 
     @property
     def where(self) -> str:
@@ -240,8 +266,13 @@ class OpenAIChatWriter:
         settings = self._settings
         max_searches = settings.llm_max_tool_calls
         warnings: list[str] = []
-        messages = self._initial_messages(request, warnings)
+        tools = self._mode != "context"
+        messages = self._initial_messages(request, warnings, tools=tools)
         book = SourceBook()
+        if not tools:
+            async for event in self._write_from_context(request, messages, book, warnings):
+                yield event
+            return
         if request.retrieval is not None and request.retrieval.hits:
             self._add_prior_retrieval(request, messages, book)
 
@@ -255,7 +286,7 @@ class OpenAIChatWriter:
             choice = "auto" if searches < max_searches and not final_round else "none"
             prompt_estimate = messages_tokens(messages) + _TOOL_TOKENS
             last = _Round()
-            async for piece in self._complete(messages, tool_choice=choice, out=last):
+            async for piece in self._complete_round(messages, choice, last, round_no == 1, warnings):
                 parts.append(piece)
                 yield Token(piece)
             usage = _add_usage(usage, last, prompt_estimate)
@@ -286,25 +317,87 @@ class OpenAIChatWriter:
             )
         yield Written(text=text, cited=book.cited(text), usage=usage, model=self.name, warnings=warnings)
 
+    async def _write_from_context(
+        self,
+        request: WriteRequest,
+        messages: list[dict[str, Any]],
+        book: SourceBook,
+        warnings: list[str],
+    ) -> AsyncIterator[WriterEvent]:
+        """Context-first: the passages are in the prompt; one completion, no tools."""
+        if request.retrieval is not None:
+            book.add(request.retrieval)
+        prompt_estimate = messages_tokens(messages)
+        last = _Round()
+        async for piece in self._complete_round(messages, None, last, True, warnings):
+            yield Token(piece)
+        usage = _add_usage(TokenUsage(), last, prompt_estimate)
+        if last.finish_reason == "length":
+            warnings.append(
+                f"The answer was cut off at LECTERN_LLM_MAX_TOKENS ({self._settings.llm_max_tokens} tokens)."
+            )
+        text = last.text
+        yield Written(text=text, cited=book.cited(text), usage=usage, model=self.name, warnings=warnings)
+
+    async def _complete_round(
+        self,
+        messages: list[dict[str, Any]],
+        tool_choice: str | None,
+        out: _Round,
+        first: bool,
+        warnings: list[str],
+    ) -> AsyncIterator[str]:
+        """One completion as the loop needs it. A stream with neither text nor a tool call is retried
+        once, then `API_ERROR`; a context-length error on the first round drops the oldest half of the
+        history (a TOKEN_LIMIT warning) and is retried once."""
+        trimmed = empty = False
+        while True:
+            try:
+                async for piece in self._complete(messages, tool_choice=tool_choice, out=out):
+                    yield piece
+            except TokenLimit:
+                if trimmed or not first or not _trim_history(messages):
+                    raise
+                trimmed = True
+                warnings.append(
+                    "TOKEN_LIMIT: the model's server reported its context window exceeded; the oldest "
+                    "part of the conversation was left out of this answer."
+                )
+                continue
+            if out.text.strip() or out.calls or out.finish_reason == "length":
+                return
+            if empty:
+                raise ProviderError(
+                    f"The model at {self.where} returned nothing (neither text nor a tool call), twice"
+                )
+            empty = True
+            log.warning("the model at %s returned nothing; retrying once", self.where)
+
     # --- prompt ------------------------------------------------------------------------------------
-    def _initial_messages(self, request: WriteRequest, warnings: list[str]) -> list[dict[str, Any]]:
+    def _initial_messages(
+        self, request: WriteRequest, warnings: list[str], *, tools: bool = True
+    ) -> list[dict[str, Any]]:
         settings = self._settings
         system = {
             "role": "system",
-            "content": system_prompt(settings.llm_max_tool_calls, request.system_prompt),
+            "content": system_prompt(settings.llm_max_tool_calls, request.system_prompt, tools=tools),
         }
-        user = {
-            "role": "user",
-            "content": user_message(request.question, request.user_context, request.search_query),
-        }
+        content = user_message(request.question, request.user_context, request.search_query)
+        if not tools:
+            hits = request.retrieval.hits if request.retrieval is not None else []
+            content = context_message(hits, content)
+        user = {"role": "user", "content": content}
         history: list[dict[str, Any]] = [
             {"role": m.role, "content": m.content}
             for m in request.history
             if m.role in ("user", "assistant") and m.content.strip()
         ]
         window = settings.llm_context_tokens
-        # Room for the answer, the tool schema and one retrieval at the default top_k.
-        budget = window - settings.llm_max_tokens - _TOOL_TOKENS - settings.top_k * _PASSAGE_TOKENS
+        # Room for the answer, the tool schema and one retrieval at the default top_k (context-first:
+        # the passages are in the user message already).
+        budget = window - settings.llm_max_tokens
+        if tools:
+            budget -= _TOOL_TOKENS + settings.top_k * _PASSAGE_TOKENS
         fixed = messages_tokens([system, user])
         if fixed > budget:
             what = "The question and the selected text need" if request.user_context else "The question needs"
@@ -334,7 +427,7 @@ class OpenAIChatWriter:
         messages.append(
             {
                 "role": "assistant",
-                "content": None,
+                "content": "",  # servers differ on null content; an empty string is accepted by all
                 "tool_calls": [{"id": "call_prior_retrieval", "type": "function", "function": call}],
             }
         )
@@ -347,7 +440,7 @@ class OpenAIChatWriter:
                 call.id = f"call_{round_no}_{i}"
         return {
             "role": "assistant",
-            "content": round_.text or None,
+            "content": round_.text,  # never null: llama-cpp-python's server answers 500 to it
             "tool_calls": [
                 {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}}
                 for c in calls
@@ -446,7 +539,7 @@ class OpenAIChatWriter:
 
     # --- one completion, with retries ---------------------------------------------------------------
     async def _complete(
-        self, messages: list[dict[str, Any]], *, tool_choice: str, out: _Round
+        self, messages: list[dict[str, Any]], *, tool_choice: str | None, out: _Round
     ) -> AsyncIterator[str]:
         attempts = self._settings.provider_max_attempts
         for attempt in range(1, attempts + 1):
@@ -478,7 +571,7 @@ class OpenAIChatWriter:
                 await asyncio.sleep(delay)
 
     async def _attempt(
-        self, messages: list[dict[str, Any]], tool_choice: str, out: _Round
+        self, messages: list[dict[str, Any]], tool_choice: str | None, out: _Round
     ) -> AsyncIterator[str]:
         """One request: folds every chunk into `out` and yields the content pieces."""
         stall = self._settings.llm_stall_timeout_s
@@ -497,7 +590,14 @@ class OpenAIChatWriter:
                     return
                 except TimeoutError:
                     raise self._stall("between two chunks of the response") from None
-                text = out.absorb(chunk)
+                except (ValueError, TypeError, AttributeError, KeyError) as exc:
+                    # Non-JSON `data:` (JSONDecodeError is a ValueError) or a payload of the wrong shape:
+                    # a misbehaving provider or proxy, retried like any other provider fault.
+                    raise _Retry(f"the stream sent data that is not a chat completion chunk ({exc})") from exc
+                try:
+                    text = out.absorb(chunk)
+                except (ValueError, TypeError, AttributeError, KeyError) as exc:
+                    raise _Retry(f"the stream sent a malformed chunk ({type(exc).__name__})") from exc
                 if text:
                     yield text
         except openai.APIStatusError as exc:
@@ -532,12 +632,15 @@ class OpenAIChatWriter:
         )
 
     async def _create(
-        self, messages: list[dict[str, Any]], tool_choice: str
+        self, messages: list[dict[str, Any]], tool_choice: str | None
     ) -> AsyncStream[ChatCompletionChunk]:
         settings = self._settings
         # The tool stays declared once searches are spent (`tool_choice="none"`): the conversation
         # already holds tool calls, which some servers only accept alongside their declaration.
-        extra: dict[str, Any] = {"tools": [RETRIEVE_CONTEXT_TOOL], "tool_choice": tool_choice}
+        # Context-first (tool_choice None) declares no tools.
+        extra: dict[str, Any] = {}
+        if tool_choice is not None:
+            extra = {"tools": [RETRIEVE_CONTEXT_TOOL], "tool_choice": tool_choice}
         # OpenAI's newer models take only `max_completion_tokens`; self-hosted servers know `max_tokens`.
         if self._base_url is None:
             extra["max_completion_tokens"] = settings.llm_max_tokens
@@ -568,6 +671,19 @@ class OpenAIChatWriter:
             )
             self._clients[loop] = client
         return client
+
+
+def _trim_history(messages: list[dict[str, Any]]) -> bool:
+    """Drop the oldest half of the conversation history (between the system message and the first
+    message of this turn); False when there is none left to drop."""
+    end = next(
+        (i for i in range(len(messages) - 1, 0, -1) if messages[i]["role"] == "user"), len(messages) - 1
+    )
+    history = end - 1
+    if history <= 0:
+        return False
+    del messages[1 : 1 + max(1, (history + 1) // 2)]
+    return True
 
 
 def _add_usage(total: TokenUsage, round_: _Round, prompt_estimate: int) -> TokenUsage:

@@ -68,7 +68,8 @@ RETRIEVE_CONTEXT_TOOL: dict[str, Any] = {
                     "type": "object",
                     "description": (
                         "Optional exact-match filters on passage metadata, e.g. "
-                        '{"chapter": "Chapter 2"} or {"module_name": ["Module 1", "Module 2"]}; '
+                        '{"chapter": "Chapter 2"} or '
+                        '{"module_name": ["Module 1 Ros2", "Module 2 Digital Twin"]}; '
                         f'"{URL_PREFIX_FILTER}" restricts to URLs starting with a prefix.'
                     ),
                     "additionalProperties": {

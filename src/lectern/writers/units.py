@@ -72,15 +72,31 @@ def _skip_line(line: str) -> bool:
     )
 
 
-def _table_row(line: str) -> str | None:
-    """A two-column table row as "Term: definition"; "" for any other table line; None for prose."""
-    s = line.strip().strip("|").strip()
-    if " | " not in s and not line.strip().startswith("|"):
+_TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$")
+
+
+def _cells(line: str) -> list[str] | None:
+    """The cells of a Markdown table line, or None for prose."""
+    s = line.strip()
+    if not s.startswith("|") and " | " not in s:
         return None
-    cells = [c.strip() for c in s.split("|")]
-    if len(cells) == 2 and all(cells) and len(cells[1].split()) >= 4:
-        return f"{cells[0]}: {cells[1]}"
-    return ""
+    if s.startswith("```"):
+        return None
+    return [_clean(c) for c in s.strip("|").split("|")]
+
+
+def _table_row(cells: list[str], header: list[str] | None) -> str:
+    """A table row as a sentence a reader can quote on its own: "Term: definition" for two columns,
+    "Row: Column: value; Column: value" with the header's names for more ("RTX 2070" alone answers
+    nothing; "GPU: Minimum: RTX 2070; Recommended: RTX 4080" does)."""
+    if not cells or not any(cells):
+        return ""
+    if len(cells) == 2 and (header is None or len(cells[1].split()) >= 4):
+        return f"{cells[0]}: {cells[1]}" if all(cells) else ""
+    names = header if header is not None and len(header) == len(cells) else [""] * len(cells)
+    pairs = zip(names[1:], cells[1:], strict=True)
+    parts = [f"{name}: {value}" if name else value for name, value in pairs if value]
+    return f"{cells[0]}: {'; '.join(parts)}" if cells[0] and parts else ""
 
 
 def _sentences(paragraph: str) -> list[str]:
@@ -102,6 +118,7 @@ def _blocks(text: str) -> list[tuple[BlockKind, str]]:
     para: list[str] = []
     kind: list[BlockKind] = ["sentence"]
     lines = text.splitlines()
+    header: list[str] | None = None
     i = 0
 
     def flush() -> None:
@@ -126,13 +143,22 @@ def _blocks(text: str) -> list[tuple[BlockKind, str]]:
                 out.append(("code", "\n".join(block)))  # diagrams and program output answer nothing
             i += 1
             continue
-        row = _table_row(line)
+        cells = _cells(line)
+        if cells is not None:
+            flush()
+            if _TABLE_RULE.match(line):
+                pass
+            elif header is None:
+                header = cells  # a table's first row names its columns
+            else:
+                row = _table_row(cells, header)
+                if row:
+                    out.append(("bullet", row))
+            i += 1
+            continue
+        header = None
         if _skip_line(line):
             flush()
-        elif row is not None:
-            flush()
-            if row:
-                out.append(("bullet", row))
         elif _LIST_MARK.match(line):
             flush()
             kind[0] = "bullet"

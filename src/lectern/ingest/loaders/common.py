@@ -16,7 +16,10 @@ _BINARY_SNIFF_BYTES = 8192
 
 
 def decode_text(data: bytes) -> str:
-    """UTF-8 text with a BOM removed and newlines normalised, or an IngestError saying why not."""
+    """Text with a BOM removed and newlines normalised, or an IngestError saying why not.
+
+    UTF-8 first; a file that is not UTF-8 is read as Windows-1252 (a superset of Latin-1 for text),
+    then as Latin-1, which decodes any byte: older docs are often in one of them."""
     if not data.strip():
         raise IngestError("empty")
     if b"\x00" in data[:_BINARY_SNIFF_BYTES]:
@@ -24,7 +27,10 @@ def decode_text(data: bytes) -> str:
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError:
-        raise IngestError("not valid UTF-8") from None
+        try:
+            text = data.decode("cp1252")
+        except UnicodeDecodeError:
+            text = data.decode("latin-1")
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     if not text.strip():
         raise IngestError("empty")

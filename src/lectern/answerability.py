@@ -1,0 +1,284 @@
+"""Whether the retrieved passages answer the question: several cheap signals, one calibrated model.
+
+A reader asks in their own words ("a wheel that has to keep spinning" for "continuous joint"), so no
+single lexical rule decides. The signals, all computed from what retrieval already produced:
+
+- dense similarity of the best passages (`top_sim`, `mean3_sim`);
+- whether the keyword side found the same passages (`both_sides`; raw BM25 scores and hit counts
+  grow with the size of the collection, so they would not carry from one collection to another);
+- the best *sentence* match (`sent_max`, `sent_top2`): the question against every sentence of the
+  passages, from vectors stored per chunk (`sentences.py`), so a paraphrase meets the sentence that
+  answers it;
+- coverage of the question's content words by the passages, each word weighted by how rare it is in
+  general English (`wordfreq`): a missing "PX4" or "Webots" weighs much more than a missing "laptop";
+  and whether a missing word occurs anywhere in the collection at all;
+- whether the best passage's headings name the question's topic.
+
+A logistic model over these signals, trained by `bench/train_answerability.py` on development question
+sets (answerable questions, near misses, out-of-scope questions, and near misses made by removing a
+question's relevant documents from its results), ships as JSON per embedder in `lectern/data/`. Its
+probability is the answer's confidence: the level bands and the refusal threshold are chosen on the
+development sets (see docs/confidence-calibration.md). An embedder without a trained model falls back to
+the similarity thresholds and the term check of `guardrail.py`.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from lectern.followups import ACTION_WORDS, GENERIC_WORDS, STOP_WORDS, content_words
+from lectern.guardrail import is_name
+from lectern.models import ConfidenceLevel, RefusalReason, SearchHit
+from lectern.sentences import UnitVectors
+from lectern.writers.units import stem_terms
+
+FEATURES = (
+    "top_sim",
+    "mean3_sim",
+    "both_sides",
+    "sent_max",
+    "sent_top2",
+    "cov",
+    "cov_top1",
+    "miss_rare",
+    "miss_unknown",
+    "miss_name_unknown",
+    "heading",
+)
+PASSAGES = 5  # the decision looks at the best five passages
+OFF_TOPIC_RARITY = 0.5  # zipf frequency below 3: "Webots", "quadcopter"; not "laptop" or "minutes"
+
+KnownTerm = Callable[[str], bool]
+
+
+@lru_cache(maxsize=65_536)
+def rarity(word: str) -> float:
+    """0 for everyday English words, up to 1 for words general English never uses ("Webots", "URDF")."""
+    from wordfreq import zipf_frequency
+
+    zipf = zipf_frequency(word.lower(), "en")
+    return min(1.0, max(0.0, (6.0 - zipf) / 6.0))
+
+
+def question_terms(question: str) -> list[tuple[str, bool]]:
+    """(word, looks like a name) for each word of the question that can carry its topic."""
+    tokens = [w for w in content_words(question) if w.lower() not in ACTION_WORDS and len(w) > 1]
+    first = next((w for w in question.split() if w.lower() not in STOP_WORDS), "")
+    seen: set[str] = set()
+    out: list[tuple[str, bool]] = []
+    for word in tokens:
+        key = word.lower()
+        if key in seen or key in GENERIC_WORDS:
+            continue
+        seen.add(key)
+        out.append((word, is_name(word, first=word == first)))
+    return out
+
+
+@lru_cache(maxsize=8192)
+def _terms_of(text: str) -> frozenset[str]:
+    """A passage's stemmed terms; passages recur across answers, so they are stemmed once."""
+    return stem_terms(text)
+
+
+_COMPOUND = re.compile(r"[a-z][_./][a-z0-9]|[a-z]\d|\d[a-z]", re.I)
+
+
+def written_forms(term: str) -> set[str]:
+    """A compound name as it may be written: "ros2" / "ros 2", "gpt-4" / "gpt 4" / "gpt4"."""
+    term = term.lower()
+    spaced = re.sub(r"(?<=[a-z])(?=\d)|(?<=\d)(?=[a-z])", " ", term)
+    return {term, spaced, re.sub(r"[_\-/]", " ", term), re.sub(r"[_\-/ ]", "", term)}
+
+
+def is_compound(word: str) -> bool:
+    """A name joined from parts ("ros2_control", "slam_toolbox", "GPT4"): its parts are common words,
+    so only the whole name, as written, says a passage is about it."""
+    return _COMPOUND.search(word) is not None
+
+
+def _present(word: str, terms: frozenset[str], text: str) -> bool:
+    if is_compound(word):
+        return any(form in text for form in written_forms(word))
+    stems = stem_terms(word)
+    if stems and stems <= terms:
+        return True
+    # A hyphenated ordinary word is there when its parts are ("box-shaped": box ... shaped).
+    parts = [p for p in word.split("-") if p]
+    return len(parts) > 1 and all(stem_terms(p) <= terms for p in parts)
+
+
+@dataclass(frozen=True)
+class Signals:
+    values: tuple[float, ...]
+    missing: tuple[str, ...]
+    """Question words no passage contains."""
+    unknown: tuple[str, ...]
+    """Of those, the ones the collection never mentions."""
+
+    def vector(self) -> NDArray[np.float64]:
+        return np.asarray(self.values, dtype=np.float64)
+
+    def as_dict(self) -> dict[str, float]:
+        return dict(zip(FEATURES, self.values, strict=True))
+
+
+def signals(
+    question: str,
+    hits: Sequence[SearchHit],
+    query_vector: NDArray[np.float32] | None,
+    units: Sequence[UnitVectors] | None,
+    known: KnownTerm | None = None,
+) -> Signals:
+    top = list(hits[:PASSAGES])
+    sims = sorted((h.similarity for h in top), reverse=True)
+    best3 = sims[:3] or [0.0]
+    # Shares of what was found, not counts: a small collection has fewer passages to find.
+    both = sum(1 for h in top if h.keyword_score is not None) / len(top) if top else 0.0
+
+    best_sentences: list[float] = []
+    if query_vector is not None and units:
+        q = np.asarray(query_vector, dtype=np.float32).reshape(-1)
+        for _, matrix in units[:PASSAGES]:
+            if matrix.shape[0]:
+                best_sentences.extend(np.sort(matrix @ q)[-2:].tolist())
+    best_sentences.sort(reverse=True)
+    sent_max = best_sentences[0] if best_sentences else (sims[0] if sims else 0.0)
+    sent_top2 = sum(best_sentences[:2]) / 2 if len(best_sentences) >= 2 else sent_max
+
+    terms = question_terms(question)
+    passage_terms = [_terms_of(h.chunk.search_text) for h in top]
+    everything = frozenset().union(*passage_terms) if passage_terms else frozenset()
+    texts = [h.chunk.search_text.lower() for h in top]
+    all_text = "\n".join(texts)
+    weights = [0.2 + rarity(w) for w, _ in terms]
+    total = sum(weights) or 1.0
+    cov = cov_top1 = heading = 0.0
+    missing: list[str] = []
+    unknown: list[str] = []
+    miss_rare = miss_unknown = 0.0
+    miss_name_unknown = 0.0
+    heading_terms = stem_terms(" ".join(top[0].chunk.heading_hierarchy)) if top else frozenset()
+    for (word, name), weight in zip(terms, weights, strict=True):
+        if _present(word, everything, all_text):
+            cov += weight
+        else:
+            missing.append(word)
+            miss_rare = max(miss_rare, rarity(word))
+            if known is not None and not known(word):
+                unknown.append(word)
+                miss_unknown = max(miss_unknown, rarity(word))
+                if name:
+                    miss_name_unknown = 1.0
+        if passage_terms and _present(word, passage_terms[0], texts[0]):
+            cov_top1 += weight
+        if _present(word, heading_terms, " ".join(top[0].chunk.heading_hierarchy).lower() if top else ""):
+            heading += weight
+    values = (
+        sims[0] if sims else 0.0,
+        sum(best3) / len(best3),
+        both,
+        float(sent_max),
+        float(sent_top2),
+        cov / total if terms else 1.0,
+        cov_top1 / total if terms else 1.0,
+        miss_rare,
+        miss_unknown,
+        miss_name_unknown,
+        heading / total if terms else 0.0,
+    )
+    return Signals(values, tuple(missing), tuple(unknown))
+
+
+@dataclass(frozen=True)
+class Decision:
+    probability: float
+    answer: bool
+    level: ConfidenceLevel
+    reason: RefusalReason | None
+
+
+@dataclass(frozen=True)
+class AnswerabilityModel:
+    """A logistic model over `FEATURES` (standardised), with the refusal threshold and level bands."""
+
+    embedder: str
+    mean: tuple[float, ...]
+    scale: tuple[float, ...]
+    weights: tuple[float, ...]
+    bias: float
+    threshold: float
+    medium: float
+    high: float
+    report: dict[str, Any]
+
+    def probability(self, s: Signals) -> float:
+        z = (s.vector() - np.asarray(self.mean)) / np.asarray(self.scale)
+        logit = float(z @ np.asarray(self.weights)) + self.bias
+        return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, logit))))
+
+    def decide(self, s: Signals) -> Decision:
+        p = self.probability(s)
+        if p < self.threshold:
+            # "off_topic": the question names something the collection never mentions (a rare word,
+            # not an everyday one the documents just happen not to use).
+            named = any(rarity(w) >= OFF_TOPIC_RARITY for w in s.unknown)
+            reason: RefusalReason = "off_topic" if named else "not_answerable"
+            return Decision(p, False, "insufficient", reason)
+        level: ConfidenceLevel = "high" if p >= self.high else "medium" if p >= self.medium else "low"
+        return Decision(p, True, level, None)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "embedder": self.embedder,
+            "features": list(FEATURES),
+            "mean": list(self.mean),
+            "scale": list(self.scale),
+            "weights": list(self.weights),
+            "bias": self.bias,
+            "threshold": self.threshold,
+            "medium": self.medium,
+            "high": self.high,
+            "report": self.report,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> AnswerabilityModel:
+        if list(data["features"]) != list(FEATURES):
+            raise ValueError("the answerability model was trained on other signals; retrain it")
+        return cls(
+            embedder=data["embedder"],
+            mean=tuple(data["mean"]),
+            scale=tuple(data["scale"]),
+            weights=tuple(data["weights"]),
+            bias=float(data["bias"]),
+            threshold=float(data["threshold"]),
+            medium=float(data["medium"]),
+            high=float(data["high"]),
+            report=dict(data.get("report", {})),
+        )
+
+
+def model_file(embedder_name: str) -> str:
+    slug = "".join(c if c.isalnum() else "-" for c in embedder_name.lower()).strip("-")
+    return f"answerability-{slug}.json"
+
+
+@lru_cache(maxsize=8)
+def load_model(embedder_name: str) -> AnswerabilityModel | None:
+    """The shipped model for this embedder, or None (then the threshold rules decide)."""
+    try:
+        text = resources.files("lectern.data").joinpath(model_file(embedder_name)).read_text("utf-8")
+    except (FileNotFoundError, ModuleNotFoundError):
+        return None
+    return AnswerabilityModel.from_json(json.loads(text))

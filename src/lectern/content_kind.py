@@ -1,0 +1,81 @@
+"""What kind of content a chunk is: exposition, or text that must not become an answer on its own.
+
+Textbooks mix explanations with quizzes (questions and their answer keys), exercise prompts ("Try with
+AI"), learning objectives, summaries and navigation. A sentence from those reads like an answer ("Robot
+spawns without errors") but answers nothing, so the extractive writer quotes them only when no
+explanatory passage is left; a refusal never offers them as related reading. The kind is recorded at
+ingest (`Chunk.extra["content_kind"]`) and derived the same way for chunks ingested before it existed.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from typing import Literal
+
+from lectern.models import Chunk
+
+ContentKind = Literal["prose", "quiz", "exercise", "overview", "navigation"]
+
+_PATH_KINDS: tuple[tuple[re.Pattern[str], ContentKind], ...] = (
+    (re.compile(r"(^|/)(quiz(zes)?|assessments?|self-check)(/|[-_.]|$)", re.I), "quiz"),
+    (
+        re.compile(r"(^|/)(try-with-ai|exercises?|labs?)(/|[-_.]|$)|[-_](exercises?|lab)\.mdx?$", re.I),
+        "exercise",
+    ),
+)
+_HEADING_KINDS: tuple[tuple[re.Pattern[str], ContentKind], ...] = (
+    (
+        re.compile(
+            r"\b(quiz|check your understanding|self[- ]assessment|review questions|answer key)\b", re.I
+        ),
+        "quiz",
+    ),
+    (
+        re.compile(
+            r"\b(try with ai|exercises?|hands-on (lab|exercise)|lab \d|challenge|assignment|"
+            r"practice problems?|deliverables?|success criteria)\b",
+            re.I,
+        ),
+        "exercise",
+    ),
+    (
+        re.compile(
+            r"\b(learning objectives|learning outcomes|what you('ll| will) learn|objectives|prerequisites|"
+            r"summary|key takeaways|recap|in this chapter|chapter overview|next steps|what's next|"
+            r"further reading|references|resources)\b",
+            re.I,
+        ),
+        "overview",
+    ),
+    (re.compile(r"\b(table of contents|navigation|contents)\b", re.I), "navigation"),
+)
+_QUIZ_TEXT = re.compile(r"^\s*(\*\*)?(answer|correct answer|solution)\s*[:：]", re.I | re.M)
+_OPTIONS = re.compile(r"^\s*[-*]?\s*\(?[A-Da-d][).]\s+\S", re.M)
+
+
+def classify(source_path: str, heading_hierarchy: list[str] | tuple[str, ...], text: str) -> ContentKind:
+    """The content kind from the file's path, the chunk's innermost headings and its text."""
+    for pattern, kind in _PATH_KINDS:
+        if pattern.search(source_path):
+            return kind
+    for heading in reversed(list(heading_hierarchy)[-2:]):
+        for pattern, kind in _HEADING_KINDS:
+            if pattern.search(heading):
+                return kind
+    if _QUIZ_TEXT.search(text) and len(_OPTIONS.findall(text)) >= 3:
+        return "quiz"
+    return "prose"
+
+
+@lru_cache(maxsize=16_384)
+def _cached(source_path: str, headings: tuple[str, ...], text: str) -> ContentKind:
+    return classify(source_path, headings, text)
+
+
+def kind_of(chunk: Chunk) -> ContentKind:
+    """The recorded kind, or the derived one for a chunk ingested before kinds were recorded."""
+    recorded = chunk.extra.get("content_kind")
+    if recorded in ("prose", "quiz", "exercise", "overview", "navigation"):
+        return recorded  # type: ignore[no-any-return]
+    return _cached(chunk.source_path, tuple(chunk.heading_hierarchy), chunk.text)

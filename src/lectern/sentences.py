@@ -1,0 +1,168 @@
+"""The vectors of a chunk's answer units (sentences, list items), by content hash.
+
+The answerability decision and the extractive writer compare the question with every sentence of the
+retrieved chunks. Embedding those sentences while answering would cost a model call per answer, so they
+are embedded once: at ingest time for the local store, or on first use (a replica that did not ingest,
+a collection ingested before this existed), then kept in memory (LRU) and on disk next to the index
+(SQLite, float16: 384 dims x 2 bytes per sentence).
+
+Units come from `writers.units.units_of`, which is deterministic, so row i is unit i of the chunk; code
+blocks get a zero row (they are never compared by meaning).
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import sqlite3
+import threading
+from collections import OrderedDict
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+from numpy.typing import NDArray
+
+from lectern.embeddings.base import Embedder
+from lectern.models import Chunk
+from lectern.writers.units import Unit, units_of
+
+log = logging.getLogger(__name__)
+
+MEMORY_CHUNKS = 8192
+UNITS_VERSION = 2  # bumped whenever `units_of` splits text differently: stored rows would not line up
+_SLUG = re.compile(r"[^A-Za-z0-9]+")
+
+UnitVectors = tuple[tuple[Unit, ...], NDArray[np.float32]]
+
+
+class SentenceVectors:
+    """Unit vectors of chunks, computed once per content hash (thread-safe)."""
+
+    def __init__(self, embedder: Embedder, path: Path | None = None, memory: int = MEMORY_CHUNKS) -> None:
+        self.embedder = embedder
+        self.memory = memory
+        self._cache: OrderedDict[str, UnitVectors] = OrderedDict()
+        self._lock = threading.Lock()
+        self._db: sqlite3.Connection | None = None
+        if path is not None:
+            try:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
+                self._db.execute("PRAGMA journal_mode=WAL")
+                self._db.execute(
+                    "CREATE TABLE IF NOT EXISTS unit_vectors "
+                    "(content_hash TEXT PRIMARY KEY, rows INTEGER NOT NULL, vectors BLOB NOT NULL)"
+                )
+            except sqlite3.Error:  # a read-only data dir still answers, from memory
+                log.warning("sentence_store_unavailable", exc_info=True)
+                self._db = None
+
+    @classmethod
+    def for_data_dir(cls, embedder: Embedder, data_dir: Path) -> SentenceVectors:
+        slug = _SLUG.sub("-", embedder.name).strip("-").lower()
+        return cls(embedder, data_dir / f"sentences-{slug}-v{UNITS_VERSION}.sqlite3")
+
+    def of(self, chunks: Sequence[Chunk]) -> list[UnitVectors]:
+        """Units and their vectors for each chunk; missing ones are embedded in one batch and stored."""
+        out: list[UnitVectors | None] = [self._memory(c.content_hash) for c in chunks]
+        missing = [i for i, v in enumerate(out) if v is None]
+        if missing:
+            stored = self._load([chunks[i].content_hash for i in missing])
+            for i in missing:
+                found = stored.get(chunks[i].content_hash)
+                if found is not None:
+                    units = units_of(chunks[i].text)
+                    if len(units) == found.shape[0]:
+                        out[i] = (units, found)
+                        self._remember(chunks[i].content_hash, out[i])  # type: ignore[arg-type]
+            still = [i for i in missing if out[i] is None]
+            if still:
+                for i, value in zip(still, self._embed([chunks[i] for i in still]), strict=True):
+                    out[i] = value
+        return [v for v in out if v is not None]
+
+    def precompute(self, chunks: Sequence[Chunk], batch: int = 64) -> int:
+        """Embed and store the units of chunks not stored yet (ingest); how many chunks were embedded."""
+        todo = list({c.content_hash: c for c in chunks}.values())
+        stored = set(self._load([c.content_hash for c in todo]))
+        todo = [c for c in todo if c.content_hash not in stored]
+        for start in range(0, len(todo), batch):
+            self._embed(todo[start : start + batch], remember=False)
+        return len(todo)
+
+    def forget(self, content_hashes: Sequence[str]) -> None:
+        if self._db is None or not content_hashes:
+            return
+        with self._lock:
+            self._db.executemany(
+                "DELETE FROM unit_vectors WHERE content_hash = ?", [(h,) for h in content_hashes]
+            )
+
+    def close(self) -> None:
+        with self._lock:
+            if self._db is not None:
+                self._db.close()
+                self._db = None
+
+    # --- internals ----------------------------------------------------------------------------------
+    def _embed(self, chunks: Sequence[Chunk], *, remember: bool = True) -> list[UnitVectors]:
+        per_chunk = [units_of(c.text) for c in chunks]
+        texts = [u.text for units in per_chunk for u in units if u.kind == "sentence"]
+        vectors = (
+            np.asarray(self.embedder.embed_documents(texts), dtype=np.float32)
+            if texts
+            else np.zeros((0, self.embedder.dimension), np.float32)
+        )
+        out: list[UnitVectors] = []
+        rows: list[tuple[str, int, bytes]] = []
+        k = 0
+        for chunk, units in zip(chunks, per_chunk, strict=True):
+            matrix = np.zeros((len(units), self.embedder.dimension), np.float32)
+            for i, unit in enumerate(units):
+                if unit.kind == "sentence":
+                    matrix[i] = vectors[k]
+                    k += 1
+            out.append((units, matrix))
+            rows.append((chunk.content_hash, len(units), matrix.astype(np.float16).tobytes()))
+            if remember:
+                self._remember(chunk.content_hash, (units, matrix))
+        if self._db is not None:
+            with self._lock:
+                try:
+                    self._db.executemany("INSERT OR REPLACE INTO unit_vectors VALUES (?, ?, ?)", rows)
+                except sqlite3.Error:
+                    log.warning("sentence_store_write_failed", exc_info=True)
+        return out
+
+    def _load(self, hashes: Sequence[str]) -> dict[str, NDArray[np.float32]]:
+        if self._db is None or not hashes:
+            return {}
+        found: dict[str, NDArray[np.float32]] = {}
+        dim = self.embedder.dimension
+        with self._lock:
+            for start in range(0, len(hashes), 500):
+                part = list(hashes[start : start + 500])
+                marks = ",".join("?" * len(part))
+                for content_hash, rows, blob in self._db.execute(
+                    f"SELECT content_hash, rows, vectors FROM unit_vectors WHERE content_hash IN ({marks})",
+                    part,
+                ):
+                    matrix = np.frombuffer(blob, dtype=np.float16)
+                    if matrix.size == rows * dim:
+                        found[content_hash] = matrix.reshape(rows, dim).astype(np.float32)
+        return found
+
+    def _memory(self, content_hash: str) -> UnitVectors | None:
+        with self._lock:
+            value = self._cache.get(content_hash)
+            if value is not None:
+                self._cache.move_to_end(content_hash)
+            return value
+
+    def _remember(self, content_hash: str, value: UnitVectors) -> None:
+        with self._lock:
+            self._cache[content_hash] = value
+            self._cache.move_to_end(content_hash)
+            while len(self._cache) > self.memory:
+                self._cache.popitem(last=False)

@@ -1,0 +1,121 @@
+"""The answerability decision's pieces: word rarity, the signals, the model's levels and reasons, and the
+sentence-vector store behind the sentence signals."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from lectern.answerability import (
+    FEATURES,
+    AnswerabilityModel,
+    Signals,
+    is_compound,
+    load_model,
+    rarity,
+    signals,
+    written_forms,
+)
+from lectern.models import Chunk
+from lectern.sentences import SentenceVectors
+from lectern.writers.units import units_of
+from tests.fakes.hash_embedder import HashEmbedder
+from tests.unit.answer_support import hit
+
+PASSAGES = [
+    hit("Gazebo simulates robots with physics engines, cameras and lidar sensors.", 0.62),
+    hit("A ROS 2 node publishes laser scans on a topic; RViz shows them.", 0.48),
+]
+
+
+def test_rare_words_weigh_more_than_everyday_ones() -> None:
+    assert rarity("webots") > 0.9
+    assert rarity("laptop") < 0.4
+    assert rarity("the") == 0.0
+
+
+def test_compound_names_must_appear_as_written() -> None:
+    assert is_compound("ros2_control")
+    assert is_compound("GPT4")
+    assert not is_compound("box-shaped")
+    assert "ros 2" in written_forms("ROS2")
+
+
+def test_a_missing_unknown_name_is_flagged() -> None:
+    s = signals("How do I simulate lidar in Webots?", PASSAGES, None, None, known=lambda w: False)
+    values = s.as_dict()
+    assert s.missing == ("Webots",)
+    assert s.unknown == ("Webots",)
+    assert values["miss_name_unknown"] == 1.0
+    assert values["miss_rare"] > 0.9
+    covered = signals("How does Gazebo simulate lidar?", PASSAGES, None, None, known=lambda w: True)
+    assert covered.missing == ()
+    assert covered.as_dict()["cov"] == 1.0
+
+
+def test_sentence_signals_use_the_best_sentence() -> None:
+    embedder = HashEmbedder()
+    query = embedder.embed_query("Gazebo simulates robots with physics engines, cameras and lidar sensors.")
+    units = SentenceVectors(embedder).of([h.chunk for h in PASSAGES])
+    s = signals("How does Gazebo simulate lidar?", PASSAGES, query, units)
+    assert s.as_dict()["sent_max"] > 0.99
+
+
+def _model(**overrides: float) -> AnswerabilityModel:
+    n = len(FEATURES)
+    weights = [0.0] * n
+    weights[FEATURES.index("top_sim")] = 10.0
+    params = {"threshold": 0.4, "medium": 0.7, "high": 0.85} | overrides
+    return AnswerabilityModel("fake", (0.5,) * n, (0.1,) * n, tuple(weights), 0.0, report={}, **params)
+
+
+def _with_top(sim: float, unknown: tuple[str, ...] = ()) -> Signals:
+    values = [0.5] * len(FEATURES)
+    values[FEATURES.index("top_sim")] = sim
+    return Signals(tuple(values), unknown, unknown)
+
+
+def test_levels_follow_the_probability_and_a_refusal_says_why() -> None:
+    model = _model()
+    assert model.decide(_with_top(0.9)).level == "high"
+    assert model.decide(_with_top(0.51)).level == "medium"
+    assert model.decide(_with_top(0.5)).level == "low"
+    low = model.decide(_with_top(0.3))
+    assert (low.answer, low.level, low.reason) == (False, "insufficient", "not_answerable")
+    named = model.decide(_with_top(0.3, unknown=("Webots",)))
+    assert named.reason == "off_topic"
+    everyday = model.decide(_with_top(0.3, unknown=("minutes",)))
+    assert everyday.reason == "not_answerable"
+
+
+def test_model_round_trips_and_the_local_model_ships() -> None:
+    model = _model()
+    assert AnswerabilityModel.from_json(model.to_json()) == model
+    shipped = load_model("local:all-MiniLM-L6-v2")
+    assert shipped is not None
+    assert shipped.report["positives"] > 100
+    assert load_model("openai:text-embedding-3-small") is None
+
+
+def test_sentence_vectors_are_stored_and_read_back(tmp_path: Path) -> None:
+    embedder = HashEmbedder()
+    chunk = Chunk(
+        text="First sentence here is long enough. Second one follows it.\n\n"
+        "```python\nprint(1)\nx = 2\ny = 3\n```",
+        content_hash="c1",
+        chunk_index=0,
+        token_count=20,
+    )
+    store = SentenceVectors(embedder, tmp_path / "s.sqlite3")
+    assert store.precompute([chunk]) == 1
+    assert store.precompute([chunk]) == 0  # already stored
+    store.close()
+    units, matrix = SentenceVectors(embedder, tmp_path / "s.sqlite3").of([chunk])[0]
+    assert units == units_of(chunk.text)
+    assert matrix.shape == (len(units), embedder.dimension)
+    code = [i for i, u in enumerate(units) if u.kind == "code"]
+    assert code
+    assert not np.any(matrix[code[0]])  # code is never compared by meaning
+    expected = embedder.embed_documents([units[0].text])[0]
+    assert np.allclose(matrix[0], expected, atol=1e-2)  # stored as float16

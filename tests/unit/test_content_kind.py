@@ -1,0 +1,49 @@
+"""Which chunks are exposition: quizzes, exercise prompts and chapter overviews never lead an answer."""
+
+from __future__ import annotations
+
+import pytest
+
+from lectern.content_kind import classify, kind_of
+from lectern.models import Chunk
+
+
+@pytest.mark.parametrize(
+    ("path", "headings", "text", "kind"),
+    [
+        ("01-module/02-topics.md", ["Topics", "Publishers"], "A publisher sends messages.", "prose"),
+        ("01-module/quizzes/01-quiz-intro.md", ["Quiz"], "Which is a node?", "quiz"),
+        ("01-module/try-with-ai/01-ai-intro.md", ["Try with AI"], "Ask your AI to explain.", "exercise"),
+        ("ch1.md", ["Chapter 1", "Learning Objectives"], "By the end you will be able to ...", "overview"),
+        ("ch1.md", ["Chapter 1", "Key Takeaways"], "Nodes are processes.", "overview"),
+        (
+            "ch1.md",
+            ["Chapter 1", "Check"],
+            "1. What is a node?\n- a) A file\n- b) A process\n- c) A topic\n**Answer:** b",
+            "quiz",
+        ),
+    ],
+)
+def test_classify(path: str, headings: list[str], text: str, kind: str) -> None:
+    assert classify(path, headings, text) == kind
+
+
+def test_recorded_kind_wins_and_old_chunks_are_derived() -> None:
+    base = {"content_hash": "h", "chunk_index": 0, "token_count": 3, "text": "Which is a node?"}
+    recorded = Chunk(source_path="a.md", extra={"content_kind": "exercise"}, **base)  # type: ignore[arg-type]
+    derived = Chunk(source_path="quizzes/q.md", **base)  # type: ignore[arg-type]
+    assert kind_of(recorded) == "exercise"
+    assert kind_of(derived) == "quiz"
+
+
+def test_table_rows_keep_their_column_names() -> None:
+    from lectern.writers.units import units_of
+
+    text = (
+        "Hardware:\n\nPart | Minimum | Recommended\nGPU | RTX 2070 | RTX 4080\nRAM | 32 GB | 64 GB\n\nDone."
+    )
+    rows = [u.text for u in units_of(text) if u.bullet]
+    assert rows == [
+        "GPU: Minimum: RTX 2070; Recommended: RTX 4080",
+        "RAM: Minimum: 32 GB; Recommended: 64 GB",
+    ]
