@@ -181,17 +181,21 @@ class LiveServer:
 
 
 def parse_sse(text: str) -> list[tuple[str, dict[str, Any]]]:
-    """(event name, JSON data) for each SSE event of a whole stream; comments (pings) are skipped."""
+    """(type, JSON data) for each SSE event of a whole stream; comments (pings) are skipped. The type is
+    the event's name when it has one (`/v1` has none: "message"), else the JSON's `type` (chat API)."""
     events = []
     for block in re.split(r"\r?\n\r?\n", text):
-        name, data = "message", []
+        name, data = "", []
         for line in block.splitlines():
             if line.startswith("event:"):
                 name = line[6:].strip()
             elif line.startswith("data:"):
                 data.append(line[5:].lstrip())
         if data:
-            events.append((name, json.loads("\n".join(data))))
+            raw = "\n".join(data)
+            parsed = json.loads(raw) if raw != "[DONE]" else {}
+            kind = parsed.get("type") if isinstance(parsed, dict) and not name else None
+            events.append((name or (kind if isinstance(kind, str) else "message"), parsed))
     return events
 
 

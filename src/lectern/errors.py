@@ -12,6 +12,7 @@ class LecternError(Exception):
 
     code: str = "internal_error"
     http_status: int = 500
+    retry_after_s: int | None = None  # sent as Retry-After with a 503
 
     def __init__(self, message: str, *, code: str | None = None) -> None:
         super().__init__(message)
@@ -93,3 +94,12 @@ class TokenLimit(LecternError):
 
     code = "TOKEN_LIMIT"
     http_status = 413
+
+
+class StoreUnavailable(LecternError):
+    """The conversation database cannot be reached (down, restarting, refusing connections). A 503
+    with Retry-After: the request may be repeated once it is back; nothing acknowledged was lost."""
+
+    code = "database_unavailable"
+    http_status = 503
+    retry_after_s = 5

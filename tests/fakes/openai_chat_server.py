@@ -18,6 +18,8 @@ Each ``POST /v1/chat/completions`` takes the next step of the script:
   ``stall_after`` (a chunk count) stops sending after that many chunks and hangs, recording
   whether and when the client went away (``server.disconnects``).
 - a callable ``(request_body) -> step`` decides from the request (e.g. by its tool results).
+- ``default`` (a step or a callable) answers every request once the script is exhausted, for a server
+  shared by many requests (several replicas pointed at it).
 
 Every request body is kept in ``server.requests`` (in arrival order), so tests can see the messages,
 tools and retries the client sent.
@@ -90,6 +92,14 @@ class Fail(Step):
     headers: dict[str, str] = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class Garbage(Step):
+    """A 200 ``text/event-stream`` whose ``data:`` lines are sent as they are (non-JSON, wrong shapes):
+    a provider or proxy that misbehaves mid-stream."""
+
+    lines: tuple[str, ...] = ("data: {not json",)
+
+
 ScriptItem = Step | Callable[[dict[str, Any]], Step]
 
 
@@ -135,8 +145,15 @@ def _estimate_prompt_tokens(body: dict[str, Any]) -> int:
 class FakeChatServer:
     """Use as a context manager: ``with FakeChatServer([...]) as server: ... server.base_url``."""
 
-    def __init__(self, script: Iterable[ScriptItem] = (), *, model: str = "fake-model") -> None:
+    def __init__(
+        self,
+        script: Iterable[ScriptItem] = (),
+        *,
+        model: str = "fake-model",
+        default: ScriptItem | None = None,
+    ) -> None:
         self.script: list[ScriptItem] = list(script)
+        self.default = default
         self.model = model
         self.requests: list[dict[str, Any]] = []
         self.request_headers: list[dict[str, str]] = []
@@ -144,6 +161,12 @@ class FakeChatServer:
         self.completed: list[int] = []
         """Indexes of requests whose response was sent to the end."""
         self.disconnected = threading.Event()
+        self.props: dict[str, Any] | None = {
+            "chat_template_caps": {"supports_tools": True, "supports_tool_calls": True}
+        }
+        """What ``GET /props`` answers (llama.cpp's server info, here claiming tool support); None: 404."""
+        self.show: dict[str, Any] | None = None
+        """What ``POST /api/show`` answers (Ollama's model info); None: 404."""
         self._lock = threading.Lock()
         self._server: uvicorn.Server | None = None
         self._thread: threading.Thread | None = None
@@ -159,7 +182,13 @@ class FakeChatServer:
             self.script.extend(items)
 
     def __enter__(self) -> FakeChatServer:
-        app = Starlette(routes=[Route("/v1/chat/completions", self._completions, methods=["POST"])])
+        app = Starlette(
+            routes=[
+                Route("/v1/chat/completions", self._completions, methods=["POST"]),
+                Route("/props", self._props, methods=["GET"]),
+                Route("/api/show", self._show, methods=["POST"]),
+            ]
+        )
         sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind(("127.0.0.1", 0))
@@ -205,10 +234,23 @@ class FakeChatServer:
         with self._lock:
             index = len(self.requests)
             self.requests.append(body)
-            if not self.script:
+            if self.script:
+                item = self.script.pop(0)
+            elif self.default is not None:
+                item = self.default
+            else:
                 return index, Fail(status=500, message="fake chat server: the script is exhausted")
-            item = self.script.pop(0)
         return index, item(body) if callable(item) else item
+
+    async def _show(self, request: Request) -> Response:
+        if self.show is None:
+            return JSONResponse({"error": "not found"}, status_code=404)
+        return JSONResponse(self.show)
+
+    async def _props(self, request: Request) -> Response:
+        if self.props is None:
+            return JSONResponse({"error": {"code": 404, "message": "File Not Found"}}, status_code=404)
+        return JSONResponse(self.props)
 
     async def _completions(self, request: Request) -> Response:
         body = await request.json()
@@ -219,6 +261,9 @@ class FakeChatServer:
         if isinstance(step, Fail):
             error = {"message": step.message, "type": step.type, "param": None, "code": step.code}
             return JSONResponse({"error": error}, status_code=step.status, headers=step.headers)
+        if isinstance(step, Garbage):
+            raw = "".join(f"{line}\n\n" for line in step.lines).encode()
+            return Response(raw, media_type="text/event-stream")
         if not body.get("stream"):
             return JSONResponse(self._completion(body, step))
         return StreamingResponse(

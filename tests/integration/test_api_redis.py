@@ -24,9 +24,9 @@ async def test_replicas_share_one_rate_limit(tmp_path: Path, redis_url: str) -> 
     first = create_app(settings, engine=make_engine(settings))
     second = create_app(settings, engine=make_engine(settings))
     async with app_client(first, **{"X-API-Key": key}) as a, app_client(second, **{"X-API-Key": key}) as b:
-        statuses = [(await client.get("/ready")).status_code for client in (a, b, a, b)]
-        over_a = await a.get("/ready")
-        over_b = await b.get("/ready")
+        statuses = [(await client.get("/v1/models")).status_code for client in (a, b, a, b)]
+        over_a = await a.get("/v1/models")
+        over_b = await b.get("/v1/models")
         ready = (await a.get("/health")).status_code
     assert statuses == [200, 200, 200, 200]
     assert over_a.status_code == over_b.status_code == 429

@@ -8,6 +8,7 @@ import os
 import pty
 import re
 import select
+import signal
 import struct
 import subprocess
 import sys
@@ -23,6 +24,8 @@ pytestmark = pytest.mark.integration
 DOCS = Path(__file__).parent.parent / "fixtures" / "answer_docs"
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 PROMPT = "you>"
+# Long enough that every source link is wider than an 80-column terminal.
+BASE_URL = "https://docs.example.com/robotics-textbook/version-2/simulation-guides"
 
 
 def lectern(data_dir: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -40,7 +43,7 @@ def lectern(data_dir: Path, *args: str) -> subprocess.CompletedProcess[str]:
 @pytest.fixture(scope="module")
 def data_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("cli-chat")
-    done = lectern(path, "ingest", str(DOCS), "--collection", "chat")
+    done = lectern(path, "ingest", str(DOCS), "--collection", "chat", "--base-url", BASE_URL)
     assert done.returncode == 0, done.stderr
     return path
 
@@ -48,12 +51,16 @@ def data_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 class Terminal:
     """A child process on a pseudo-terminal, read until a pattern shows up."""
 
-    def __init__(self, argv: list[str]) -> None:
+    def __init__(self, argv: list[str], columns: int = 200) -> None:
         pid, fd = pty.fork()
         if pid == 0:  # the child: the pty is its controlling terminal
-            env = {**os.environ, "NO_COLOR": "1", "TERM": "dumb", "COLUMNS": "200"}
+            # A terminal's Ctrl-C must reach the chat as it would for a user: an earlier test (or a
+            # library in this pytest process) may have left SIGINT ignored, which exec would inherit.
+            signal.signal(signal.SIGINT, signal.SIG_DFL)
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+            env = {**os.environ, "NO_COLOR": "1", "TERM": "dumb", "COLUMNS": str(columns)}
             os.execvpe(argv[0], argv, env)
-        fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 50, 200, 0, 0))  # wide: tables unfolded
+        fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 50, columns, 0, 0))
         self.pid, self.fd = pid, fd
         self.seen = ""
 
@@ -133,9 +140,7 @@ def test_chat_session(chat: Terminal) -> None:
     assert "No sources yet" in chat.expect(PROMPT)
 
     chat.send("How do I bake sourdough bread?\r")
-    assert "I don't have information about how to bake sourdough bread in the documents." in chat.expect(
-        PROMPT
-    )
+    assert "I don't have information about that in the documents." in chat.expect(PROMPT)
 
     chat.send("/exit\r")
     assert chat.wait() == 0
@@ -155,3 +160,50 @@ def test_ask_errors_exit_non_zero_with_one_red_line(data_dir: Path) -> None:
     assert blank.stderr.strip().splitlines() == ["error: The question is empty; please type a question."]
     too_many = lectern(data_dir, "ask", "--collection", "chat", "--top-k", "11", "What is URDF?")
     assert too_many.returncode == 2  # a usage error, from the option's range
+
+
+def test_ask_at_an_80_column_terminal(data_dir: Path) -> None:
+    """Markdown wrapped at words, one source per line, each link whole (the terminal wraps it, not us)."""
+    term = Terminal(
+        [
+            sys.executable,
+            "-m",
+            "lectern.cli",
+            "--data-dir",
+            str(data_dir),
+            "ask",
+            "-c",
+            "chat",
+            "How do I install Gazebo Harmonic?",
+        ],
+        columns=80,
+    )
+    shown = term.expect("confidence:")
+    shown += term.expect(")")
+    assert term.wait() == 0
+    lines = shown.splitlines()
+    links = [line.strip() for line in lines if line.strip().startswith(BASE_URL)]
+    assert links, shown
+    assert max(len(link) for link in links) > 80  # whole, on one logical line: the terminal wraps it
+    prose = [line for line in lines if not line.strip().startswith(BASE_URL)]
+    assert all(len(line) <= 80 for line in prose), shown
+    assert "sudo apt-get install gz-harmonic" in shown
+    assert "Source" in shown
+    assert " 1 sources" not in shown
+
+
+def test_chat_help_session_and_bare_commands(data_dir: Path) -> None:
+    term = Terminal(
+        [sys.executable, "-m", "lectern.cli", "--data-dir", str(data_dir), "chat", "-c", "chat"], columns=80
+    )
+    term.expect(PROMPT)
+    term.send("/help\r")
+    listed = term.expect(PROMPT)
+    assert "/sources" in listed
+    assert "/session" in listed
+    term.send("/session\r")
+    assert re.search(r"session [0-9a-f-]{36}", term.expect(PROMPT))
+    term.send("help\r")
+    assert "taken as /help" in term.expect(PROMPT)
+    term.send("exit\r")
+    assert term.wait() == 0

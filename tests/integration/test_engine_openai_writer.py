@@ -106,7 +106,12 @@ async def test_grounded_answer_maps_cited_numbers_to_the_retrieved_chunks(server
     )
     server.add(
         tool_calls(retrieve_call("ROS 2 node", top_k=3), usage=(300, 10)),
-        reply("A node is a process that performs computation [1]. Nodes use topics [2].", usage=(600, 20)),
+        # [1] and [2] are the first two hits of the search (the launch and the node sections).
+        reply(
+            "A launch file starts several ROS 2 nodes at once [1]. A node is a process that performs "
+            "computation [2].",
+            usage=(600, 20),
+        ),
     )
 
     events = await events_of(engine.stream("What is a ROS 2 node?", engine.new_conversation()))
@@ -121,7 +126,7 @@ async def test_grounded_answer_maps_cited_numbers_to_the_retrieved_chunks(server
     assert isinstance(done, Done)
     answer = done.answer
     assert answer.grounded is True
-    assert answer.text.endswith("Nodes use topics [2].")
+    assert answer.text.endswith("performs computation [2].")
     assert [c.number for c in answer.citations] == [1, 2]
     assert [c.chunk_text for c in answer.citations] == [hits[0].chunk.text, hits[1].chunk.text]
     assert answer.model_used == "fake-model"

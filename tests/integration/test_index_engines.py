@@ -1,5 +1,6 @@
-"""One suite, run against every index engine (Qdrant in local mode), on small hand-made chunks with
-deterministic vectors: each chunk points along its own axis, so the expected ranking is known."""
+"""One suite, run against every index engine (Qdrant in local mode, pgvector on a private PostgreSQL),
+on small hand-made chunks with deterministic vectors: each chunk points along its own axis, so the
+expected ranking is known."""
 
 from __future__ import annotations
 
@@ -13,12 +14,21 @@ from numpy.typing import NDArray
 from qdrant_client import QdrantClient, models
 
 from lectern.errors import EmbedderMismatch, VectorIndexError
-from lectern.index import ENGINES, SearchFilters, VectorIndex, ensure_query_embedder, open_index
+from lectern.index import (
+    ENGINES,
+    SearchFilters,
+    VectorIndex,
+    ensure_query_embedder,
+    open_index,
+    pgvector_index,
+)
 from lectern.index.lancedb_index import LanceDBIndex
+from lectern.index.pgvector_index import LexemeStats, PgVectorIndex
 from lectern.index.qdrant_connect import Connection
 from lectern.index.qdrant_index import QdrantIndex
 from lectern.models import Chunk, CollectionInfo, SearchHit, SearchModeName, content_hash
 from lectern.settings import Settings, load_settings
+from tests.services import unique_name
 
 pytestmark = pytest.mark.integration
 
@@ -113,7 +123,7 @@ def settings_for(engine: str, data_dir: Path) -> Settings:
 
 
 def close(index: VectorIndex) -> None:
-    if isinstance(index, QdrantIndex):
+    if isinstance(index, QdrantIndex | PgVectorIndex):
         index.close()
 
 
@@ -123,11 +133,17 @@ def engine(request: pytest.FixtureRequest) -> str:
 
 
 @pytest.fixture
-def opener(engine: str, tmp_path: Path) -> Iterator[Callable[[], VectorIndex]]:
+def opener(
+    engine: str, tmp_path: Path, request: pytest.FixtureRequest
+) -> Iterator[Callable[[], VectorIndex]]:
     opened: list[VectorIndex] = []
+    settings = settings_for(engine, tmp_path)
+    if engine == "pgvector":  # one server for the run, one schema per test
+        url = request.getfixturevalue("pgvector_url")
+        settings = settings.model_copy(update={"pgvector_url": url, "pgvector_schema": unique_name("t")})
 
     def open_() -> VectorIndex:
-        index = open_index(settings_for(engine, tmp_path), "docs")
+        index = open_index(settings, "docs")
         opened.append(index)
         return index
 
@@ -425,3 +441,74 @@ def test_qdrant_server_code_path_on_local_client() -> None:
     )
     assert hashes_of(hits)[0] == CHUNKS[2].content_hash
     idx.close()
+
+
+# --- pgvector only -------------------------------------------------------------------------------------
+@pytest.mark.parametrize("engine", ["pgvector"])
+def test_pgvector_hnsw_filtered_search_and_shared_readers(opener: Callable[[], VectorIndex]) -> None:
+    """Past ann_min_rows optimize() builds the HNSW index; a selective filter still fills top_k (the
+    iterative scan); a second index on the same database (another replica) sees writes at once."""
+    writer, reader = opener(), opener()
+    writer.create(INFO)
+    rng = np.random.default_rng(7)
+    many = [
+        Chunk(
+            text=f"filler chunk {i} about topic {i % 7}",
+            content_hash=f"h{i}",
+            chunk_index=i,
+            token_count=5,
+            module_name="rare" if i % 50 == 0 else "common",
+        )
+        for i in range(300)
+    ]
+    writer.upsert(many, rng.normal(size=(300, DIM)).astype(np.float32))
+    assert reader.count() == 300
+    writer.optimize()
+    assert writer.stats().has_ann_index
+    writer.upsert(CHUNKS, VECTORS)  # written after the build: the index takes them in at once
+    hits = reader.search(vector=axis(2), text="", mode="dense", top_k=1)
+    assert hashes_of(hits) == [CHUNKS[2].content_hash]
+    rare = reader.search(
+        vector=axis(0), text="", mode="dense", top_k=6, filters=SearchFilters(equals={"module_name": "rare"})
+    )
+    assert {h.chunk.content_hash for h in rare} == {f"h{i}" for i in range(0, 300, 50)}
+    writer.delete_hashes([CHUNKS[2].content_hash])
+    assert CHUNKS[2].content_hash not in hashes_of(reader.search(vector=axis(2), text="", mode="dense"))
+
+
+def test_pgvector_common_words_do_not_select_keyword_candidates(
+    pgvector_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A word in most chunks ("robot") would make ts_rank score most of the table; past the candidate
+    budget, candidates come from the rarer words of the question (every word still counts in the
+    rank), and a small collection is matched on every word."""
+    index = PgVectorIndex(pgvector_url, "common", schema=unique_name("t"), ann_min_rows=10**6)
+    try:
+        index.create(INFO)
+        texts = [f"The robot arm moves part {i} along its path." for i in range(60)]
+        texts[7] = "The robot reads its lidar to see obstacles."
+        chunks = [
+            Chunk(text=t, content_hash=f"c{i}", chunk_index=i, token_count=len(t.split()))
+            for i, t in enumerate(texts)
+        ]
+        index.upsert(chunks, np.stack([axis(i % DIM) for i in range(len(texts))]))
+        index.optimize()  # ANALYZE: the statistics say how common each word is
+        small = index.search(vector=None, text="robot lidar", mode="keyword", top_k=5)
+        assert hashes_of(small)[0] == "c7"
+        assert len(small) == 5  # within the budget: any word selects
+        monkeypatch.setattr(pgvector_index, "CANDIDATE_BUDGET", 10)
+        both = index.search(vector=None, text="robot lidar", mode="keyword", top_k=5)
+        assert hashes_of(both) == ["c7"]
+        common = index.search(vector=None, text="robot path", mode="keyword", top_k=5)
+        assert len(common) == 5  # the rarer of two common words still selects
+    finally:
+        index.drop()
+        index.close()
+
+
+def test_lexeme_selection_keeps_the_rarest_within_the_budget() -> None:
+    stats = LexemeStats({"cell": 0.5, "protein": 0.05}, floor=0.001, rows=100_000)
+    assert stats.select(["cell", "protein", "zebrafish"], 1000) == ["zebrafish"]
+    assert stats.select(["cell", "protein", "zebrafish"], 6000) == ["zebrafish", "protein"]
+    assert stats.select(["cell"], 10) == ["cell"]  # one lexeme always selects
+    assert LexemeStats().select(["cell", "protein"], 10) == ["cell", "protein"]  # not analysed yet

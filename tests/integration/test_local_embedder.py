@@ -7,6 +7,7 @@ backends must match it to cosine >= 0.9999 (they reach ~0.9999999).
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -131,3 +132,37 @@ def test_factory_loads_the_model_once_per_process() -> None:
     assert create_embedder(settings) is first
     other = LocalMiniLMEmbedder(backend="onnx", batch_size=4)
     assert other._runtime is load_runtime("onnx", 0)
+
+
+def test_serialised_graph_gives_the_same_vectors(tmp_path: Path, cases: list[dict[str, Any]]) -> None:
+    from lectern.embeddings.local import load_runtime as load
+
+    texts = [c["text"] for c in cases]
+    in_memory = LocalMiniLMEmbedder(backend="onnx").embed_documents(texts)
+    graphs = Path(os.environ["LECTERN_MODEL_CACHE"])
+    from_file = LocalMiniLMEmbedder(backend="onnx", graphs=graphs).embed_documents(texts)
+    assert load("onnx", 0, graphs) is not load("onnx", 0)
+    assert cosines(from_file, in_memory).min() >= 0.999999
+    files = sorted(p.name for p in graphs.glob("minilm-*-fp32-*"))
+    assert any(f.endswith(".onnx") for f in files)
+    assert any(f.endswith(".json") for f in files)
+
+
+def test_int8_queries_stay_close_to_fp32(cases: list[dict[str, Any]]) -> None:
+    graphs = Path(os.environ["LECTERN_MODEL_CACHE"])
+    int8 = LocalMiniLMEmbedder(backend="onnx", graphs=graphs, query_precision="int8")
+    fp32 = LocalMiniLMEmbedder(backend="onnx", graphs=graphs, query_precision="fp32")
+    assert int8._query_model() is not None
+    assert fp32._query_model() is None
+    texts = [c["text"] for c in cases]
+    quantised = np.stack([int8.embed_query(t) for t in texts])
+    exact = np.stack([fp32.embed_query(t) for t in texts])
+    np.testing.assert_allclose(np.linalg.norm(quantised, axis=1), 1.0, atol=1e-5)
+    assert cosines(quantised, exact).min() >= 0.99
+    assert not np.allclose(quantised, exact, atol=1e-6)  # really the int8 graph
+    # documents keep fp32 vectors whatever the query precision
+    np.testing.assert_allclose(int8.embed_documents(texts[:3]), fp32.embed_documents(texts[:3]), atol=1e-6)
+    sidecar = next(graphs.glob("minilm-*-int8-*.json"))
+    meta = json.loads(sidecar.read_text(encoding="utf-8"))
+    assert meta["precision"] == "int8"
+    assert len(meta["graph_sha256"]) == 64

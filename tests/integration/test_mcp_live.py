@@ -36,6 +36,8 @@ from tests.integration.mcp_support import (
 
 pytestmark = pytest.mark.integration
 
+OTHER_KEY = "test-key-other-7d21e0"
+
 __all__ = ["ingested"]  # the session fixture, imported for pytest
 
 
@@ -125,7 +127,7 @@ async def test_stdio_server_spawned_by_the_cli(ingested: Ingested, tmp_path: Pat
 @pytest.fixture(scope="module")
 def live(ingested: Ingested, tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
     own = copy_data(ingested, tmp_path_factory.mktemp("mcp-http"))
-    with LiveServer(create_app(own.settings(api_keys=[API_KEY]))) as server:
+    with LiveServer(create_app(own.settings(api_keys=[API_KEY, OTHER_KEY]))) as server:
         yield server
 
 
@@ -176,3 +178,32 @@ async def test_sessions_are_per_key_threads(live: LiveServer) -> None:
     assert [m["role"] for m in messages] == ["user", "assistant"]
     assert messages[1]["content"] == answer["answer"]
     assert uuid.UUID(answer["session_id"]).version == 4
+
+
+async def test_sessions_are_bound_to_the_key_that_opened_them(live: LiveServer) -> None:
+    """The transport is stateless (no Mcp-Session-Id is issued, so there is no transport session another
+    key could take over; a made-up one is not honoured as one); the conversation behind ``ask``'s
+    session_id belongs to the key that opened it: another key is refused as if it did not exist."""
+    async with keyed() as http, Client(streamable_http_client(f"{live.url}/mcp", http_client=http)) as client:
+        answer = (await client.call_tool("ask", {"question": ON_TOPIC})).structured_content or {}
+    session = answer["session_id"]
+    async with (
+        keyed(OTHER_KEY) as http,
+        Client(streamable_http_client(f"{live.url}/mcp", http_client=http)) as other,
+    ):
+        taken = await other.call_tool("ask", {"question": FOLLOW_UP, "session_id": session})
+    assert taken.is_error
+    assert "not found" in text_of(taken).lower()
+    async with keyed(OTHER_KEY) as http:
+        history = await http.get(f"{live.url}/session/{session}/history")
+        raw = await http.post(
+            f"{live.url}/mcp",
+            json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
+            headers={"Accept": "application/json, text/event-stream", "Mcp-Session-Id": session},
+        )
+    assert history.status_code == 404
+    assert "mcp-session-id" not in raw.headers  # stateless: no transport session to bind or steal
+    # The first key's conversation is untouched by the refused attempt.
+    async with keyed() as http:
+        mine = await http.get(f"{live.url}/session/{session}/history")
+    assert [m["role"] for m in mine.json()["messages"]] == ["user", "assistant"]

@@ -24,6 +24,7 @@ from lectern.writers.openai_chat import OpenAIChatWriter
 from tests.fakes.openai_chat_server import (
     Fail,
     FakeChatServer,
+    Garbage,
     Reply,
     Step,
     ToolCall,
@@ -365,8 +366,8 @@ async def test_truncated_answer_gets_a_warning(server: FakeChatServer, writer: O
 
 
 async def test_empty_answer_is_a_provider_error(server: FakeChatServer, writer: OpenAIChatWriter) -> None:
-    server.add(reply(""))
-    with pytest.raises(ProviderError, match="empty answer"):
+    server.add(reply(""), reply(""))  # an empty stream is retried once
+    with pytest.raises(ProviderError, match="returned nothing"):
         await collect(writer, make_request(ScriptedRetrieve()))
 
 
@@ -547,3 +548,25 @@ async def test_question_too_big_for_the_window_is_token_limit(server: FakeChatSe
         await collect(writer, make_request(ScriptedRetrieve(), user_context="word " * 20_000))
     assert info.value.code == "TOKEN_LIMIT"
     assert server.attempts == 0
+
+
+async def test_garbage_in_the_stream_is_retried_then_an_api_error(
+    server: FakeChatServer, writer: OpenAIChatWriter
+) -> None:
+    """Non-JSON `data:` lines and payloads of the wrong shape are provider faults: retried, then API_ERROR
+    (never an unexpected exception that a face would turn into a 500)."""
+    server.add(Garbage(lines=("data: {not json",)), reply("Recovered [1]."))
+    _, written = await collect(writer, make_request(ScriptedRetrieve()))
+    assert server.attempts == 2
+    assert written.text == "Recovered [1]."
+
+    server.add(
+        Garbage(lines=("data: <html>502 Bad Gateway</html>",)),
+        Garbage(lines=("data: 42",)),
+        Garbage(lines=('data: {"choices": [',)),
+        reply("never"),
+    )
+    with pytest.raises(ProviderError, match="after 3 attempts") as info:
+        await collect(writer, make_request(ScriptedRetrieve()))
+    assert info.value.code == "API_ERROR"
+    assert server.attempts == 5

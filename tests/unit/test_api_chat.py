@@ -22,9 +22,10 @@ from tests.api_support import (
     make_settings,
     parse_sse,
 )
+from tests.contracts import chat_error, check
 from tests.fakes.slow_writer import FailingWriter
 
-SOURCE_FIELDS = {"chunk_text", "similarity_score", "chapter", "section", "url", "chunk_index"}
+SOURCE_FIELDS = {"number", "chunk_text", "similarity_score", "chapter", "section", "url", "chunk_index"}
 RESPONSE_FIELDS = {
     "response",
     "confidence",
@@ -34,11 +35,18 @@ RESPONSE_FIELDS = {
     "confidence_level",
     "should_answer",
 }
+# Additions beyond the contract: further reading on a refusal, why, and the answer's seq for feedback.
+EXTRA_FIELDS = {"related", "refusal_reason", "message_seq", "timings", "warnings"}
 
 
 def check_chat_response(body: dict[str, Any]) -> None:
     """The contract's ChatResponse: required fields, types and ranges."""
-    assert set(body) == RESPONSE_FIELDS, body
+    check("chat", "ChatResponse", body)
+    # Additions to the contract's fields: on a refusal, why and what to read instead; the stored
+    # answer's position for feedback.
+    assert RESPONSE_FIELDS <= set(body) <= RESPONSE_FIELDS | EXTRA_FIELDS, body
+    for related in body.get("related", []):
+        assert set(related) == SOURCE_FIELDS
     assert isinstance(body["response"], str)
     assert body["response"]
     assert 0.0 <= body["confidence"] <= 1.0
@@ -55,12 +63,8 @@ def check_chat_response(body: dict[str, Any]) -> None:
 
 
 def check_error(body: dict[str, Any], code: str | None = None) -> None:
-    assert set(body) == {"error"}, body
-    assert isinstance(body["error"]["code"], str)
-    assert isinstance(body["error"]["message"], str)
-    assert "Traceback" not in body["error"]["message"]
-    if code is not None:
-        assert body["error"]["code"] == code, body
+    """The rag-agent-api `Error` body, validated against the contract's schema."""
+    chat_error(body, code)
 
 
 @pytest.fixture
@@ -145,8 +149,8 @@ async def test_invalid_requests_are_400_with_the_error_shape(
         for path in ("/chat/run", "/chat/stream"):
             response = await client.post(path, json={"message": "What is URDF?", **patch})
             assert response.status_code == 400, (path, response.text)
-            check_error(response.json(), "invalid_request")
-            assert fragment in response.json()["error"]["message"]
+            check_error(response.json(), "VALIDATION_ERROR")
+            assert fragment in response.json()["message"]
 
 
 async def test_limits_of_the_valid_ranges_are_accepted(settings: Any) -> None:
@@ -175,8 +179,8 @@ async def test_malformed_bodies_are_400(settings: Any, content: bytes, fragment:
             "/chat/run", content=content, headers={"content-type": "application/json"}
         )
     assert response.status_code == 400
-    check_error(response.json(), "invalid_request")
-    assert fragment in response.json()["error"]["message"]
+    check_error(response.json(), "VALIDATION_ERROR")
+    assert fragment in response.json()["message"]
 
 
 async def test_stream_sends_tokens_then_one_done_with_the_response(settings: Any) -> None:
@@ -226,11 +230,13 @@ async def test_provider_failure_keeps_the_question(tmp_path: Path) -> None:
         stream = await client.post("/chat/stream", json={"message": "What is URDF?", "session_id": session})
         history = (await client.get(f"/session/{session}/history")).json()
     assert run.status_code == 503
-    check_error(run.json(), "API_ERROR")
+    check_error(run.json(), "SERVICE_UNAVAILABLE")
+    assert run.json()["details"]["code"] == "API_ERROR"
     events = parse_sse(stream.text)
     assert events[-1][0] == "error"
     assert events[-1][1]["type"] == "error"
-    assert events[-1][1]["error"]["code"] == "API_ERROR"
+    check_error({k: v for k, v in events[-1][1].items() if k != "type"}, "SERVICE_UNAVAILABLE")
+    assert events[-1][1]["details"]["code"] == "API_ERROR"
     # Both questions were stored before the provider failed; no answer was.
     assert [(m["role"], m["content"]) for m in history["messages"]] == [
         ("user", ON_TOPIC),
@@ -249,8 +255,12 @@ async def test_history_shape(settings: Any) -> None:
     assert ISO_Z.match(thread["created_at"])
     assert ISO_Z.match(thread["updated_at"])
     user, assistant = thread["messages"]
-    assert set(user) == {"role", "content", "timestamp"}  # confidence is for assistant messages only
-    assert set(assistant) == {"role", "content", "timestamp", "confidence"}
+    # confidence is for assistant messages only; seq and turn_id are Lectern's (a question and its
+    # answer share the turn id)
+    assert set(user) == {"role", "content", "timestamp", "seq", "turn_id"}
+    assert set(assistant) == {"role", "content", "timestamp", "confidence", "seq", "turn_id"}
+    assert user["turn_id"] == assistant["turn_id"]
+    assert (user["seq"], assistant["seq"]) == (0, 1)
     assert 0.0 <= assistant["confidence"] <= 1.0
 
 
@@ -261,9 +271,10 @@ async def test_history_and_delete_errors(settings: Any) -> None:
         malformed = await client.get("/session/not-a-uuid/history")
         delete_missing = await client.delete(f"/session/{unknown}")
     assert missing.status_code == 404
-    check_error(missing.json(), "session_not_found")
+    check_error(missing.json(), "NOT_FOUND")
     assert malformed.status_code == 400
-    check_error(malformed.json(), "invalid_request")
+    check_error(malformed.json(), "VALIDATION_ERROR")
+    check_error(delete_missing.json(), "NOT_FOUND")
     assert delete_missing.status_code == 404
 
 

@@ -25,9 +25,12 @@ def calls(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> list[tuple[tuple[A
     # serve --workers hands these to its workers through the environment; undo that after the test.
     monkeypatch.setenv("LECTERN_COLLECTION", "docs")
     monkeypatch.setenv("LECTERN_LOG_LEVEL", "info")
+    monkeypatch.setenv("LECTERN_LOG_FORMAT", "json")
     recorded: list[tuple[tuple[Any, ...], dict[str, Any]]] = []
     monkeypatch.setattr(uvicorn, "run", lambda *a, **k: recorded.append((a, k)))
-    monkeypatch.setattr(lectern.api.logs, "configure_logging", lambda level="info": None)
+    monkeypatch.setattr(lectern.api.logs, "configure_logging", lambda level="info", fmt="json": None)
+    # The ports named here may be busy on the test machine; whether they are is not what these test.
+    monkeypatch.setattr(serve_cmd, "port_problem", lambda host, port: None)
     return recorded
 
 

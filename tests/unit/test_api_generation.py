@@ -14,6 +14,7 @@ import pytest
 from lectern.api import create_app
 from lectern.store import PromptStatus
 from tests.api_support import app_client, check_stream, client_for, make_engine, make_settings, ndjson
+from tests.contracts import generation_error
 from tests.fakes.slow_writer import FailingWriter, SlowWriter
 
 
@@ -122,8 +123,8 @@ async def test_invalid_prompts_are_400(settings: Any, body: dict[str, Any], frag
         session = await new_session(client)
         response = await client.post("/api/generation/stream", json={"sessionId": session, **body})
     assert response.status_code == 400, response.text
-    assert response.json()["error"]["code"] == "invalid_request"
-    assert fragment in response.json()["error"]["message"]
+    generation_error(response.json(), "invalid_request")
+    assert fragment in response.json()["message"]
 
 
 async def test_unknown_session_is_404(settings: Any) -> None:
@@ -132,7 +133,7 @@ async def test_unknown_session_is_404(settings: Any) -> None:
             "/api/generation/stream", json={"sessionId": str(uuid.uuid4()), "prompt": "What is URDF?"}
         )
     assert response.status_code == 404
-    assert response.json()["error"]["code"] == "session_not_found"
+    generation_error(response.json(), "session_not_found")
 
 
 async def test_a_repeated_key_replays_without_generating_again(tmp_path: Path) -> None:
@@ -252,10 +253,13 @@ async def test_cancel_errors(settings: Any) -> None:
             "/api/generation/cancel", json={"sessionId": session, "promptId": "abc-123"}
         )
     assert finished.status_code == 409
-    assert finished.json()["error"]["code"] == "prompt_finished"
+    generation_error(finished.json(), "prompt_finished")
     assert unknown.status_code == 404
+    generation_error(unknown.json(), "prompt_not_found")
     assert wrong_session.status_code == 404
+    generation_error(wrong_session.json())
     assert malformed.status_code == 400
+    generation_error(malformed.json(), "invalid_request")
 
 
 async def test_another_keys_session_and_prompt_are_404(tmp_path: Path) -> None:

@@ -37,7 +37,7 @@ class InterruptedWriter(ExtractiveWriter):
 def engine(monkeypatch: pytest.MonkeyPatch) -> Engine:
     built, _, embedder = make_engine()
     built.writer = InterruptedWriter(embedder)
-    monkeypatch.setattr(ask_cmd, "_engine", lambda collection, llm: built)
+    monkeypatch.setattr(ask_cmd, "_engine", lambda *args, **kwargs: built)
     return built
 
 
@@ -63,7 +63,7 @@ def test_ask_failure_is_one_red_line_and_non_zero(monkeypatch: pytest.MonkeyPatc
     broken = Engine(
         Retriever(embedder, ScriptedIndex([], fail=True), settings), ExtractiveWriter(embedder), settings
     )
-    monkeypatch.setattr(ask_cmd, "_engine", lambda collection, llm: broken)
+    monkeypatch.setattr(ask_cmd, "_engine", lambda *args, **kwargs: broken)
     result = runner.invoke(app, ["ask", "What is Gazebo?"])
     assert result.exit_code == 1
     assert "error: Unable to retrieve content" in result.output

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 from typing import Any, get_args
 
 import pytest
@@ -112,15 +113,22 @@ def test_cohere_without_key_names_the_variable() -> None:
 def test_local_settings_flow_into_the_cached_loader(monkeypatch: pytest.MonkeyPatch) -> None:
     from lectern.embeddings import local
 
-    calls: list[tuple[str, int, int]] = []
+    calls: list[tuple[Any, ...]] = []
 
-    def fake_loader(backend: str, batch_size: int, threads: int) -> Any:
-        calls.append((backend, batch_size, threads))
+    def fake_loader(backend: str, batch_size: int, threads: int, graphs: Path, precision: str) -> Any:
+        calls.append((backend, batch_size, threads, graphs, precision))
         return object()
 
     monkeypatch.setattr(local, "get_local_embedder", fake_loader)
-    create_embedder(settings(embedding_backend="numpy", embedding_batch_size=8, embedding_threads=1))
-    assert calls == [("numpy", 8, 1)]
+    s = settings(
+        embedding_backend="numpy",
+        embedding_batch_size=8,
+        embedding_threads=1,
+        embedding_query_precision="fp32",
+        model_cache=Path("/tmp/graphs"),
+    )
+    create_embedder(s)
+    assert calls == [("numpy", 8, 1, Path("/tmp/graphs"), "fp32")]
 
 
 def test_local_refuses_another_model_name() -> None:

@@ -297,3 +297,21 @@ async def test_http_endpoint_without_keys_answers_loopback_hosts_only(tmp_path: 
         )
     assert rebound.status_code == 421
     assert foreign.status_code == 403
+
+
+async def test_turn_numbers_count_the_sessions_turns_beyond_the_window(
+    settings: Settings, store: ConversationStore
+) -> None:
+    """MCP reported 1...11, 11, 11 over 14 turns (it counted the user messages in the history window)."""
+    engine = make_engine(settings)
+    slot = BackendSlot(Backend(engine, Turns(engine, store, LogSink(None), history=4), settings))
+    numbers = []
+    async with connect(slot) as client:
+        session = None
+        for _ in range(8):
+            args = {"question": ON_TOPIC, **({"session_id": session} if session else {})}
+            result = (await client.call_tool("ask", args)).structured_content or {}
+            session = result["session_id"]
+            numbers.append(result["turn_number"])
+            assert result["timings"]["total_ms"] > 0  # stage timings on this face too
+    assert numbers == list(range(1, 9))

@@ -5,25 +5,32 @@ environment."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
+import signal
+import threading
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
+from functools import partial
+from types import FrameType
 
 from fastapi import FastAPI
 from starlette.middleware.cors import CORSMiddleware
 
 import lectern
-from lectern.api import chat, generation, health, openai_compat
+from lectern.api import chat, feedback, generation, health, openai_compat, openapi, web
 from lectern.api.auth import ApiKeys
 from lectern.api.errors import install_error_handlers
 from lectern.api.generations import Generations
 from lectern.api.logs import LogSink, configure_logging
+from lectern.api.metrics import MetricsEndpoint, RequestMetrics, StateCollector, metrics_router
 from lectern.api.middleware import BodyLimit, Guard, RequestContext
 from lectern.api.ratelimit import RateLimiter
 from lectern.api.services import Probe, Services
+from lectern.api.session_queue import SessionQueue
 from lectern.api.turns import Turns
-from lectern.embeddings.cache import uncached
+from lectern.embeddings.cache import CachedEmbedder, uncached
 from lectern.engine import Engine
 from lectern.mcp.http import mcp_router
 from lectern.settings import Settings, get_settings
@@ -38,20 +45,28 @@ def create_app(
     engine: Engine | None = None,
     store: ConversationStore | None = None,
     probes: dict[str, Probe] | None = None,
+    metrics_host: str = "127.0.0.1",
 ) -> FastAPI:
     """The HTTP service. ``engine`` and ``store`` default to the configured ones, built (and the
     database migrated) when the app starts; given ones are used as they are and not closed."""
     settings = settings or get_settings()
     limiter = RateLimiter(settings.rate_limit, settings.redis_url)  # validates LECTERN_RATE_LIMIT now
-    keys = ApiKeys(settings.api_keys)
+    keys = ApiKeys(settings.api_keys, settings.publishable_keys)
+    public_limiter = RateLimiter(settings.publishable_rate_limit, settings.redis_url)
+    failure_limiter = RateLimiter(settings.auth_failure_limit, settings.redis_url)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         services = await _start(settings, engine, store, limiter, probes)
         app.state.services = services
+        app.state.metrics = MetricsEndpoint(StateCollector(partial(_state, services)))
+        if settings.metrics_enabled and settings.metrics_port:
+            app.state.metrics.serve_on_port(settings.metrics_port, metrics_host)
+        restore = _drain_on_sigterm(services)
         try:
             yield
         finally:
+            restore()
             await services.close()
 
     app = FastAPI(
@@ -59,24 +74,40 @@ def create_app(
         version=lectern.__version__,
         summary="Grounded answers from your documentation, with citations.",
         lifespan=lifespan,
-        docs_url="/docs",
+        docs_url=None,  # web_router serves /docs with local Swagger UI files
         redoc_url=None,
         openapi_url="/openapi.json",
     )
     install_error_handlers(app)
+    openapi.install(app, model_name=settings.model_name)
     app.include_router(health.router)
+    if settings.metrics_enabled and not settings.metrics_port:
+        app.include_router(metrics_router)
     app.include_router(chat.router)
     app.include_router(generation.router)
     app.include_router(openai_compat.router)
+    app.include_router(feedback.router)
+    app.include_router(web.web_router(settings))
     app.include_router(mcp_router(settings))  # /mcp; its lifespan runs after the app's
     # add_middleware wraps: the last added runs first (RequestContext is outermost).
     app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes)
-    app.add_middleware(Guard, keys=keys, limiter=limiter)
+    app.add_middleware(
+        Guard,
+        keys=keys,
+        limiter=limiter,
+        publishable_limiter=public_limiter,
+        failure_limiter=failure_limiter,
+        is_open=web.is_open,
+    )
     app.add_middleware(openai_compat.OpenAIErrorShape)  # /v1 errors, the guard's too, in OpenAI's shape
-    if settings.cors_origins:
+    # Publishable keys' origins get CORS too; the Guard still checks each key against its own list.
+    origins = list(
+        dict.fromkeys([*settings.cors_origins, *(o for p in settings.publishable_keys for o in p.origins)])
+    )
+    if origins:
         app.add_middleware(
             CORSMiddleware,
-            allow_origins=settings.cors_origins,
+            allow_origins=origins,
             allow_methods=["GET", "POST", "DELETE", "OPTIONS"],
             allow_headers=["Authorization", "Content-Type", "X-API-Key", "X-Request-ID"],
             expose_headers=[
@@ -90,12 +121,16 @@ def create_app(
             max_age=600,
         )
     app.add_middleware(RequestContext)
+    if settings.metrics_enabled:
+        app.add_middleware(RequestMetrics)
     return app
 
 
 def app_factory() -> FastAPI:
     """For ``uvicorn --factory`` (several workers): settings from the environment, JSON logs."""
-    configure_logging(os.environ.get("LECTERN_LOG_LEVEL", "info"))
+    configure_logging(
+        os.environ.get("LECTERN_LOG_LEVEL", "info"), os.environ.get("LECTERN_LOG_FORMAT", "json")
+    )
     return create_app()
 
 
@@ -116,7 +151,8 @@ async def _start(
         engine = await asyncio.to_thread(_build_engine, settings)
     sink = LogSink(store)
     sink.start()
-    turns = Turns(engine, store, sink, history=settings.max_history)
+    queue = SessionQueue.from_settings(settings)
+    turns = Turns(engine, store, sink, history=settings.max_history, queue=queue)
     generations = Generations(turns, store, redis_url=settings.redis_url)
     await generations.start()
     services = Services(
@@ -141,6 +177,49 @@ def _build_engine(settings: Settings) -> Engine:
     return engine
 
 
+def _state(services: Services) -> dict[str, float]:
+    """What /metrics reports as held right now (runs in a worker thread: the index count is I/O)."""
+    values: dict[str, float] = {"prompts_in_flight": len(services.generations)}
+    embedder = services.engine.retriever.embedder
+    if isinstance(embedder, CachedEmbedder):
+        stats = embedder.stats()
+        lookups = stats.hits + stats.misses
+        values["query_cache_hits"] = stats.hits
+        values["query_cache_misses"] = stats.misses
+        values["query_cache_hit_ratio"] = stats.hits / lookups if lookups else 0.0
+    try:
+        values["index_chunks"] = services.engine.retriever.index.count()
+        values["index_up"] = 1
+    except Exception:
+        values["index_up"] = 0
+    return values
+
+
+def _drain_on_sigterm(services: Services) -> Callable[[], None]:
+    """Say "not ready" from the moment SIGTERM arrives (uvicorn then drains open streams for up to
+    LECTERN_SHUTDOWN_DRAIN_S); the previous handler still runs. A no-op off the main thread."""
+    if threading.current_thread() is not threading.main_thread():
+        return lambda: None
+    previous = signal.getsignal(signal.SIGTERM)
+
+    def handler(signum: int, frame: FrameType | None) -> None:
+        services.draining = True
+        if callable(previous):
+            previous(signum, frame)
+
+    try:
+        signal.signal(signal.SIGTERM, handler)
+    except ValueError:
+        return lambda: None
+
+    def restore() -> None:
+        with contextlib.suppress(ValueError):
+            if signal.getsignal(signal.SIGTERM) is handler:
+                signal.signal(signal.SIGTERM, previous)
+
+    return restore
+
+
 def default_probes(
     engine: Engine, store: ConversationStore, limiter: RateLimiter, settings: Settings
 ) -> dict[str, Probe]:
@@ -151,7 +230,11 @@ def default_probes(
         await store.ping()
 
     async def index() -> None:
-        await asyncio.to_thread(retriever.index.count)
+        # An empty or missing collection could only refuse every question: not ready.
+        if await asyncio.to_thread(retriever.index.count) == 0:
+            raise LookupError(
+                f"collection '{retriever.collection}' is empty or does not exist; run lectern ingest PATH"
+            )
 
     async def embedder() -> None:
         # A remote embedder is a paid call: one success vouches for a minute.

@@ -5,15 +5,23 @@ from __future__ import annotations
 import json
 import time
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends
+from fastapi import APIRouter, Depends, Path
 from sse_starlette import EventSourceResponse, ServerSentEvent
 from starlette.responses import Response
+from starlette.types import Receive, Scope, Send
 
-from lectern import errors
-from lectern.api.chat_models import TOP_K_MAX, ChatRequest, ChatResponse, ConversationThread, path_uuid4
+from lectern import debug, errors
+from lectern.api.chat_models import (
+    TOP_K_MAX,
+    UUID4_SCHEMA,
+    ChatRequest,
+    ChatResponse,
+    ConversationThread,
+    path_uuid4,
+)
 from lectern.api.errors import error_body, status_for_code
 from lectern.api.services import Services, owner, services
 from lectern.api.turns import Turn, shielded
@@ -24,6 +32,8 @@ router = APIRouter(tags=["chat"])
 
 Svc = Annotated[Services, Depends(services)]
 Owner = Annotated[str | None, Depends(owner)]
+# Declared as a UUID v4 in /openapi.json; checked by path_uuid4 (a 400 in the contract's words).
+SessionPath = Annotated[str, Path(description="The session's UUID v4.", json_schema_extra=UUID4_SCHEMA)]
 
 ERRORS: dict[int | str, dict[str, Any]] = {
     400: {"description": "Invalid request (the message names the field)."},
@@ -48,7 +58,13 @@ def _turn(body: ChatRequest, key: str | None) -> Turn:
         session_id=body.session_id or uuid.uuid4(),
         owner=key,
         question=body.message,
-        options=AskOptions(top_k=body.top_k, threshold=body.similarity_threshold, max_top_k=TOP_K_MAX),
+        options=AskOptions(
+            top_k=body.top_k,
+            threshold=body.similarity_threshold,
+            max_top_k=TOP_K_MAX,
+            user_context=body.user_context,
+            selected_text_only=body.selected_text_only,
+        ),
     )
 
 
@@ -66,18 +82,23 @@ def _json(model: ChatResponse | ConversationThread) -> Response:
 async def chat_run(body: ChatRequest, svc: Svc, key: Owner) -> Response:
     started = time.perf_counter()
     turn = _turn(body, key)
-    conversation = await svc.turns.begin(turn, new=body.session_id is None)
-    async for event in svc.turns.events(turn, conversation):
-        if isinstance(event, Done):
-            await svc.turns.complete(turn, event.answer, started)
-            return _json(ChatResponse.of(event.answer, turn.session_id))
-        if isinstance(event, Failed):
-            raise EngineFailure(event)
+    async with svc.turns.queue.turn(turn.session_id):  # the session's earlier question first
+        conversation = await svc.turns.begin(turn, new=body.session_id is None)
+        async for event in svc.turns.events(turn, conversation):
+            if isinstance(event, Done):
+                seq = await svc.turns.complete(turn, event.answer, started)
+                response = _json(ChatResponse.of(event.answer, turn.session_id, seq))
+                response.headers["Server-Timing"] = debug.server_timing(event.answer)
+                return response
+            if isinstance(event, Failed):
+                raise EngineFailure(event)
     raise errors.LecternError("The engine ended without an answer.")
 
 
-def _sse(kind: str, payload: dict[str, Any]) -> ServerSentEvent:
-    return ServerSentEvent(data=json.dumps({"type": kind, **payload}, ensure_ascii=False), event=kind)
+def _sse(kind: str, payload: dict[str, Any], seq: int) -> ServerSentEvent:
+    """An unnamed event (a browser's ``EventSource.onmessage`` receives it) whose JSON says its ``type``;
+    ``id`` counts the events of the stream from 0."""
+    return ServerSentEvent(data=json.dumps({"type": kind, **payload}, ensure_ascii=False), id=str(seq))
 
 
 @router.post(
@@ -85,8 +106,10 @@ def _sse(kind: str, payload: dict[str, Any]) -> ServerSentEvent:
     summary="Ask a question; get the answer as Server-Sent Events",
     responses={
         200: {
-            "description": "`token` events (`{type, content}`), then one `done` event whose `metadata` is "
-            "the ChatResponse, or one `error` event (`{type, error: {code, message}}`).",
+            "description": "Unnamed `data:` events, each with an `id:` (0, 1, ...), whose JSON carries "
+            "`type`: `token` (`{type, content}`), then one `done` (`{type, metadata}`, metadata being the "
+            "ChatResponse) or one `error` (`{type, error, message, details, timestamp, request_id}`, the "
+            "Error body).",
             "content": {"text/event-stream": {}},
         },
         **ERRORS,
@@ -95,26 +118,58 @@ def _sse(kind: str, payload: dict[str, Any]) -> ServerSentEvent:
 async def chat_stream(body: ChatRequest, svc: Svc, key: Owner) -> EventSourceResponse:
     started = time.perf_counter()
     turn = _turn(body, key)
-    # Before the stream starts, so a foreign session is a real 404 and the question is stored.
-    conversation = await svc.turns.begin(turn, new=body.session_id is None)
+    # The session's turn is held until the stream ends, however it ends (TurnStream's on_close).
+    release = await svc.turns.queue.acquire(turn.session_id)
+    try:
+        # Before the stream starts, so a foreign session is a real 404 and the question is stored.
+        conversation = await svc.turns.begin(turn, new=body.session_id is None)
+    except BaseException:
+        release()
+        raise
 
     async def events() -> AsyncIterator[ServerSentEvent]:
+        seq = 0
         async for event in svc.turns.events(turn, conversation):
             if isinstance(event, Token):
                 if event.text:
-                    yield _sse("token", {"content": event.text})
+                    yield _sse("token", {"content": event.text}, seq)
+                    seq += 1
             elif isinstance(event, Done):
-                await shielded(svc.turns.complete(turn, event.answer, started))
-                metadata = ChatResponse.of(event.answer, turn.session_id).model_dump(mode="json")
-                yield _sse("done", {"metadata": metadata})
+                try:
+                    stored = await shielded(svc.turns.complete(turn, event.answer, started))
+                except errors.LecternError as exc:  # the database went away: say so, no traceback
+                    yield _sse("error", error_body(exc.code, exc.message, status=exc.http_status), seq)
+                    return
+                metadata = ChatResponse.of(event.answer, turn.session_id, stored).model_dump(
+                    mode="json", exclude_none=True
+                )
+                yield _sse("done", {"metadata": metadata}, seq)
                 return
             elif isinstance(event, Failed):
-                yield _sse("error", error_body(event.code, event.message))
+                body = error_body(
+                    event.code, event.message, status=status_for_code(event.code), family="chat"
+                )
+                yield _sse("error", body, seq)
                 return
 
-    return EventSourceResponse(
-        events(), ping=15, headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
+    return TurnStream(
+        events(), on_close=release, ping=15, headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
     )
+
+
+class TurnStream(EventSourceResponse):
+    """An SSE response that ends the session's turn however it ends (a client that left included: the
+    event generator may then never run, so its own ``finally`` cannot be relied on)."""
+
+    def __init__(self, *args: Any, on_close: Callable[[], None], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._on_close = on_close
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            self._on_close()
 
 
 @router.get(
@@ -124,7 +179,7 @@ async def chat_stream(body: ChatRequest, svc: Svc, key: Owner) -> EventSourceRes
     response_model=ConversationThread,
     responses={k: v for k, v in ERRORS.items() if k in (400, 401, 404, 429)},
 )
-async def session_history(session_id: str, svc: Svc, key: Owner) -> Response:
+async def session_history(session_id: SessionPath, svc: Svc, key: Owner) -> Response:
     thread = await svc.store.get_thread(path_uuid4(session_id), owner=key)
     return _json(ConversationThread.of(thread))
 
@@ -136,9 +191,10 @@ async def session_history(session_id: str, svc: Svc, key: Owner) -> Response:
     summary="Delete a session and everything in it",
     responses={k: v for k, v in ERRORS.items() if k in (400, 401, 404, 429)},
 )
-async def delete_session(session_id: str, svc: Svc, key: Owner) -> Response:
+async def delete_session(session_id: SessionPath, svc: Svc, key: Owner) -> Response:
     sid = path_uuid4(session_id)
     await svc.store.delete_thread(sid, owner=key)
+    svc.turns.forget(sid)
     for run in svc.generations:
         if run.turn.session_id == sid:
             run.cancel("session_deleted")

@@ -11,16 +11,25 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic_core import PydanticCustomError
 
+from lectern import debug
 from lectern.conversation import iso_timestamp
 from lectern.errors import InvalidInput
-from lectern.models import Answer, Citation, ConfidenceLevel
+from lectern.models import Answer, Citation, ConfidenceLevel, RefusalReason, Verification
 from lectern.store.models import Message as StoredMessage
 from lectern.store.models import Thread
 from lectern.views import clip
+from lectern.writers.selection import MAX_USER_CONTEXT_CHARS
 
 MESSAGE_MAX = 1000
 TOP_K_MAX = 10
 SOURCE_TEXT_MAX = 500
+
+
+# What /openapi.json declares for the checks the validators below make themselves (their messages are
+# the contract's), so a generated client or a fuzzer sees the same rules the server enforces.
+UUID4_PATTERN = "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-4[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}$"
+UUID4_SCHEMA: dict[str, Any] = {"format": "uuid", "pattern": UUID4_PATTERN}
+NOT_BLANK = r"\S"  # a JSON Schema pattern is a search: at least one character that is not a space
 
 
 def _invalid(message: str) -> PydanticCustomError:
@@ -54,20 +63,49 @@ class ChatRequest(BaseModel):
         json_schema_extra={
             "examples": [
                 {"message": "What is a ROS 2 node?", "stream": False, "top_k": 5, "similarity_threshold": 0.7}
-            ]
+            ],
+            # selected_text_only=true needs the selection itself.
+            "if": {"properties": {"selected_text_only": {"const": True}}, "required": ["selected_text_only"]},
+            "then": {
+                "required": ["user_context"],
+                "properties": {"user_context": {"type": "string", "pattern": NOT_BLANK}},
+            },
         }
     )
 
-    message: str = Field(description="The question, 1-1000 characters, not blank.")
-    session_id: uuid.UUID | None = Field(
-        None, description="UUID v4 of the conversation; a new one is made when left out."
+    message: str = Field(
+        description="The question, 1-1000 characters, not blank.",
+        json_schema_extra={"minLength": 1, "maxLength": MESSAGE_MAX, "pattern": NOT_BLANK},
     )
-    stream: bool = Field(False, description="Accepted for compatibility; the endpoint decides the mode.")
+    session_id: uuid.UUID | None = Field(
+        None,
+        description="UUID v4 of the conversation; a new one is made when left out.",
+        json_schema_extra={"anyOf": [{"type": "string", **UUID4_SCHEMA}, {"type": "null"}]},
+    )
+    stream: bool = Field(
+        False, strict=True, description="Accepted for compatibility; the endpoint decides the mode."
+    )
     # Left out, both come from settings: thresholds are calibrated per embedding model (the contract's
     # 0.7 suits OpenAI's embeddings, not the local model's score scale).
-    top_k: int | None = Field(None, description="Chunks to retrieve, 1-10 (default LECTERN_TOP_K, 5).")
+    top_k: int | None = Field(
+        None,
+        description="Chunks to retrieve, 1-10 (default LECTERN_TOP_K, 5).",
+        json_schema_extra={
+            "anyOf": [{"type": "integer", "minimum": 1, "maximum": TOP_K_MAX}, {"type": "null"}]
+        },
+    )
     similarity_threshold: float | None = Field(
-        None, description="Minimum cosine similarity, 0.0-1.0 (default LECTERN_SIMILARITY_THRESHOLD)."
+        None,
+        description="Minimum cosine similarity, 0.0-1.0 (default LECTERN_SIMILARITY_THRESHOLD).",
+        json_schema_extra={"anyOf": [{"type": "number", "minimum": 0, "maximum": 1}, {"type": "null"}]},
+    )
+    user_context: str | None = Field(
+        None,
+        max_length=MAX_USER_CONTEXT_CHARS,
+        description="Text the reader selected on the page; the answer takes it into account.",
+    )
+    selected_text_only: bool = Field(
+        False, strict=True, description="Answer from user_context alone, without searching the documents."
     )
 
     @field_validator("message", mode="before")
@@ -91,6 +129,8 @@ class ChatRequest(BaseModel):
     def _top_k(cls, value: object) -> object:
         if value is None:
             return None
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)  # 5.0 is an integer in JSON Schema's sense
         if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= TOP_K_MAX:
             raise _invalid(f"top_k must be an integer between 1 and {TOP_K_MAX}")
         return value
@@ -106,6 +146,7 @@ class ChatRequest(BaseModel):
 
 
 class Source(BaseModel):
+    number: int = Field(ge=1, description="`[number]` in the answer cites this source; sources[i] is [i+1].")
     chunk_text: str = Field(max_length=SOURCE_TEXT_MAX)
     similarity_score: float = Field(ge=0.0, le=1.0)
     chapter: str
@@ -116,6 +157,7 @@ class Source(BaseModel):
     @classmethod
     def of(cls, citation: Citation) -> Source:
         return cls(
+            number=citation.number,
             chunk_text=clip(citation.chunk_text, SOURCE_TEXT_MAX),
             similarity_score=citation.similarity_score,
             chapter=citation.chapter,
@@ -133,13 +175,39 @@ class ChatResponse(BaseModel):
     timestamp: str = Field(description="ISO 8601 UTC, milliseconds, Z.")
     confidence_level: ConfidenceLevel
     should_answer: bool
+    refusal_reason: RefusalReason | None = Field(
+        None, description="Why the question was refused (sources stay empty); left out when answered."
+    )
+    related: list[Source] = Field(
+        default_factory=list,
+        description="On a refusal: up to three of the closest sections, as further reading (not sources).",
+    )
+    message_seq: int | None = Field(
+        None, description="The stored answer's position in the session; POST /feedback names it."
+    )
+    verification: Verification | None = Field(
+        None,
+        description="An LLM answer's check against the passages the model was given; left out otherwise.",
+    )
+    timings: dict[str, Any] | None = Field(
+        None, description="Stage timings of this turn in ms (embedding, search, ranking, generation, total)."
+    )
+    warnings: list[str] | None = Field(
+        None, description="What limited the answer, e.g. a TOKEN_LIMIT trim of the history; left out if none."
+    )
 
     @classmethod
-    def of(cls, answer: Answer, session_id: uuid.UUID) -> ChatResponse:
+    def of(cls, answer: Answer, session_id: uuid.UUID, message_seq: int | None = None) -> ChatResponse:
         return cls(
+            **debug.report(answer),
+            related=[Source.of(c) for c in answer.related],
+            refusal_reason=answer.refusal_reason,
+            message_seq=message_seq,
+            verification=answer.verification,
             response=answer.text,
             confidence=answer_confidence(answer),
-            sources=[Source.of(c) for c in answer.citations],
+            # A refusal cites nothing; what it points to is `related`.
+            sources=[] if answer.refusal_reason else [Source.of(c) for c in answer.citations],
             session_id=session_id,
             timestamp=answer.timestamp,
             confidence_level=answer.confidence.confidence_level,
@@ -157,6 +225,10 @@ class HistoryMessage(BaseModel):
     content: str
     timestamp: str
     confidence: float | None = None
+    # Lectern: the message's place in the session, and the turn it belongs to (a question and its answer
+    # share it; the generation API's prompt id).
+    seq: int | None = None
+    turn_id: uuid.UUID | None = None
 
 
 class ConversationThread(BaseModel):
@@ -166,10 +238,19 @@ class ConversationThread(BaseModel):
     updated_at: str
     topic_summary: str | None = None
     metadata: dict[str, Any] = Field(default_factory=dict)
+    # Lectern: seed 003's counters and whether the session is archived (idle).
+    turn_count: int | None = None
+    retrieval_count: int | None = None
+    total_tokens: int | None = None
+    archived: bool | None = None
 
     @classmethod
     def of(cls, thread: Thread) -> ConversationThread:
         return cls(
+            turn_count=thread.turn_count,
+            retrieval_count=thread.retrieval_count,
+            total_tokens=thread.total_tokens,
+            archived=thread.archived,
             thread_id=thread.thread_id,
             messages=[_history_message(m) for m in thread.messages if m.role != "system"][-50:],
             created_at=iso_timestamp(thread.created_at),
@@ -185,4 +266,6 @@ def _history_message(m: StoredMessage) -> HistoryMessage:
         content=m.content,
         timestamp=iso_timestamp(m.timestamp),
         confidence=m.confidence if m.role == "assistant" else None,
+        seq=m.seq,
+        turn_id=m.prompt_id,
     )

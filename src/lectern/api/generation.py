@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator, Callable
-from dataclasses import replace
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Body, Depends
@@ -12,16 +11,20 @@ from starlette.responses import Response, StreamingResponse
 from starlette.types import Receive, Scope, Send
 
 from lectern import errors
+from lectern.api.chat import SessionPath
+from lectern.api.chat_models import path_uuid4
 from lectern.api.generation_models import (
     CancelRequest,
     GenerationDelta,
     PromptRequest,
     SessionRequest,
     SessionResponse,
+    SessionState,
 )
 from lectern.api.generations import Wire
 from lectern.api.services import Services, owner, services
 from lectern.api.turns import Turn
+from lectern.conversation import iso_timestamp
 from lectern.engine import AskOptions
 from lectern.index.base import SearchFilters
 
@@ -91,6 +94,29 @@ async def create_session(
     )
 
 
+@router.get(
+    "/session/{session_id}",
+    summary="A session's status and counters",
+    response_model=SessionState,
+    responses={k: v for k, v in ERRORS.items() if k in (400, 401, 404, 429)},
+)
+async def session_state(session_id: SessionPath, svc: Svc, key: Owner) -> Response:
+    info, status = await svc.store.session_status(path_uuid4(session_id), owner=key)
+    owner_label = info.metadata.get("owner")
+    state = SessionState(
+        sessionId=info.thread_id,
+        owner=owner_label if isinstance(owner_label, str) else None,
+        createdAt=iso_timestamp(info.created_at),
+        lastActiveAt=iso_timestamp(info.last_active_at),
+        status=status,
+        turnCount=info.turn_count,
+        retrievalCount=info.retrieval_count,
+        totalTokens=info.total_tokens,
+        messageCount=info.message_count,
+    )
+    return Response(state.model_dump_json(by_alias=True), media_type="application/json")
+
+
 @router.post(
     "/stream",
     summary="Generate an answer as NDJSON GenerationDelta lines",
@@ -114,15 +140,7 @@ async def stream(body: PromptRequest, svc: Svc, key: Owner) -> Response:
         ),
     )
     generations = svc.generations
-    async with generations.claim(body.session_id, body.idempotency_key):
-        prompt, created = await svc.store.create_prompt(
-            body.session_id, body.prompt, owner=key, idempotency_key=body.idempotency_key
-        )
-        run = (
-            generations.start_generation(replace(turn, prompt_id=prompt.prompt_id))
-            if created
-            else generations.get(prompt.prompt_id)
-        )
+    prompt, run, created = await generations.open(turn, body.idempotency_key)
     headers = {"X-Prompt-Id": str(prompt.prompt_id)}
     if not created:
         headers["X-Idempotent-Replay"] = "true"

@@ -8,7 +8,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic_core import PydanticCustomError
 
-from lectern.api.chat_models import parse_uuid4
+from lectern.api.chat_models import NOT_BLANK, UUID4_SCHEMA, parse_uuid4
 
 TOP_K_MAX = 20
 _CAMEL = ConfigDict(populate_by_name=True)
@@ -39,6 +39,21 @@ class SessionResponse(BaseModel):
     session_id: uuid.UUID = Field(alias="sessionId")
 
 
+class SessionState(BaseModel):
+    """Seed 004's Session with seed 003's counters."""
+
+    model_config = _CAMEL
+    session_id: uuid.UUID = Field(alias="sessionId")
+    owner: str | None = None
+    created_at: str = Field(alias="createdAt")
+    last_active_at: str = Field(alias="lastActiveAt")
+    status: Literal["Active", "Completed", "Cancelled", "Error"]
+    turn_count: int = Field(alias="turnCount", ge=0)
+    retrieval_count: int = Field(alias="retrievalCount", ge=0)
+    total_tokens: int = Field(alias="totalTokens", ge=0)
+    message_count: int = Field(alias="messageCount", ge=0)
+
+
 class PromptRequest(BaseModel):
     model_config = ConfigDict(
         populate_by_name=True,
@@ -54,10 +69,15 @@ class PromptRequest(BaseModel):
         },
     )
 
-    session_id: uuid.UUID = Field(alias="sessionId")
-    prompt: str
+    session_id: uuid.UUID = Field(alias="sessionId", json_schema_extra=UUID4_SCHEMA)
+    prompt: str = Field(json_schema_extra={"minLength": 1, "pattern": NOT_BLANK})
     idempotency_key: str | None = Field(None, alias="idempotencyKey", max_length=255)
-    top_k: int = Field(5, alias="topK", description="Documents to retrieve, 1-20.")
+    top_k: int = Field(
+        5,
+        alias="topK",
+        description="Documents to retrieve, 1-20.",
+        json_schema_extra={"minimum": 1, "maximum": 20},
+    )
     filters: dict[str, str] | None = Field(None, description="Equality filters on chunk metadata.")
 
     @field_validator("session_id", mode="before")
@@ -75,6 +95,8 @@ class PromptRequest(BaseModel):
     @field_validator("top_k", mode="before")
     @classmethod
     def _top_k(cls, value: object) -> object:
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)  # 5.0 is an integer in JSON Schema's sense
         if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= TOP_K_MAX:
             raise _invalid(f"TopK must be between 1 and {TOP_K_MAX}")
         return value

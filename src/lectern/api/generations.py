@@ -19,12 +19,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import re
 import time
 from collections.abc import AsyncIterator, Callable, Iterator
+from dataclasses import replace
 from typing import Any
 from uuid import UUID
 
-from lectern import errors
+from lectern import debug, errors, metrics
 from lectern.api.chat_models import answer_confidence
 from lectern.api.turns import INTERNAL_ERROR, Turn, Turns, shielded
 from lectern.events import Done, Failed, Token
@@ -37,6 +39,11 @@ log = logging.getLogger("lectern.api.generations")
 Wire = dict[str, Any]
 CANCEL_CHANNEL = "lectern:generation:cancel"
 TAIL_POLL_S = 0.1
+HEARTBEAT_S = 2.0  # how often this process renews the lease of the prompts it generates
+LEASE_S = 6.0  # an InFlight prompt whose lease is older belongs to a process that died
+# How often each process closes prompts whose lease lapsed (their replica died and did not come back,
+# and nobody retries them by key): so no prompt stays InFlight for ever.
+SWEEP_S = 30.0
 
 
 def delta(
@@ -86,16 +93,36 @@ def done_metadata(answer: Answer, tokens: int) -> dict[str, Any]:
             }
             for c in answer.citations
         ],
+        "refusalReason": answer.refusal_reason,
+        "related": [
+            {"number": c.number, "title": c.title, "section": c.section, "url": c.url} for c in answer.related
+        ],
+        "verification": _camel(answer.verification.model_dump(mode="json")) if answer.verification else None,
+        **debug.report(answer),  # timings; warnings such as a TOKEN_LIMIT trim
     }
+
+
+def _camel(fields: dict[str, Any]) -> dict[str, Any]:
+    """This contract's metadata keys are camelCase (`invalid_citations` -> `invalidCitations`)."""
+    return {re.sub(r"_([a-z])", lambda m: m.group(1).upper(), k): v for k, v in fields.items()}
 
 
 class Generation:
     """One prompt being generated. ``follow`` yields every delta from seq 0; ``cancel`` stops it."""
 
     def __init__(
-        self, turn: Turn, turns: Turns, store: ConversationStore, on_exit: Callable[[Generation], None]
+        self,
+        turn: Turn,
+        turns: Turns,
+        store: ConversationStore,
+        on_exit: Callable[[Generation], None],
+        *,
+        keyed: bool = False,
     ):
         assert turn.prompt_id is not None
+        # A prompt with an idempotency key outlives its client: a retry after a dropped connection
+        # follows or replays the whole answer instead of a stream cut short by the disconnect.
+        self.keyed = keyed
         self.turn = turn
         self.prompt_id: UUID = turn.prompt_id
         self.deltas: list[Wire] = []
@@ -124,7 +151,7 @@ class Generation:
     def leave(self) -> None:
         """A follower's response ended; the last one to leave an unfinished generation cancels it."""
         self._followers -= 1
-        if self._followers <= 0 and not self.finished:
+        if self._followers <= 0 and not self.finished and not self.keyed:
             self.cancel("client_disconnected")
 
     async def follow(self) -> AsyncIterator[Wire]:
@@ -143,7 +170,8 @@ class Generation:
             return False
         if self.cancel_reason is None:
             self.cancel_reason = reason
-            if self._phase == "streaming":
+            metrics.CANCELS.labels(reason).inc()
+            if self._phase in ("queued", "streaming"):
                 self._inner.cancel()
         return True
 
@@ -160,6 +188,12 @@ class Generation:
         return delta(self.prompt_id, len(self.deltas), type_, **fields)
 
     async def _generate(self) -> Answer | Failed:
+        self._phase = "queued"  # waiting for the session's earlier question: a cancel ends the wait
+        async with self._turns.queue.turn(self.turn.session_id):
+            self._phase = "starting"
+            return await self._answer()
+
+    async def _answer(self) -> Answer | Failed:
         conversation = await self._turns.begin(self.turn, may_create=False)
         if self.cancel_reason is not None:
             raise asyncio.CancelledError  # cancelled while starting
@@ -251,6 +285,11 @@ class Generation:
         except errors.Conflict:
             # Finished elsewhere meanwhile (marked abandoned, or cancelled as an orphan).
             log.warning("prompt finished elsewhere", extra={"prompt_id": str(self.prompt_id)})
+        except errors.StoreUnavailable:
+            log.warning(
+                "could not store the prompt's outcome: database unavailable",
+                extra={"prompt_id": str(self.prompt_id)},
+            )
         except Exception:
             log.exception("could not store the prompt's outcome", extra={"prompt_id": str(self.prompt_id)})
 
@@ -264,12 +303,73 @@ class Generations:
         self._runs: dict[UUID, Generation] = {}
         self._key_locks: dict[tuple[UUID, str], tuple[asyncio.Lock, int]] = {}
         self._bus = CancelBus(redis_url, self.cancel_local) if redis_url else None
+        self._heartbeat: asyncio.Task[None] | None = None
 
     async def start(self) -> None:
+        # Prompts left InFlight by a process that died (its lease lapsed) are Error `interrupted`; a
+        # retry with the key runs them again (`ConversationStore.create_prompt`).
+        try:
+            recovered = await self._store.recover_interrupted(LEASE_S)
+            if recovered:
+                log.info("recovered interrupted prompts", extra={"prompts": recovered})
+        except Exception:
+            log.warning("could not recover interrupted prompts", exc_info=True)
+        self._heartbeat = asyncio.create_task(self._beat(), name="lectern-prompt-heartbeat")
         if self._bus is not None:
             await self._bus.start()
 
+    async def _beat(self) -> None:
+        swept = time.monotonic()
+        while True:
+            await asyncio.sleep(HEARTBEAT_S)
+            running = [run.prompt_id for run in self._runs.values() if not run.finished]
+            try:
+                await self._store.heartbeat(running)
+            except errors.StoreUnavailable:
+                pass  # the store logs the outage itself, once per interval
+            except Exception:
+                log.warning("prompt heartbeat failed", exc_info=True)
+            if time.monotonic() - swept >= SWEEP_S:
+                swept = time.monotonic()
+                try:
+                    if recovered := await self._store.recover_interrupted(LEASE_S):
+                        log.info("closed prompts of a process that died", extra={"prompts": recovered})
+                except Exception:
+                    log.warning("could not close interrupted prompts", exc_info=True)
+
+    async def open(self, turn: Turn, key: str | None) -> tuple[Prompt, Generation | None, bool]:
+        """The prompt for a request, and the generation to follow (None: replay what is stored).
+
+        A repeated key whose prompt is InFlight with no generation here runs elsewhere or ran in a
+        process that died: its lease says which. While the lease is fresh we wait for it to finish (or
+        lapse); a lapsed one is run again here under the same prompt id.
+        """
+        deadline = time.monotonic() + LEASE_S + HEARTBEAT_S
+        while True:
+            async with self.claim(turn.session_id, key):
+                prompt, created = await self._store.create_prompt(
+                    turn.session_id, turn.question, owner=turn.owner, idempotency_key=key, lease_s=LEASE_S
+                )
+                if created:
+                    started = replace(turn, prompt_id=prompt.prompt_id)
+                    return prompt, self.start_generation(started, keyed=key is not None), True
+                run: Generation | None = self.get(prompt.prompt_id)
+            if run is not None or prompt.status.finished or time.monotonic() > deadline:
+                return prompt, run, False
+            await asyncio.sleep(TAIL_POLL_S * 5)
+
+    async def drain(self, timeout_s: float) -> int:
+        """Let the generations running now finish, up to ``timeout_s``; how many were still running."""
+        runs = list(self._runs.values())
+        if runs and timeout_s > 0:
+            await asyncio.wait([r.task for r in runs], timeout=timeout_s)
+        return sum(not r.task.done() for r in runs)
+
     async def close(self, grace_s: float = 5.0) -> None:
+        if self._heartbeat is not None:
+            self._heartbeat.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._heartbeat
         runs = list(self._runs.values())
         for run in runs:
             run.cancel("shutdown")
@@ -298,8 +398,8 @@ class Generations:
             else:
                 self._key_locks[slot] = (lock, users - 1)
 
-    def start_generation(self, turn: Turn) -> Generation:
-        run = Generation(turn, self._turns, self._store, self._forget)
+    def start_generation(self, turn: Turn, *, keyed: bool = False) -> Generation:
+        run = Generation(turn, self._turns, self._store, self._forget, keyed=keyed)
         self._runs[run.prompt_id] = run
         return run
 
@@ -308,6 +408,9 @@ class Generations:
 
     def __iter__(self) -> Iterator[Generation]:
         return iter(list(self._runs.values()))
+
+    def __len__(self) -> int:
+        return len(self._runs)
 
     def _forget(self, run: Generation) -> None:
         if self._runs.get(run.prompt_id) is run:

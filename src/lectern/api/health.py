@@ -37,7 +37,7 @@ async def ready(svc: Annotated[Services, Depends(services)]) -> Response:
     }
     if down:
         reason = "; ".join(f"{name}: {why}" for name, why in down.items())
-        body = error_body("not_ready", f"Not ready: {reason}")
+        body = error_body("not_ready", f"Not ready: {reason}", status=503)
         body["dependencies"] = checks
         return _json(503, body)
     return _json(200, {"status": "ready", "dependencies": checks, "timestamp": iso_timestamp()})

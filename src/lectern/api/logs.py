@@ -17,6 +17,7 @@ from contextvars import ContextVar
 from typing import Any, Protocol
 from uuid import UUID
 
+from lectern.errors import StoreUnavailable
 from lectern.store.models import EventType, NewLogEvent
 
 log = logging.getLogger("lectern.api")
@@ -72,10 +73,36 @@ class JsonFormatter(logging.Formatter):
         return json.dumps(line, default=str, ensure_ascii=False)
 
 
-def configure_logging(level: str = "info") -> None:
-    """JSON lines on stderr for lectern and uvicorn; called by ``lectern serve`` and the worker factory."""
+class TextFormatter(JsonFormatter):
+    """One readable line per record for a person at a terminal: time, level, event, then key=value."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        fields = json.loads(super().format(record))
+        ts, level, event = fields.pop("ts"), fields.pop("level"), fields.pop("event")
+        fields.pop("logger", None)
+        exception = fields.pop("exception", None)
+        extras = " ".join(f"{key}={value}" for key, value in fields.items())
+        line = f"{ts[11:23]} {level.upper():<7} {event}" + (f"  {extras}" if extras else "")
+        return line + (f"\n{exception}" if exception else "")
+
+
+def log_formatter_name(fmt: str = "auto") -> str:
+    """``text`` when stderr is a terminal (or asked for), ``json`` otherwise: logs are read by people
+    at a terminal and by collectors everywhere else."""
+    if fmt == "auto":
+        return "text" if sys.stderr.isatty() else "json"
+    return fmt
+
+
+def _formatter(fmt: str) -> logging.Formatter:
+    return TextFormatter() if log_formatter_name(fmt) == "text" else JsonFormatter()
+
+
+def configure_logging(level: str = "info", fmt: str = "json") -> None:
+    """Log lines on stderr for lectern and uvicorn (JSON unless `fmt` says otherwise); called by
+    ``lectern serve`` and the worker factory."""
     handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(JsonFormatter())
+    handler.setFormatter(_formatter(fmt))
     for name in ("lectern", "uvicorn", "uvicorn.error"):
         logger = logging.getLogger(name)
         logger.handlers[:] = [handler]
@@ -83,12 +110,17 @@ def configure_logging(level: str = "info") -> None:
         logger.propagate = False
 
 
-def uvicorn_log_config(level: str = "info") -> dict[str, Any]:
+def uvicorn_log_config(level: str = "info", fmt: str = "json") -> dict[str, Any]:
     """uvicorn's own loggers in the same JSON shape (its access log is off: we log requests ourselves)."""
     return {
         "version": 1,
         "disable_existing_loggers": False,
-        "formatters": {"json": {"()": "lectern.api.logs.JsonFormatter"}},
+        "formatters": {
+            "json": {
+                "()": "lectern.api.logs."
+                + ("TextFormatter" if log_formatter_name(fmt) == "text" else "JsonFormatter")
+            }
+        },
         "handlers": {
             "stderr": {"class": "logging.StreamHandler", "formatter": "json", "stream": "ext://sys.stderr"}
         },
@@ -168,6 +200,8 @@ class LogSink:
         batch, self._pending = self._pending, []
         try:
             await self._store.log_events(batch)
+        except StoreUnavailable:
+            pass  # the store logs the outage once per interval; these rows are in the JSON lines
         except Exception:
             # Losing log rows must never fail requests; the JSON lines above already have them.
             log.warning("could not store %d log events", len(batch), exc_info=True)

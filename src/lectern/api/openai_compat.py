@@ -37,6 +37,7 @@ from starlette.datastructures import MutableHeaders
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from lectern import debug
 from lectern.api.errors import status_for_code
 from lectern.api.services import Services, services
 from lectern.conversation import Conversation
@@ -325,6 +326,10 @@ class _Run:
             "should_answer": answer.confidence.should_answer,
             "grounded": answer.grounded,
             "search_query": answer.search_query,
+            # A refusal: why, and the closest sections as further reading (never as citations).
+            "refusal_reason": answer.refusal_reason,
+            "related": [CitationOut.of(c).model_dump() for c in answer.related],
+            **debug.report(answer),  # timings; warnings such as a TOKEN_LIMIT trim
         }
 
     def chunk(self, delta: dict[str, Any], finish: str | None = None, **extra: Any) -> bytes:
@@ -338,6 +343,11 @@ class _Run:
             **extra,
         }
         return _sse(body)
+
+
+def _verification(answer: Answer) -> dict[str, Any] | None:
+    """Beside `citations`: how an LLM answer held up against its passages (null for other writers)."""
+    return answer.verification.model_dump(mode="json") if answer.verification else None
 
 
 def _sse(body: dict[str, Any]) -> bytes:
@@ -417,6 +427,7 @@ async def chat_completions(body: ChatCompletionRequest, svc: Svc) -> Response:
         "content": answer.text,
         "refusal": None,
         "citations": [CitationOut.of(c).model_dump() for c in answer.citations],
+        "verification": _verification(answer),
     }
     return JSONResponse(
         {
@@ -428,7 +439,8 @@ async def chat_completions(body: ChatCompletionRequest, svc: Svc) -> Response:
             "choices": [{"index": 0, "message": message, "logprobs": None, "finish_reason": "stop"}],
             "usage": usage_of(answer, tokenizer, run.texts, list(run.retrieved.values())),
             "lectern": run.extension(answer),
-        }
+        },
+        headers={"Server-Timing": debug.server_timing(answer)},
     )
 
 
@@ -457,7 +469,8 @@ async def _stream(
             answer = event.answer
             _log_done(svc, answer)
             citations = [CitationOut.of(c).model_dump() for c in answer.citations]
-            yield run.chunk({"citations": citations}, "stop", lectern=run.extension(answer), **usage_field)
+            final = {"citations": citations, "verification": _verification(answer)}
+            yield run.chunk(final, "stop", lectern=run.extension(answer), **usage_field)
             if include_usage:
                 usage = usage_of(answer, tokenizer, run.texts, list(run.retrieved.values()))
                 yield _sse(

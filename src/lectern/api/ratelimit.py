@@ -78,5 +78,18 @@ class RateLimiter:
         retry = max(1, math.ceil(stats.reset_time - now))
         return Verdict(False, self.item.amount, max(stats.remaining, 0), math.ceil(stats.reset_time), retry)
 
+    async def blocked(self, identity: str) -> Verdict | None:
+        """Whether ``identity`` has spent its budget, without counting a request (None: it has not)."""
+        if self.item is None or await self._limiter.test(self.item, identity):
+            return None
+        stats = await self._limiter.get_window_stats(self.item, identity)
+        retry = max(1, math.ceil(stats.reset_time - time.time()))
+        return Verdict(False, self.item.amount, 0, math.ceil(stats.reset_time), retry)
+
+    async def count(self, identity: str) -> None:
+        """Count one event (a failed authentication) against ``identity``."""
+        if self.item is not None:
+            await self._limiter.hit(self.item, identity)
+
     async def ping(self) -> bool:
         return bool(await self._storage.check())

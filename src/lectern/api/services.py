@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import re
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -15,6 +16,7 @@ from lectern.api.generations import Generations
 from lectern.api.logs import LogSink
 from lectern.api.turns import Turns
 from lectern.engine import Engine
+from lectern.errors import LecternError
 from lectern.settings import Settings
 from lectern.store import ConversationStore
 
@@ -36,6 +38,7 @@ class Services:
     sink: LogSink
     probes: dict[str, Probe] = field(default_factory=dict)
     closers: list[Callable[[], Awaitable[None]]] = field(default_factory=list)
+    draining: bool = False  # shutting down: /ready says so, so balancers stop sending work
     _sweeper: asyncio.Task[None] | None = None
     _stop: asyncio.Event = field(default_factory=asyncio.Event)
 
@@ -60,6 +63,10 @@ class Services:
                 log.warning("sweep failed", exc_info=True)
 
     async def close(self) -> None:
+        self.draining = True
+        left = await self.generations.drain(self.settings.shutdown_drain_s)
+        if left:
+            log.warning("shutdown: cancelling generations still running", extra={"generations": left})
         if self._sweeper is not None:
             self._stop.set()
             await self._sweeper
@@ -81,12 +88,25 @@ class Services:
             except TimeoutError:
                 return {"status": "down", "reason": f"no answer within {timeout_s:g} s"}
             except Exception as exc:
-                return {"status": "down", "reason": str(exc) or type(exc).__name__}
+                return {"status": "down", "reason": public_reason(exc)}
             return {"status": "up", "latency_ms": round((time.perf_counter() - started) * 1000, 2)}
 
         names = list(self.probes)
         results = await asyncio.gather(*(run(self.probes[n]) for n in names))
-        return dict(zip(names, results, strict=True))
+        checks = dict(zip(names, results, strict=True))
+        if self.draining:
+            checks["server"] = {"status": "down", "reason": "shutting down"}
+        return checks
+
+
+_PATH = re.compile(r"(?:[A-Za-z]:\\|~?/)[^\s'\"():,;]*[^\s'\"():,;.]")
+
+
+def public_reason(exc: BaseException) -> str:
+    """Why a probe failed, for the /ready body: the error's message without file paths (data folders,
+    sockets, model files never leave the server)."""
+    text = exc.message if isinstance(exc, LecternError) else str(exc)
+    return _PATH.sub("<path>", text) or type(exc).__name__
 
 
 # Dependencies are ``async def``: FastAPI runs plain ``def`` ones in its thread pool, two thread hops

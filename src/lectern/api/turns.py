@@ -9,25 +9,29 @@ before the face shows ``Done`` to the client, so a client that saw the answer fi
 from __future__ import annotations
 
 import time
+from collections import OrderedDict
 from collections.abc import AsyncIterator, Awaitable
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar
-from uuid import UUID
+from uuid import UUID, uuid4
 
 import anyio
 
-from lectern import errors
+from lectern import errors, metrics
 from lectern.api.chat_models import Source, answer_confidence
 from lectern.api.logs import LogSink, log
-from lectern.conversation import Conversation
+from lectern.api.session_queue import SessionQueue
+from lectern.conversation import Conversation, RetrievalKey
 from lectern.conversation import Message as ConversationMessage
 from lectern.engine import AskOptions, Engine
 from lectern.events import Done, Event, Failed, Retrieved
-from lectern.models import Answer, Citation
+from lectern.models import Answer, Citation, RetrievalResult
 from lectern.store import ConversationStore, NewMessage
 from lectern.store.models import WindowMessage
 
 INTERNAL_ERROR = "internal_error"
+CACHE_SESSIONS = 1024  # sessions whose retrieval cache is kept in this process
+CACHE_ENTRIES = 64  # retrievals per session before its cache starts afresh
 T = TypeVar("T")
 
 
@@ -46,15 +50,41 @@ class Turn:
     owner: str | None
     question: str
     options: AskOptions = field(default_factory=AskOptions)
-    prompt_id: UUID | None = None
+    # The turn's id (the generation API's prompt id), stored on its question and on its answer.
+    prompt_id: UUID | None = field(default_factory=uuid4)
 
 
 class Turns:
-    def __init__(self, engine: Engine, store: ConversationStore, sink: LogSink, *, history: int) -> None:
+    def __init__(
+        self,
+        engine: Engine,
+        store: ConversationStore,
+        sink: LogSink,
+        *,
+        history: int,
+        queue: SessionQueue | None = None,
+    ) -> None:
         self.engine = engine
         self.store = store
         self.sink = sink
         self.history = history
+        # One turn at a time per session; faces hold `queue.turn(session_id)` from begin to complete.
+        self.queue = queue or SessionQueue()
+        # Seed 001's per-session retrieval cache, kept between a session's requests (LRU of sessions).
+        self._caches: OrderedDict[UUID, dict[RetrievalKey, RetrievalResult]] = OrderedDict()
+
+    def forget(self, session_id: UUID) -> None:
+        """A deleted session's cached retrievals go with it."""
+        self._caches.pop(session_id, None)
+
+    def cache_for(self, session_id: UUID) -> dict[RetrievalKey, RetrievalResult]:
+        cache = self._caches.pop(session_id, None)
+        if cache is None or len(cache) > CACHE_ENTRIES:
+            cache = {}
+        self._caches[session_id] = cache
+        while len(self._caches) > CACHE_SESSIONS:
+            self._caches.popitem(last=False)
+        return cache
 
     async def begin(self, turn: Turn, *, new: bool = False, may_create: bool = True) -> Conversation:
         """Store the question and load the engine's window of the thread before it (creating the thread
@@ -66,7 +96,7 @@ class Turns:
             query_length=len(turn.question),
             prompt_id=None if turn.prompt_id is None else str(turn.prompt_id),
         )
-        window, _ = await self.store.start_turn(
+        started = await self.store.begin_turn(
             turn.session_id,
             NewMessage(role="user", content=turn.question, prompt_id=turn.prompt_id),
             owner=turn.owner,
@@ -74,13 +104,14 @@ class Turns:
             create=new or may_create,  # created on first use (seed 000)
         )
         base = self.engine.new_conversation()
-        messages = [_to_conversation(m) for m in window if m.role != "system"]
+        messages = [_to_conversation(m) for m in started.window if m.role != "system"]
         conversation = Conversation(
             system_prompt=base.system_prompt,
             max_history=base.max_history,
             session_id=str(turn.session_id),
             messages=messages,
-            turns=sum(m.role == "user" for m in messages),  # the turns in the window
+            turns=started.turn_number - 1,  # the session's turns before this one, not the window's
+            cache=self.cache_for(turn.session_id),
         )
         return conversation
 
@@ -93,6 +124,7 @@ class Turns:
                 if isinstance(event, Retrieved):
                     self._log_retrieval(turn, event)
                 elif isinstance(event, Failed):
+                    metrics.observe_failure(event.code)
                     self.sink.emit(
                         "error", thread_id=turn.session_id, code=event.code, error_message=event.message
                     )
@@ -100,17 +132,23 @@ class Turns:
                 if isinstance(event, Done | Failed):
                     return
         except errors.LecternError as exc:
+            metrics.observe_failure(exc.code)
             self.sink.emit("error", thread_id=turn.session_id, code=exc.code, error_message=exc.message)
             yield Failed(exc.code, exc.message)
         except Exception:
             log.exception("engine failed", extra={"thread_id": str(turn.session_id)})
+            metrics.observe_failure(INTERNAL_ERROR)
             self.sink.emit("error", thread_id=turn.session_id, code=INTERNAL_ERROR)
             yield Failed(INTERNAL_ERROR, "An unexpected error occurred while answering.")
 
-    async def complete(self, turn: Turn, answer: Answer, started: float) -> None:
-        """Store the answer; faces call this on ``Done`` before they show it."""
-        await self._store_answer(turn, answer)
+    async def complete(self, turn: Turn, answer: Answer, started: float) -> int:
+        """Store the answer; faces call this on ``Done`` before they show it. Returns the stored
+        message's seq (feedback names it)."""
+        with metrics.StoreTimer():
+            seq = await self._store_answer(turn, answer)
+        metrics.observe_answer(answer)
         self._log_done(turn, answer, started)
+        return seq
 
     async def save_partial(self, turn: Turn, text: str) -> None:
         """A cancelled generation keeps what it had written (seed 004: the partial turn is saved)."""
@@ -121,8 +159,8 @@ class Turns:
                 owner=turn.owner,
             )
 
-    async def _store_answer(self, turn: Turn, answer: Answer) -> None:
-        await self.store.append_messages(
+    async def _store_answer(self, turn: Turn, answer: Answer) -> int:
+        stored = await self.store.append_messages(
             turn.session_id,
             [
                 NewMessage(
@@ -138,6 +176,7 @@ class Turns:
             retrievals=answer.retrieval_count,
             tokens=answer.usage.total_tokens,
         )
+        return stored[0].seq
 
     def _log_retrieval(self, turn: Turn, event: Retrieved) -> None:
         timings = event.result.timings

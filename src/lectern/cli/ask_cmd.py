@@ -13,121 +13,152 @@ import os
 import select
 import sys
 from collections.abc import AsyncIterator
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.table import Table
+from rich.markup import escape
 
 from lectern.cli.main import app, console, err_console, handles_errors, settings
-from lectern.conversation import Conversation
-from lectern.engine import AskOptions, Engine
+from lectern.cli.render import MarkdownStream, plural, print_citations, print_footer
 from lectern.errors import InvalidInput, LecternError
-from lectern.events import Done, Event, Failed, Retrieved, Token
-from lectern.index.base import SearchFilters
-from lectern.models import Answer
-from lectern.retrieval import CHAT_MAX_TOP_K
-from lectern.writers.llm_spec import parse_llm_spec
 
-CHAT_HELP = (
-    "Ask about your documents. /sources shows the last answer's sources, /reset forgets, /exit leaves."
-)
+if TYPE_CHECKING:
+    from lectern.conversation import Conversation
+    from lectern.engine import AskOptions, Engine
+    from lectern.events import Event
+    from lectern.models import Answer
+
+CHAT_MAX_TOP_K = 10  # lectern.retrieval.CHAT_MAX_TOP_K, without importing the retrieval stack for --help
+CHAT_COMMANDS = {
+    "/help": "this list",
+    "/sources": "the last answer's sources, one per line",
+    "/reset": "forget the conversation and start again",
+    "/session": "the session id",
+    "/exit": "leave (also /quit or Ctrl-D)",
+}
+CHAT_HELP = "Ask about your documents. /help lists the commands; /exit or Ctrl-D leaves."
+# Typed alone, these are almost surely meant as commands, not questions about the documents.
+BARE_COMMANDS = {"exit": "/exit", "quit": "/exit", "help": "/help", "reset": "/reset", "sources": "/sources"}
 EMPTY_QUESTION = "The question is empty; please type a question."
 
 TopK = Annotated[
-    int | None, typer.Option("--top-k", "-k", min=1, max=CHAT_MAX_TOP_K, help="Chunks to retrieve (1-10).")
+    int | None,
+    typer.Option("--top-k", "-k", metavar="N", min=1, max=CHAT_MAX_TOP_K, help="Chunks to retrieve (1-10)."),
 ]
 Threshold = Annotated[
     float | None,
-    typer.Option("--threshold", "-t", min=0.0, max=1.0, help="Minimum similarity of a chunk (0-1)."),
+    typer.Option(
+        "--threshold", "-t", metavar="SIM", min=0.0, max=1.0, help="Minimum similarity of a chunk (0-1)."
+    ),
 ]
 Filters = Annotated[
     list[str] | None,
-    typer.Option("--filter", "-f", help="key=value on any payload key; url_prefix=... (repeatable)."),
+    typer.Option(
+        "--filter",
+        "-f",
+        metavar="KEY=VALUE",
+        help="Only chunks whose KEY equals VALUE (title, chapter, section, source_path, a front-matter key, "
+        "or url_prefix=...); repeatable.",
+    ),
 ]
 LLM = Annotated[
     str | None,
     typer.Option(
-        "--llm", help="Answer writer: extractive (default) or PROVIDER:MODEL, e.g. openai:gpt-4o-mini."
+        "--llm",
+        metavar="PROVIDER:MODEL",
+        help="Answer writer: extractive (default), or e.g. openai:gpt-4o-mini, ollama:llama3.2, "
+        "vllm:MODEL, llamacpp:MODEL, openrouter:MODEL.",
     ),
 ]
-Collection = Annotated[str | None, typer.Option("--collection", "-c", help="Collection to ask.")]
+Collection = Annotated[
+    str | None, typer.Option("--collection", "-c", metavar="NAME", help="Collection to ask (default docs).")
+]
 
 
-def _engine(collection: str | None, llm: str | None) -> Engine:
+def _engine(collection: str | None, llm: str | None, filters: list[str] | None = None) -> Engine:
+    """The engine for a collection that exists and has chunks, with filters that match something."""
+    from lectern.cli.checks import check_filters, require_collection
+    from lectern.engine import Engine
+    from lectern.runtime import Runtime
+    from lectern.writers.llm_spec import parse_llm_spec
+
     overrides: dict[str, Any] = {"collection": collection}
     if llm:
         spec = parse_llm_spec(llm)
         overrides.update(spec.settings_overrides(os.environ.get("LECTERN_LLM_BASE_URL", "")))
-    return Engine.from_settings(settings(**overrides), collection)
+    config = settings(**overrides)
+    runtime = Runtime(config, collection or "")
+    require_collection(runtime)
+    check_filters(runtime, _filters(filters))
+    return Engine.from_settings(config, collection, runtime=runtime)
 
 
-def _options(top_k: int | None, threshold: float | None, filters: list[str] | None) -> AskOptions:
+def _filters(filters: list[str] | None) -> Any:
+    from lectern.index.base import SearchFilters
+
     try:
         parsed = SearchFilters.parse(filters or [])
     except ValueError as exc:
         raise InvalidInput(str(exc)) from None
-    return AskOptions(
-        top_k=top_k,
-        threshold=threshold,
-        filters=None if parsed.is_empty() else parsed,
-        max_top_k=CHAT_MAX_TOP_K,
-    )
+    return None if parsed.is_empty() else parsed
+
+
+def _options(top_k: int | None, threshold: float | None, filters: list[str] | None) -> AskOptions:
+    from lectern.engine import AskOptions
+
+    return AskOptions(top_k=top_k, threshold=threshold, filters=_filters(filters), max_top_k=CHAT_MAX_TOP_K)
 
 
 async def _print_stream(events: AsyncIterator[Event]) -> Answer:
-    """Print tokens as they come; the finished answer, or the turn's error raised as a LecternError."""
+    """Print the answer as it is written; the finished answer, or the turn's error as a LecternError."""
+    from lectern.events import Done, Failed, Token
+
+    out = MarkdownStream(console)
+    streamed: list[str] = []
     async for event in events:
         if isinstance(event, Token):
-            console.print(event.text, end="", markup=False, highlight=False, soft_wrap=True)
+            streamed.append(event.text)
+            out.feed(event.text)
         elif isinstance(event, Done):
-            console.print()
-            return event.answer
+            out.close()
+            answer = event.answer
+            if "".join(streamed).strip() != answer.text.strip():
+                # The model's words did not all hold up against its sources: redraw the verified answer.
+                console.print("\n[bold]Checked against the sources:[/bold]")
+                checked = MarkdownStream(console)
+                checked.feed(answer.text)
+                checked.close()
+            return answer
         elif isinstance(event, Failed):
+            out.close()
             raise LecternError(event.message, code=event.code)
-        elif isinstance(event, Retrieved):
-            pass  # the sources are shown with the answer
     raise LecternError("The answer stream ended without an answer.")
 
 
-def sources_table(answer: Answer) -> Table:
-    table = Table(show_header=True, header_style="bold", box=None, pad_edge=False)
-    table.add_column("#", justify="right")
-    table.add_column("source", overflow="fold")
-    table.add_column("section", overflow="fold")
-    table.add_column("url", overflow="fold")
-    table.add_column("score", justify="right")
-    for c in answer.citations:
-        section = " › ".join(c.heading_hierarchy[1:]) or c.section
-        table.add_row(
-            f"[{c.number}]",
-            c.title or c.source_path,
-            section,
-            c.url or c.source_path,
-            f"{c.similarity_score:.2f}",
-        )
-    return table
-
-
-def print_footer(answer: Answer) -> None:
-    for warning in answer.warnings:
-        err_console.print(f"[yellow]warning:[/] {warning}", highlight=False, soft_wrap=True)
-    if answer.citations:
-        console.print()
-        console.print(sources_table(answer))
-    c = answer.confidence
-    colour = {"high": "green", "medium": "green", "low": "yellow"}.get(c.confidence_level, "red")
-    console.print(
-        f"[dim]confidence:[/] [{colour}]{c.confidence_level}[/] "
-        f"[dim](average similarity {c.average_similarity:.2f} over {c.num_chunks} chunks, "
-        f"{answer.timings.total_ms:.0f} ms)[/]",
-        highlight=False,
-    )
+def _question(question: str | None) -> str:
+    """The argument, or the whole of stdin when it is '-' or absent and stdin is not a terminal."""
+    if question is None or question == "-":
+        if question is None and sys.stdin.isatty():
+            raise InvalidInput(
+                'no question: lectern ask "QUESTION", or pipe one in: echo QUESTION | lectern ask'
+            )
+        question = sys.stdin.read()
+    if not question.strip():
+        raise InvalidInput(EMPTY_QUESTION)
+    return question.strip()
 
 
 @app.command()
 @handles_errors
 def ask(
-    question: Annotated[str, typer.Argument(help="Your question about the documents.")],
+    question: Annotated[
+        str | None,
+        typer.Argument(
+            metavar="QUESTION",
+            help="Your question about the documents; '-' or nothing reads it from stdin.",
+            show_default=False,
+        ),
+    ] = None,
     top_k: TopK = None,
     threshold: Threshold = None,
     filters: Filters = None,
@@ -136,19 +167,18 @@ def ask(
     as_json: Annotated[bool, typer.Option("--json", help="Print the answer as JSON.")] = False,
 ) -> None:
     """Answer a question from the documents, with its sources and how confident the answer is."""
-    if not question.strip():
-        raise InvalidInput(EMPTY_QUESTION)
+    text = _question(question)
     options = _options(top_k, threshold, filters)
-    engine = _engine(collection, llm)
+    engine = _engine(collection, llm, filters)
     conversation = engine.new_conversation()
     if as_json:
-        answer = asyncio.run(engine.run(question, conversation, options))
+        answer = asyncio.run(engine.run(text, conversation, options))
         payload = answer.model_dump(mode="json")
         payload["should_answer"] = answer.confidence.should_answer
         typer.echo(json.dumps(payload, indent=2, ensure_ascii=False))
         return
-    answer = asyncio.run(_print_stream(engine.stream(question, conversation, options)))
-    print_footer(answer)
+    answer = asyncio.run(_print_stream(engine.stream(text, conversation, options)))
+    print_footer(console, err_console, answer)
 
 
 @app.command()
@@ -162,7 +192,7 @@ def chat(
 ) -> None:
     """Talk with your documents: follow-up questions use the conversation so far."""
     options = _options(top_k, threshold, filters)
-    engine = _engine(collection, llm)
+    engine = _engine(collection, llm, filters)
     conversation = engine.new_conversation()
     console.print(f"[dim]{CHAT_HELP}[/]", highlight=False)
     last: Answer | None = None
@@ -177,8 +207,18 @@ def chat(
             console.print("\n[dim](Ctrl-C stops an answer; /exit or Ctrl-D leaves)[/]")
             continue
         command = line.strip().lower()
+        if command in BARE_COMMANDS:
+            command = BARE_COMMANDS[command]
+            console.print(f"[dim](taken as {command}; to ask it as a question, add more words)[/]")
         if command in {"/exit", "/quit"}:
             return
+        if command == "/help":
+            for name, what in CHAT_COMMANDS.items():
+                console.print(f"  [bold]{name:<9}[/] {what}", highlight=False)
+            continue
+        if command == "/session":
+            console.print(f"session {conversation.session_id}", highlight=False)
+            continue
         if command == "/reset":
             conversation.reset()
             last = None
@@ -189,11 +229,12 @@ def chat(
             continue
         if command.startswith("/"):
             console.print(
-                f"[yellow]Unknown command {line.strip()!r}.[/] [dim]{CHAT_HELP}[/]", highlight=False
+                f"[yellow]Unknown command {escape(line.strip())!r}.[/] [dim]/help lists the commands.[/]",
+                highlight=False,
             )
             continue
         if not line.strip():
-            console.print(f"[yellow]{EMPTY_QUESTION}[/]")  # seed 001 INVALID_INPUT: prompt again
+            console.print(f"[yellow]{EMPTY_QUESTION}[/]")
             continue
         last = _chat_turn(engine, conversation, line, options) or last
 
@@ -233,7 +274,7 @@ def _read_line(prompt: str) -> str:
 def _chat_turn(
     engine: Engine, conversation: Conversation, question: str, options: AskOptions
 ) -> Answer | None:
-    console.print("[bold magenta]lectern>[/] ", end="")
+    console.print("[bold magenta]lectern>[/]")
     try:
         answer = asyncio.run(_print_stream(engine.stream(question, conversation, options)))
     except KeyboardInterrupt:
@@ -244,10 +285,13 @@ def _chat_turn(
         err_console.print(f"[bold red]error:[/] {exc.message}", highlight=False, soft_wrap=True)
         return None
     c = answer.confidence
-    console.print(
-        f"[dim]confidence {c.confidence_level}, {len(answer.citations)} sources (/sources)[/]",
-        highlight=False,
-    )
+    if answer.citations:
+        console.print(
+            f"[dim]confidence {c.confidence_level}, {plural(len(answer.citations), 'source')} (/sources)[/]",
+            highlight=False,
+        )
+    else:
+        print_footer(console, err_console, answer)  # a refusal: why, and what to read instead
     return answer
 
 
@@ -255,4 +299,4 @@ def _show_sources(answer: Answer | None) -> None:
     if answer is None or not answer.citations:
         console.print("[dim]No sources yet.[/]")
         return
-    console.print(sources_table(answer))
+    print_citations(console, answer.citations, numbered=True)

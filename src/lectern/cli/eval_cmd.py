@@ -4,18 +4,18 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated, cast
+from typing import TYPE_CHECKING, Annotated, cast
 
 import typer
 from rich.table import Table
 
 from lectern.cli.main import app, console, handles_errors, settings
 from lectern.errors import InvalidInput
-from lectern.evaluation.beir import load_beir
-from lectern.evaluation.retrieval import evaluate_retrieval
-from lectern.ingest.pipeline import IngestOptions
-from lectern.models import SearchModeName
-from lectern.runtime import Runtime
+
+if TYPE_CHECKING:
+    from rich.progress import TaskID
+
+    from lectern.models import SearchModeName
 
 eval_app = typer.Typer(help="Measure retrieval quality.", no_args_is_help=True)
 app.add_typer(eval_app, name="eval")
@@ -41,11 +41,41 @@ def retrieval(
     output: Annotated[Path | None, typer.Option("--output", "-o", help="Where to write the JSON.")] = None,
 ) -> None:
     """Print nDCG@10, Recall@10, Recall@100 and MRR@10 per search mode, and write them as JSON."""
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
+    from lectern.evaluation.beir import load_beir
+    from lectern.evaluation.retrieval import evaluate_retrieval
+    from lectern.ingest.pipeline import IngestOptions
+    from lectern.runtime import Runtime
+
     name = beir.resolve().name
     config = settings(collection=collection or f"beir-{name}")
     runtime = Runtime(config)
     dataset = load_beir(beir, split)
-    with console.status(f"Ingesting {name} and running {len(dataset.queries)} queries…"):
+    with Progress(
+        TextColumn("{task.description:<22}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TextColumn("· ETA"),
+        TimeRemainingColumn(),
+        console=console,
+        transient=True,
+    ) as bar:
+        tasks: dict[str, TaskID] = {}
+
+        def progress(stage: str, done: int, total: int) -> None:
+            if stage not in tasks:
+                tasks[stage] = bar.add_task(stage, total=total)
+            bar.update(tasks[stage], completed=done, total=total)
+
         result = evaluate_retrieval(
             dataset,
             name=name,
@@ -60,6 +90,7 @@ def retrieval(
                 overlap_tokens=config.chunk_overlap_tokens,
                 flush_chunks=config.ingest_flush_chunks,
             ),
+            progress=progress,
         )
     table = Table(
         title=f"{name} ({split}): {result.queries} queries, {result.documents} docs, {result.chunks} chunks",

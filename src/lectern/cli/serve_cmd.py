@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import errno
 import ipaddress
 import os
+import socket
 from typing import Annotated
 
 import typer
@@ -26,40 +28,113 @@ def is_loopback(host: str) -> bool:
         return False  # a host name: it may resolve to anything
 
 
+def port_problem(host: str, port: int) -> str | None:
+    """Why `host:port` cannot be bound, said before minutes of model loading, or None when it can."""
+    family = socket.AF_INET6 if ":" in host.strip("[]") else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn binds
+        try:
+            probe.bind((host.strip("[]"), port))
+        except OSError as exc:
+            if exc.errno == errno.EADDRINUSE:
+                return f"port {port} is in use (try --port {port + 1 if port < 65535 else 8000})"
+            if exc.errno == errno.EACCES:
+                return (
+                    f"no permission to bind port {port} (ports below 1024 need privileges; try --port 8000)"
+                )
+            return f"cannot listen on {host}:{port}: {exc.strerror or exc}"
+    return None
+
+
+def _banner(host: str, port: int, collection: str, chunks: int, workers: int, chat_page: bool) -> None:
+    shown = f"[{host}]" if ":" in host and not host.startswith("[") else host
+    url = f"http://{shown}:{port}"
+    err_console.print(
+        f"[bold]Lectern[/] serving collection [bold]{collection}[/] ({chunks:,} chunks) on [cyan]{url}[/]"
+        + (f" with {workers} workers" if workers > 1 else ""),
+        highlight=False,
+        soft_wrap=True,
+    )
+    err_console.print(
+        f"  try:  curl -s {url}/chat/run -H 'content-type: application/json' "
+        """-d '{"message": "What do these documents cover?"}'""",
+        highlight=False,
+        soft_wrap=True,
+        markup=False,
+    )
+    page = f"chat page: {url}/   " if chat_page else ""
+    err_console.print(
+        f"  {page}API docs: {url}/docs   readiness: {url}/ready", highlight=False, soft_wrap=True
+    )
+
+
 @app.command()
 @handles_errors
 def serve(
     host: Annotated[str, typer.Option("--host", help="Address to bind.")] = "127.0.0.1",
-    port: Annotated[int, typer.Option("--port", "-p", min=1, max=65535)] = 8000,
+    port: Annotated[
+        int, typer.Option("--port", "-p", metavar="PORT", min=1, max=65535, help="Port to listen on.")
+    ] = 8000,
     workers: Annotated[
-        int, typer.Option("--workers", "-w", min=1, max=64, help="Worker processes (use Redis with >1).")
+        int,
+        typer.Option(
+            "--workers", "-w", metavar="N", min=1, max=64, help="Worker processes (use Redis with >1)."
+        ),
     ] = 1,
     insecure: Annotated[
         bool, typer.Option("--insecure", help="Serve a non-loopback address without API keys.")
     ] = False,
-    collection: Annotated[str | None, typer.Option("--collection", "-c")] = None,
-    log_level: Annotated[str, typer.Option("--log-level", help="debug, info, warning, error.")] = "info",
+    collection: Annotated[
+        str | None, typer.Option("--collection", "-c", metavar="NAME", help="Collection to serve.")
+    ] = None,
+    log_level: Annotated[
+        str, typer.Option("--log-level", metavar="LEVEL", help="debug, info, warning, error.")
+    ] = "info",
 ) -> None:
     """Run the HTTP API (chat, streaming, generation sessions); docs at /docs."""
+    config = settings(collection=collection)
+    problem = port_problem(host, port)
+    if problem:
+        raise fail(problem)
+
     import uvicorn
 
     from lectern.api.app import create_app
-    from lectern.api.logs import configure_logging, uvicorn_log_config
+    from lectern.api.logs import configure_logging, log_formatter_name, uvicorn_log_config
+    from lectern.cli.checks import collection_problem
+    from lectern.runtime import Runtime
     from lectern.store import upgrade_database_sync
 
-    config = settings(collection=collection)
     if not is_loopback(host) and not config.api_keys and not insecure:
         raise fail(
             f"refusing to serve {host} without API keys: anyone who can reach it could use it. "
             "Set LECTERN_API_KEYS, bind 127.0.0.1, or pass --insecure."
         )
+    runtime = Runtime(config)
+    empty = collection_problem(runtime)
+    if empty is not None:
+        err_console.print(
+            f"[yellow]warning:[/] {empty.message}. Until then every question is refused and /ready "
+            "answers 503.",
+            highlight=False,
+            soft_wrap=True,
+        )
+    _banner(host, port, runtime.collection, 0 if empty else runtime.index.count(), workers, config.chat_page)
     level = log_level.lower()
-    configure_logging(level)
+    fmt = log_formatter_name(config.log_format)
+    configure_logging(level, fmt)
     # Once here rather than racing in every worker.
     upgrade_database_sync(config.effective_database_url)
-    options = {"host": host, "port": port, "log_config": uvicorn_log_config(level), "access_log": False}
+    options = {
+        "host": host,
+        "port": port,
+        "log_config": uvicorn_log_config(level, fmt),
+        "access_log": False,
+        # on SIGTERM: stop accepting, let open streams finish for up to this long, then stop
+        "timeout_graceful_shutdown": max(1, round(config.shutdown_drain_s)),
+    }
     if workers == 1:
-        uvicorn.run(create_app(config), **options)  # type: ignore[arg-type]
+        uvicorn.run(create_app(config, metrics_host=host), **options)  # type: ignore[arg-type]
         return
     if not config.redis_url:
         err_console.print(
@@ -71,6 +146,7 @@ def serve(
     os.environ["LECTERN_DATA_DIR"] = str(config.data_dir)
     os.environ["LECTERN_COLLECTION"] = config.collection
     os.environ["LECTERN_LOG_LEVEL"] = level
+    os.environ["LECTERN_LOG_FORMAT"] = fmt
     # A worker loads the embedding model before it answers the supervisor's pings; on a busy machine
     # that takes longer than uvicorn's 5 s, and a healthy worker would be killed and restarted.
     uvicorn.run(

@@ -9,20 +9,25 @@ The SDK's session manager needs a running task group: this router's lifespan (me
 app's, after it, so the services exist) starts a fresh manager each time the app starts. It runs
 stateless with JSON responses: no MCP session lives in one replica's memory, so any replica behind a load
 balancer can answer any request; conversation state is in the store, keyed by ``ask``'s ``session_id``.
+Stateless also means no transport session (no ``Mcp-Session-Id``) exists to be bound to a key or taken
+over by another; the conversations are bound instead: a ``session_id`` opened with one API key is "not
+found" for every other key (the store's owner check, as on the chat API).
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from fastapi import APIRouter, FastAPI
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
+from starlette.datastructures import Headers, MutableHeaders
 from starlette.routing import Route
-from starlette.types import Receive, Scope, Send
+from starlette.types import Message, Receive, Scope, Send
 
-from lectern.api.errors import error_response
+from lectern.api.errors import error_body, error_response
 from lectern.api.services import Services
 from lectern.mcp.server import Backend, BackendSlot, create_mcp_server
 from lectern.settings import Settings
@@ -57,7 +62,39 @@ class _Endpoint:
             response = error_response(503, "service_unavailable", "The MCP endpoint is not running.")
             await response(scope, receive, send)
             return
-        await self.manager.handle_request(scope, receive, send)
+        await self.manager.handle_request(scope, receive, _json_errors(scope, send))
+
+
+def _json_errors(scope: Scope, send: Send) -> Send:
+    """The SDK answers some transport errors (a bad Host, a wrong Accept) in text/plain: send them as
+    JSON-RPC errors, status kept, so every /mcp answer is JSON."""
+    start: Message | None = None
+    chunks: list[bytes] = []
+
+    async def wrapped(message: Message) -> None:
+        nonlocal start
+        if message["type"] == "http.response.start":
+            content_type = Headers(raw=message.get("headers", [])).get("content-type", "")
+            if message["status"] >= 400 and not content_type.startswith("application/json"):
+                start = message
+                return
+            await send(message)
+            return
+        if start is None or message["type"] != "http.response.body":
+            await send(message)
+            return
+        chunks.append(message.get("body", b""))
+        if message.get("more_body", False):
+            return
+        text = b"".join(chunks).decode("utf-8", "replace").strip() or "The MCP request was refused."
+        body = json.dumps(error_body("mcp_transport", text, status=start["status"], family="mcp")).encode()
+        headers = MutableHeaders(scope=start)
+        headers["content-type"] = "application/json"
+        headers["content-length"] = str(len(body))
+        await send(start)
+        await send({"type": "http.response.body", "body": body, "more_body": False})
+
+    return wrapped
 
 
 def mcp_router(settings: Settings) -> APIRouter:

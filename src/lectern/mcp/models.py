@@ -6,10 +6,12 @@ that accompanies the structured content for clients that only show text.
 
 from __future__ import annotations
 
+from typing import Any
 from urllib.parse import quote
 
 from pydantic import BaseModel, Field
 
+from lectern import debug
 from lectern.index.base import DocumentSummary
 from lectern.models import (
     Answer,
@@ -18,6 +20,7 @@ from lectern.models import (
     ConfidenceMetrics,
     RetrievalResult,
     SearchHit,
+    Verification,
 )
 from lectern.views import CitedSource, unit_score
 
@@ -115,6 +118,20 @@ class AskResult(BaseModel):
     turn_number: int = Field(ge=1)
     search_query: str = Field(description="What was searched (follow-ups are made standalone).")
     timestamp: str
+    refusal_reason: str | None = Field(None, description="Why the question was refused; null when answered.")
+    related: list[AnswerSource] = Field(
+        default_factory=list, description="On a refusal: the closest sections, as further reading."
+    )
+    verification: Verification | None = Field(
+        None, description="An LLM answer's check against the passages the model was given; null otherwise."
+    )
+    timings: dict[str, Any] = Field(
+        default_factory=dict,
+        description="Stage timings in ms (embedding, search, ranking, generation, total).",
+    )
+    warnings: list[str] = Field(
+        default_factory=list, description="What limited the answer, e.g. a TOKEN_LIMIT trim of the history."
+    )
 
     @classmethod
     def of(cls, answer: Answer, session_id: str) -> AskResult:
@@ -129,6 +146,11 @@ class AskResult(BaseModel):
             turn_number=answer.turn_number,
             search_query=answer.search_query,
             timestamp=answer.timestamp,
+            refusal_reason=answer.refusal_reason,
+            related=[AnswerSource.of(c) for c in answer.related],
+            verification=answer.verification,
+            timings=debug.timings(answer),
+            warnings=list(answer.warnings),
         )
 
     def text(self) -> str:
@@ -138,6 +160,12 @@ class AskResult(BaseModel):
             for s in self.sources:
                 where = " > ".join(s.heading_path) or s.title or s.source_path
                 lines.append(f"[{s.number}] {where} {s.url or s.source_path} (score {s.score:.3f})")
+            blocks.append("\n".join(lines))
+        if self.related:
+            lines = ["Related reading:"]
+            for s in self.related:
+                where = " > ".join(s.heading_path) or s.title or s.source_path
+                lines.append(f"- {where} {s.url or s.source_path}")
             blocks.append("\n".join(lines))
         blocks.append(
             f"Confidence: {self.confidence_level} (should_answer: {str(self.should_answer).lower()}); "

@@ -34,6 +34,7 @@ from pydantic import BaseModel, Field
 
 import lectern
 from lectern.api.logs import LogSink
+from lectern.api.session_queue import SessionQueue
 from lectern.api.turns import Turn, Turns
 from lectern.engine import AskOptions, Engine
 from lectern.errors import LecternError
@@ -272,14 +273,15 @@ def create_mcp_server(
                     max_top_k=CHAT_MAX_TOP_K,
                 ),
             )
-            conversation = await backend.turns.begin(turn, new=given is None)
-            async for event in backend.turns.events(turn, conversation):
-                if isinstance(event, Done):
-                    await backend.turns.complete(turn, event.answer, started)
-                    out = AskResult.of(event.answer, str(turn.session_id))
-                    return _result(out, out.text())
-                if isinstance(event, Failed):
-                    raise ToolError(event.message)
+            async with backend.turns.queue.turn(turn.session_id):  # the session's earlier question first
+                conversation = await backend.turns.begin(turn, new=given is None)
+                async for event in backend.turns.events(turn, conversation):
+                    if isinstance(event, Done):
+                        await backend.turns.complete(turn, event.answer, started)
+                        out = AskResult.of(event.answer, str(turn.session_id))
+                        return _result(out, out.text())
+                    if isinstance(event, Failed):
+                        raise ToolError(event.message)
         except LecternError as exc:
             raise ToolError(exc.message) from None
         raise ToolError("The answer stream ended without an answer.")
@@ -350,7 +352,11 @@ async def standalone_backend(settings: Settings) -> AsyncIterator[Backend]:
         sink = LogSink(store)
         sink.start()
         try:
-            yield Backend(engine, Turns(engine, store, sink, history=settings.max_history), settings)
+            queue = SessionQueue(
+                max_waiting=settings.session_max_waiting, wait_s=settings.session_turn_wait_s
+            )
+            turns = Turns(engine, store, sink, history=settings.max_history, queue=queue)
+            yield Backend(engine, turns, settings)
         finally:
             await sink.stop()
     finally:
