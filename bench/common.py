@@ -15,6 +15,7 @@ from lectern.engine import Engine
 from lectern.ingest.manifest import Manifest
 from lectern.ingest.pipeline import IngestPipeline
 from lectern.retrieval import Retriever
+from lectern.sentences import SentenceVectors
 from lectern.settings import Settings, load_settings
 from lectern.writers import create_writer
 
@@ -92,6 +93,7 @@ def build(corpus: Path, data_dir: Path | None = None, **overrides: Any) -> tuple
         embedder=embedder,
         index=index,
         manifest=Manifest(settings.state_db_path),
+        sentences=SentenceVectors.for_data_dir(embedder, settings.data_dir),
     )
     pipeline.ingest_paths([corpus])
     index.optimize()

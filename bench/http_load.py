@@ -2,7 +2,7 @@
 cancel latency, against real server processes on loopback.
 
     uv run python bench/http_load.py /work/shared/data/textbooks/textbook-a [--workers 2] [--clients 1,8,32]
-        [--mix distinct,repeated] [--runs 2]
+        [--mix distinct,repeated] [--runs 2] [--port 8123]
 
 1. Ingests FOLDER into ``bench/results/http/<name>`` (incremental: a re-run re-embeds nothing).
 2. Starts the service (uvicorn, the ``app_factory`` that ``lectern serve --workers`` runs) with the
@@ -166,9 +166,10 @@ def free_port() -> int:
 
 
 @contextmanager
-def server(env: dict[str, str], workers: int) -> Iterator[tuple[str, int]]:
-    """The service in its own process (uvicorn --factory, as `lectern serve --workers` runs it)."""
-    port = free_port()
+def server(env: dict[str, str], workers: int, port: int = 0) -> Iterator[tuple[str, int]]:
+    """The service in its own process (uvicorn --factory, as `lectern serve --workers` runs it), on
+    `port`, or on one the OS picks when 0. The servers run one after the other, so one port serves."""
+    port = port or free_port()
     command = [
         sys.executable, "-m", "uvicorn", "lectern.api.app:app_factory", "--factory",
         "--host", "127.0.0.1", "--port", str(port), "--workers", str(workers),
@@ -340,7 +341,7 @@ async def first_token(url: str, qs: list[str], count: int) -> dict[str, Any]:
             started = time.perf_counter()
             async with http.stream("POST", "/chat/stream", json={"message": qs[n % len(qs)]}) as response:
                 async for line in response.aiter_lines():
-                    if line.startswith("event: token"):
+                    if line.startswith("data:") and '"type": "token"' in line:
                         waits.append(time.perf_counter() - started)
                         break
                 else:
@@ -406,6 +407,9 @@ def main() -> None:
     )
     parser.add_argument("folder", type=Path)
     parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument(
+        "--port", type=int, default=0, help="loopback port for the servers; 0 (default) lets the OS pick one"
+    )
     parser.add_argument("--clients", default="1,8,32")
     parser.add_argument(
         "--requests", type=int, default=0, help="Per client count (default 40 x clients, >= 200)."
@@ -446,7 +450,7 @@ def main() -> None:
             database = args.database_url or f"sqlite+aiosqlite:///{Path(tmp) / f'{mix}.sqlite3'}"
             # distinct: every question embedded, whatever the order of the list
             cache = {"LECTERN_QUERY_CACHE_SIZE": "0"} if mix == "distinct" else {}
-            with server(service_env(data_dir, database, **cache), args.workers) as (url, pid):
+            with server(service_env(data_dir, database, **cache), args.workers, args.port) as (url, pid):
                 stream = question_stream(folder, mix)
                 asyncio.run(chat_run(url, stream, 4, 40, pid))  # warm up every worker
                 runs = []
@@ -475,7 +479,7 @@ def main() -> None:
                     "LECTERN_LLM_MODEL": "fake-model",
                 }
                 env = service_env(data_dir, f"sqlite+aiosqlite:///{Path(tmp) / 'cancel.sqlite3'}", **llm)
-                with server(env, args.workers) as (url, _):
+                with server(env, args.workers, args.port) as (url, _):
                     print(f"cancel latency over {args.cancels} trials ...", flush=True)
                     in_scope = questions(folder, in_scope=True)
                     result["cancel"] = asyncio.run(cancel_latency(url, provider, in_scope, args.cancels))

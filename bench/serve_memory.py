@@ -1,0 +1,134 @@
+"""Peak resident memory of `lectern serve` on an existing collection, after it has answered questions.
+
+    uv run python bench/serve_memory.py DATA_DIR COLLECTION QUESTIONS.jsonl [--answers 200] [--port 0]
+
+Starts `lectern serve` (one worker, SQLite conversations in a temporary folder, offline writer) on the
+collection already ingested in DATA_DIR (e.g. the `beir-scifact` collection that
+`lectern eval retrieval --beir scifact` leaves behind: ~10k chunks), waits for /ready, asks
+`--answers` questions over /chat/run (the `question` or `text` field of each line, cycled), and reads
+the server's VmHWM (peak RSS) and VmRSS from /proc. Linux only. Writes
+bench/results/serve-memory-<collection>.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+RESULTS = Path(__file__).parent / "results"
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def memory_mb(pid: int) -> dict[str, float]:
+    fields: dict[str, float] = {}
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        key, _, value = line.partition(":")
+        if key in ("VmHWM", "VmRSS"):
+            fields[key] = int(value.split()[0]) / 1024
+    return fields
+
+
+def questions(path: Path) -> list[str]:
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return [str(r.get("question") or r.get("text")) for r in rows]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("data_dir", type=Path)
+    parser.add_argument("collection")
+    parser.add_argument("questions", type=Path)
+    parser.add_argument("--answers", type=int, default=200)
+    parser.add_argument("--port", type=int, default=0, help="0 lets the OS pick one")
+    args = parser.parse_args()
+    qs = questions(args.questions)
+    port = args.port or free_port()
+    with tempfile.TemporaryDirectory() as tmp:
+        env = {
+            **os.environ,
+            "LECTERN_DATA_DIR": str(args.data_dir.resolve()),
+            "LECTERN_COLLECTION": args.collection,
+            "LECTERN_DATABASE_URL": f"sqlite+aiosqlite:///{Path(tmp) / 'memory.sqlite3'}",
+            "LECTERN_RATE_LIMIT": "",
+            "LECTERN_API_KEYS": "[]",
+        }
+        command = [
+            sys.executable,
+            "-m",
+            "lectern.cli",
+            "serve",
+            "--port",
+            str(port),
+            "--log-level",
+            "warning",
+        ]
+        started = time.perf_counter()
+        with tempfile.TemporaryFile() as log:
+            process = subprocess.Popen(command, env=env, stdout=log, stderr=log)
+            try:
+                url = f"http://127.0.0.1:{port}"
+                ready_s = _wait_ready(url, process, log) - started
+                at_ready = memory_mb(process.pid)
+                with httpx.Client(base_url=url, timeout=60) as client:
+                    for i in range(args.answers):
+                        reply = client.post("/chat/run", json={"message": qs[i % len(qs)]})
+                        if reply.status_code != 200:
+                            log.seek(0)
+                            tail = log.read().decode(errors="replace")[-3000:]
+                            raise SystemExit(f"/chat/run answered {reply.status_code}: {reply.text}\n{tail}")
+                after = memory_mb(process.pid)
+            finally:
+                process.terminate()
+                process.wait(timeout=20)
+    result: dict[str, Any] = {
+        "collection": args.collection,
+        "answers": args.answers,
+        "ready_s": round(ready_s, 2),
+        "rss_at_ready_mb": round(at_ready["VmRSS"], 1),
+        "rss_after_mb": round(after["VmRSS"], 1),
+        "peak_rss_mb": round(after["VmHWM"], 1),
+        "load_average": os.getloadavg(),
+    }
+    print(
+        f"{args.collection}: ready in {result['ready_s']} s, RSS at ready {result['rss_at_ready_mb']} MB, "
+        f"after {args.answers} answers {result['rss_after_mb']} MB, peak {result['peak_rss_mb']} MB "
+        f"(load average {result['load_average'][0]:.2f})"
+    )
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    out = RESULTS / f"serve-memory-{args.collection}.json"
+    out.write_text(json.dumps(result, indent=2), encoding="utf-8")
+    print(f"-> {out}")
+
+
+def _wait_ready(url: str, process: subprocess.Popen[bytes], log: Any) -> float:
+    deadline = time.monotonic() + 180
+    while True:
+        if process.poll() is not None or time.monotonic() > deadline:
+            log.seek(0)
+            raise SystemExit(f"the server did not start:\n{log.read().decode(errors='replace')[-3000:]}")
+        try:
+            if httpx.get(f"{url}/ready", timeout=2).status_code == 200:
+                return time.perf_counter()
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.1)
+
+
+if __name__ == "__main__":
+    main()
