@@ -4,7 +4,7 @@ and score the document rankings."""
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -73,6 +73,32 @@ def _percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))] if ordered else 0.0
 
 
+StageProgress = Callable[[str, int, int], None]
+"""(stage, done, total): called as documents are ingested and as queries are searched."""
+
+
+class _IngestCounter:
+    """The pipeline's progress, as documents done out of the corpus size."""
+
+    def __init__(self, report: StageProgress, total: int) -> None:
+        self.report, self.total, self.done = report, total, 0
+
+    def start(self, total_files: int) -> None:
+        pass
+
+    def file_done(self, source_path: str, status: str) -> None:
+        self.done += 1
+        self.report("ingesting documents", self.done, self.total)
+
+    def chunks_embedded(self, count: int, seconds: float) -> None:
+        pass
+
+
+def _corpus_size(dataset: BeirDataset) -> int:
+    with (dataset.root / "corpus.jsonl").open("rb") as handle:
+        return sum(1 for line in handle if line.strip())
+
+
 def evaluate_retrieval(
     dataset: BeirDataset,
     *,
@@ -84,8 +110,16 @@ def evaluate_retrieval(
     collection: str,
     modes: Sequence[SearchModeName],
     options: IngestOptions | None = None,
+    progress: StageProgress | None = None,
 ) -> RetrievalEvaluation:
-    pipeline = IngestPipeline(collection=collection, embedder=embedder, index=index, manifest=manifest)
+    report_progress: StageProgress = progress or (lambda stage, done, total: None)
+    pipeline = IngestPipeline(
+        collection=collection,
+        embedder=embedder,
+        index=index,
+        manifest=manifest,
+        progress=_IngestCounter(report_progress, _corpus_size(dataset)) if progress else None,
+    )
     started = time.perf_counter()
     report = pipeline.ingest_documents(dataset.documents(), root=f"beir:{name}", options=options)
     evaluation = RetrievalEvaluation(
@@ -97,7 +131,11 @@ def evaluate_retrieval(
         ingest_seconds=time.perf_counter() - started,
     )
     query_ids = sorted(dataset.queries)
-    vectors = {qid: embedder.embed_query(dataset.queries[qid]) for qid in query_ids}
+    total = len(query_ids)
+    vectors = {}
+    for done, qid in enumerate(query_ids, start=1):
+        vectors[qid] = embedder.embed_query(dataset.queries[qid])
+        report_progress("embedding queries", done, total)
     for mode in modes:
         run: dict[str, list[str]] = {}
         timings: list[float] = []
@@ -111,6 +149,7 @@ def evaluate_retrieval(
             )
             timings.append(time.perf_counter() - tick)
             run[qid] = rank_documents([h.chunk.source_path for h in hits])
+            report_progress(f"searching ({mode})", len(run), total)
         evaluation.results.append(
             ModeResult(
                 mode=mode,
