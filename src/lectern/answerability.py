@@ -56,6 +56,9 @@ FEATURES = (
     "heading",
 )
 PASSAGES = 5  # the decision looks at the best five passages
+ROOT_CHARS = 5  # shortest shared beginning that counts as the same root ("behav", "simul")
+ROOT_SHARE = 0.8  # ... and it must be most of the shorter word ("life" is not "lifecycle")
+_CONTRACTIONS = frozenset({"re", "ve", "ll", "nt"})  # what "we're", "I've" leave behind as words
 OFF_TOPIC_RARITY = 0.5  # zipf frequency below 3: "Webots", "quadcopter"; not "laptop" or "minutes"
 
 KnownTerm = Callable[[str], bool]
@@ -72,7 +75,11 @@ def rarity(word: str) -> float:
 
 def question_terms(question: str) -> list[tuple[str, bool]]:
     """(word, looks like a name) for each word of the question that can carry its topic."""
-    tokens = [w for w in content_words(question) if w.lower() not in ACTION_WORDS and len(w) > 1]
+    tokens = [
+        w
+        for w in content_words(question)
+        if w.lower() not in ACTION_WORDS and w.lower() not in _CONTRACTIONS and len(w) > 1
+    ]
     first = next((w for w in question.split() if w.lower() not in STOP_WORDS), "")
     seen: set[str] = set()
     out: list[tuple[str, bool]] = []
@@ -107,11 +114,30 @@ def is_compound(word: str) -> bool:
     return _COMPOUND.search(word) is not None
 
 
+def _shares_root(stem: str, terms: frozenset[str]) -> bool:
+    """A word whose stem the passages hold in another derivation: the stemmer keeps "behaves" (behav)
+    and "behavior" apart, and "maths" and "mathematical"; a reader's word form is not a new topic."""
+    if len(stem) < ROOT_CHARS:
+        return False
+    root = stem[:ROOT_CHARS]
+    for term in terms:
+        if term.startswith(root):
+            shared = next(
+                (i for i, (a, b) in enumerate(zip(stem, term, strict=False)) if a != b),
+                min(len(stem), len(term)),
+            )
+            if shared >= ROOT_SHARE * min(len(stem), len(term)):
+                return True
+    return False
+
+
 def _present(word: str, terms: frozenset[str], text: str) -> bool:
     if is_compound(word):
         return any(form in text for form in written_forms(word))
     stems = stem_terms(word)
     if stems and stems <= terms:
+        return True
+    if len(stems) == 1 and _shares_root(next(iter(stems)), terms):
         return True
     # A hyphenated ordinary word is there when its parts are ("box-shaped": box ... shaped).
     parts = [p for p in word.split("-") if p]

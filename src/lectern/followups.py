@@ -90,6 +90,13 @@ FOLLOWUP_OPENERS = (
 MIN_OWN_CONTENT_WORDS = 2
 SELF_CONTAINED_WORDS = 4  # this many topic words of its own: a question stands alone
 _TAKES_ONE = ACTION_WORDS | _word_set("pick need want have recommend prefer cancel stop pause remove delete")
+# Back-references no self-contained question makes, however many words of its own it has: "which of
+# those ...", "... between the two"; and a reply that carries on the conversation ("ok, but why bother
+# with one ...") when it also points back.
+_GROUP_BACK = re.compile(
+    r"\b(?:of|among|between)\s+(?:those|these|them|the\s+two|the\s+three|both)\b", re.IGNORECASE
+)
+_CONTINUES = re.compile(r"^\s*(?:ok(?:ay)?|but|so|then|right|hmm)\b\s*,?", re.IGNORECASE)
 _WHAT_ABOUT = re.compile(r"^\s*(?:and\s+)?(?:what|how)\s+about\s+(.+)$", re.IGNORECASE)
 
 
@@ -136,7 +143,9 @@ def is_followup(question: str) -> bool:
     service and how does it differ from actions?") stands alone even when it has a pronoun: its
     pronoun points inside the question."""
     lowered = question.strip().lower()
-    if any(lowered.startswith(opener) for opener in FOLLOWUP_OPENERS):
+    if any(lowered.startswith(opener) for opener in FOLLOWUP_OPENERS) or _GROUP_BACK.search(question):
+        return True
+    if _CONTINUES.match(question) and (points_back(question) or "one" in lowered.split()):
         return True
     own = content_words(question)
     topical = [w for w in own if w.lower() not in ACTION_WORDS and w.lower() not in ANAPHORA]

@@ -30,7 +30,7 @@ from lectern.writers.units import Unit, units_of
 log = logging.getLogger(__name__)
 
 MEMORY_CHUNKS = 8192
-UNITS_VERSION = 2  # bumped whenever `units_of` splits text differently: stored rows would not line up
+UNITS_VERSION = 3  # bumped whenever `units_of` splits text differently: stored rows would not line up
 _SLUG = re.compile(r"[^A-Za-z0-9]+")
 
 UnitVectors = tuple[tuple[Unit, ...], NDArray[np.float32]]

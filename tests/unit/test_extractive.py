@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from lectern.conversation import Message
-from lectern.models import RetrievalResult
+from lectern.models import Chunk, RetrievalResult, SearchHit, content_hash
 from lectern.retrieval import Retriever
 from lectern.writers.base import RetrieveCall, WriteRequest, Written
 from lectern.writers.extractive import ExtractiveWriter
@@ -107,3 +107,43 @@ def test_units_split_sentences_lists_and_code() -> None:
 def test_split_tokens_round_trips() -> None:
     for text in ["a b  c", " leading", "line\n\n```x\ny\n```", ""]:
         assert "".join(split_tokens(text)) == text
+
+
+def _hit(text: str, rank: int, heading: str = "Troubleshooting") -> SearchHit:
+    chunk = Chunk(
+        text=text,
+        content_hash=content_hash(text),
+        chunk_index=rank - 1,
+        token_count=len(text.split()),
+        heading_hierarchy=[heading],
+        source_path=f"doc-{rank}.md",
+    )
+    return SearchHit(chunk=chunk, similarity=0.6, keyword_score=1.0, score=1.0 / rank, rank=rank)
+
+
+async def test_a_quoted_symptom_brings_its_solution_and_the_code_it_introduces() -> None:
+    text = (
+        "### Error: Context Lost After Error\n\n"
+        "**Symptom**: Robot forgets the conversation after recovering from an error.\n\n"
+        "**Solution**: Preserve context through error handling:\n\n"
+        "```python\nsaved_context = self.dialogue.context.copy()\nawait recover()\n"
+        "self.dialogue.context = saved_context\n```\n"
+    )
+    question = "My robot forgets the conversation after recovering from an error"
+    result = RetrievalResult(query=question, hits=[_hit(text, 1)])
+    _, written = await write(ExtractiveWriter(), request(question, result))
+    assert "Preserve context through error handling" in written.text
+    assert "saved_context = self.dialogue.context.copy()" in written.text
+
+
+async def test_a_short_list_the_answer_quotes_from_comes_whole() -> None:
+    first = "Robots adapt to new places by domain adaptation and transfer learning of earlier skills."
+    second = (
+        "Maintaining previously learned knowledge while learning new skills:\n\n"
+        "- Elastic weights consolidation\n- Progressive neural networks\n- Experience replay mechanisms\n"
+    )
+    question = "Do robots keep old skills when learning new ones through experience replay mechanisms?"
+    result = RetrievalResult(query=question, hits=[_hit(first, 1, "Adaptation"), _hit(second, 2)])
+    _, written = await write(ExtractiveWriter(), request(question, result))
+    for item in ("Elastic weights consolidation", "Progressive neural networks", "Experience replay"):
+        assert item in written.text

@@ -73,3 +73,24 @@ def test_refusal_topic_reads_naturally() -> None:
     assert refusal_topic("How do I bake sourdough bread?") == "how to bake sourdough bread"
     assert refusal_topic("What is the weather today?") == "weather today"
     assert refusal_topic("???") == "that"
+
+
+def test_a_choice_among_what_came_before_is_a_followup_however_long() -> None:
+    query = standalone_query(
+        "which of those is the one meant for running loads of simulations in parallel?",
+        ["Which physics engines does Isaac Sim use?"],
+    )
+    assert "physics engines" in query
+
+
+def test_a_reply_that_carries_on_and_points_back_is_a_followup() -> None:
+    query = standalone_query(
+        "ok, but why bother with one instead of just testing on the real robot?",
+        ["What's a digital twin in robotics?"],
+    )
+    assert "digital twin" in query
+
+
+def test_an_opening_so_alone_does_not_make_a_followup() -> None:
+    question = "So how do I install ROS 2 on Ubuntu 22.04?"
+    assert standalone_query(question, ["What is Gazebo?"]) == question

@@ -141,7 +141,7 @@ class ExtractiveWriter:
             _attach_vectors(candidates + codes, sources, request.sentences)
         self._score(candidates, query_vector)
         _favour_definitions(candidates, request.question)
-        chosen = _with_context(_mmr(candidates), candidates)
+        chosen = _with_introduced_code(_with_context(_mmr(candidates), candidates), codes)
         how_to = bool(_HOW_TO.search(request.question) or _HOW_TO.search(query))
         if how_to or not chosen:
             # Only code came back (a long listing split over chunks): its introduction and the code it is.
@@ -321,32 +321,65 @@ def _mmr(candidates: list[_Candidate]) -> list[_Candidate]:
     return chosen
 
 
-LIST_ITEMS = 8  # a list the answer quotes is quoted whole, up to this many items
+LIST_ITEMS = 8  # a list the best sentence belongs to is quoted whole, up to this many items
+SHORT_LIST = 5  # another list the answer quotes from comes whole when it is this short
+MAX_CONTEXT_WORDS = 160  # ... and while the answer is still this short
+_SOLUTION = re.compile(r"^(solution|fix|workaround|resolution|answer)s?\b", re.IGNORECASE)
 
 
 _ANAPHOR = re.compile(r"^(it|its|this|these|that|those|they|their|such|both|each)\b", re.I)
 
 
 def _with_context(chosen: list[_Candidate], candidates: list[_Candidate]) -> list[_Candidate]:
-    """The best sentence's context in its passage: the whole list it belongs to, and the sentence
-    before it when it points back ("It enables: ...")."""
+    """The chosen sentences' context in their passages: the whole list the best one belongs to (and
+    any other short list an answer quotes from: "Experience replay" alone hides its two siblings), the
+    sentence before the best one when it points back ("It enables: ..."), and the solution that
+    follows a quoted symptom ("Symptom: the robot forgets ..." / "Solution: ...")."""
     if not chosen:
         return chosen
     best = chosen[0]
-    same = {c.unit.position: c for c in candidates if c.source == best.source}
     out = list(chosen)
-    pos = best.unit.position
-    if best.unit.bullet:
-        p = _list_start(same, pos)
-        added = 0
-        while p in same and (same[p].unit.bullet or same[p].unit.lead_in) and added < LIST_ITEMS:
-            if same[p] not in out:
-                out.append(same[p])
-                added += 1
-            p += 1
-    elif _ANAPHOR.match(best.unit.text) and pos - 1 in same and same[pos - 1] not in out:
-        out.append(same[pos - 1])
+    words = sum(c.unit.words for c in out)
+    for c in chosen:
+        same = {u.unit.position: u for u in candidates if u.source == c.source}
+        if c.unit.bullet:
+            items = _list_items(same, c.unit.position)
+            if c is best and len(items) > LIST_ITEMS:
+                items = items[:LIST_ITEMS]
+            elif c is not best and (len(items) > SHORT_LIST or words > MAX_CONTEXT_WORDS):
+                continue
+            for item in items:
+                if item not in out:
+                    out.append(item)
+                    words += item.unit.words
+        elif c is best and _ANAPHOR.match(c.unit.text):
+            before = same.get(c.unit.position - 1)
+            if before is not None and before not in out:
+                out.append(before)
+        after = same.get(c.unit.position + 1)
+        if after is not None and after not in out and _SOLUTION.match(after.unit.text):
+            out.append(after)
     return out
+
+
+def _with_introduced_code(chosen: list[_Candidate], codes: list[_Candidate]) -> list[_Candidate]:
+    """A quoted sentence that introduces a code block ("Solution: preserve the context:") brings it."""
+    out = list(chosen)
+    for c in chosen:
+        if c.unit.lead_in:
+            follows = [k for k in codes if k.source == c.source and k.unit.position == c.unit.position + 1]
+            out.extend(k for k in follows if k not in out)
+    return out
+
+
+def _list_items(same: dict[int, _Candidate], pos: int) -> list[_Candidate]:
+    """The list holding the item at `pos`, its lead-in first when it has one."""
+    p = _list_start(same, pos)
+    items: list[_Candidate] = []
+    while p in same and (same[p].unit.bullet or (same[p].unit.lead_in and not items)):
+        items.append(same[p])
+        p += 1
+    return items
 
 
 def _list_start(same: dict[int, _Candidate], pos: int) -> int:

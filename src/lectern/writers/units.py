@@ -13,6 +13,7 @@ from functools import lru_cache
 from typing import Literal
 
 from lectern.stemming import stemmer_for
+from lectern.writers.diagrams import diagram_lines
 
 UnitKind = Literal["sentence", "code"]
 
@@ -29,6 +30,7 @@ _TERM = re.compile(r"[a-z0-9][a-z0-9_+#.-]*[a-z0-9+#]|[a-z0-9]")
 
 MIN_WORDS = 3
 MAX_WORDS = 90
+MAX_ITEM_WORDS = 60
 MAX_CODE_LINES = 40
 
 
@@ -109,7 +111,9 @@ def _sentences(paragraph: str) -> list[str]:
     return [p.strip() for p in parts if p.strip()]
 
 
-BlockKind = Literal["sentence", "code", "bullet"]
+BlockKind = Literal["sentence", "code", "bullet", "item"]
+"""A paragraph (split into sentences), a code block, a list item or table row, or a diagram line
+(quoted whole, never split at its full stops)."""
 
 
 def _blocks(text: str) -> list[tuple[BlockKind, str]]:
@@ -139,8 +143,12 @@ def _blocks(text: str) -> list[tuple[BlockKind, str]]:
                 block.append(lines[i])
                 i += 1
             block.append(marker)
-            if fence.group(3).strip().lower() not in {"mermaid", "text", "plaintext", "output"}:
-                out.append(("code", "\n".join(block)))  # diagrams and program output answer nothing
+            language = fence.group(3).strip().lower()
+            if language == "mermaid":
+                # A diagram's labels and arrows are the author's words; its syntax is not.
+                out.extend(("item", line) for line in diagram_lines("\n".join(block[1:-1])))
+            elif language not in {"text", "plaintext", "output"}:
+                out.append(("code", "\n".join(block)))  # program output answers nothing
             i += 1
             continue
         cells = _cells(line)
@@ -181,13 +189,17 @@ def units_of(text: str) -> tuple[Unit, ...]:
             if 3 <= lines <= MAX_CODE_LINES:
                 units.append(Unit(body, "code", len(units), stem_terms(body), len(body.split())))
             continue
-        sentences = _sentences(_clean(body))
+        text = body if kind == "item" else _clean(body)
+        # A list item is one thought ("ODE: a physics library. It is Gazebo's default."): split it
+        # only when it is too long to quote whole.
+        whole = kind == "item" or (kind == "bullet" and len(text.split()) <= MAX_ITEM_WORDS)
+        sentences = [text] if whole else _sentences(text)
         for sentence in sentences:
             n = len(sentence.split())
             lead_in = sentence.endswith(":")
             if (MIN_WORDS <= n <= MAX_WORDS) or (lead_in and n >= 2):
                 terms = stem_terms(sentence)
-                units.append(Unit(sentence, "sentence", len(units), terms, n, lead_in, kind == "bullet"))
+                units.append(Unit(sentence, "sentence", len(units), terms, n, lead_in, kind != "sentence"))
     return tuple(units)
 
 
