@@ -147,3 +147,22 @@ async def test_a_short_list_the_answer_quotes_from_comes_whole() -> None:
     _, written = await write(ExtractiveWriter(), request(question, result))
     for item in ("Elastic weights consolidation", "Progressive neural networks", "Experience replay"):
         assert item in written.text
+
+
+async def test_quoted_items_keep_the_heading_that_names_them() -> None:
+    text = (
+        "#### Simbody\n\n- **Pros**: Highly accurate, good for biomechanical simulation\n"
+        "- **Cons**: Complex setup, slower for simple scenarios\n"
+    )
+    question = "Which physics engine is accurate for biomechanical simulation?"
+    result = RetrievalResult(query=question, hits=[_hit(text, 1, "Physics engines")])
+    _, written = await write(ExtractiveWriter(), request(question, result))
+    assert written.text.startswith("Simbody:\n- Pros: Highly accurate")
+
+
+async def test_a_heading_the_quote_already_names_is_not_repeated() -> None:
+    text = "### Gravity\n\nGravity pulls every link of the robot down at 9.81 m/s squared."
+    question = "How strong is gravity in the simulator?"
+    result = RetrievalResult(query=question, hits=[_hit(text, 1, "Physics")])
+    _, written = await write(ExtractiveWriter(), request(question, result))
+    assert written.text.startswith("Gravity pulls every link")

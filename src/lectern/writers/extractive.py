@@ -458,36 +458,84 @@ def _cite(sentence: str, number: int) -> str:
 
 def _render(chosen: list[_Candidate]) -> tuple[str, list[int]]:
     """Best source first, the author's order within a source; prose sentences run together, list items
-    stay list items, code blocks stand alone. Each source's last sentence or item carries its `[n]`."""
+    stay list items, code blocks stand alone. Each source's last sentence or item carries its `[n]`.
+    A quoted run of units is headed by its section's heading when its own words do not name it
+    ("Simbody:" over "Pros: highly accurate")."""
     rank: dict[int, float] = {}
     for c in chosen:
         rank[c.source] = max(rank.get(c.source, -1e9), c.score)
-    blocks: list[tuple[str, list[str]]] = []  # ("prose" | "list" | "code", pieces)
+    blocks: list[tuple[str, list[str]]] = []  # ("prose" | "list" | "code" | "heading", pieces)
 
     def add(kind: str, text: str) -> None:
-        if blocks and blocks[-1][0] == kind and kind != "code":
+        if blocks and blocks[-1][0] == kind and kind not in ("code", "heading"):
             blocks[-1][1].append(text)
         else:
             blocks.append((kind, [text]))
 
     for source in sorted(rank, key=lambda s: -rank[s]):
-        units = sorted((c.unit for c in chosen if c.source == source), key=lambda u: u.position)
+        group = sorted((c for c in chosen if c.source == source), key=lambda c: c.unit.position)
+        units = [c.unit for c in group]
         cited = max((i for i, u in enumerate(units) if u.kind == "sentence"), default=-1)
+        headings = [_heading_of(c) for c in group]
+        shown = ""
         for i, unit in enumerate(units):
+            heading = headings[i]
+            if heading and heading != shown:
+                shown = heading
+                under = " ".join(u.text for u, h in zip(units, headings, strict=True) if h == heading)
+                if not _names(under, heading):
+                    add("heading", heading)
             if unit.kind == "code":
                 add("code", unit.text)
                 continue
             text = _cite(unit.text, source) if i == cited else unit.text
             add("list" if unit.bullet else "prose", text)
     rendered = [
-        " ".join(pieces)
-        if kind == "prose"
-        else "\n".join(f"- {p}" for p in pieces)
-        if kind == "list"
-        else pieces[0]
+        (
+            kind,
+            " ".join(pieces)
+            if kind == "prose"
+            else "\n".join(f"- {p}" for p in pieces)
+            if kind == "list"
+            else f"{pieces[0]}:"
+            if kind == "heading"
+            else pieces[0],
+        )
         for kind, pieces in blocks
     ]
-    return "\n\n".join(rendered), sorted(rank)
+    text = ""
+    for i, (_kind, piece) in enumerate(rendered):
+        # A heading stays on the line above what it names.
+        text += piece if i == 0 else ("\n" if rendered[i - 1][0] == "heading" else "\n\n") + piece
+    return text, sorted(rank)
+
+
+# Headings made only of these words name no topic ("Key Takeaways", "Next Steps", "Overview").
+_HEADING_FILLER = """overview introduction summary conclusion background details notes note example examples
+exercise exercises prerequisites solution solutions key takeaways learning objectives next steps quiz review
+questions concepts what you will learn you'll"""
+_GENERIC_HEADING_WORDS = frozenset(_HEADING_FILLER.split())
+_NUMBERING = re.compile(
+    r"^(?:(?:chapter|module|part|section|step|week|lesson)\s+)?[0-9IVX]+(?:\.[0-9]+)*[.:)]?\s+", re.IGNORECASE
+)
+MAX_HEADING_WORDS = 8
+
+
+def _heading_of(c: _Candidate) -> str:
+    """The heading that names the unit's section, unless it names nothing ("Overview", "Summary")."""
+    path = c.hit.chunk.heading_hierarchy
+    raw = c.unit.section or (path[-1] if path else "")
+    text = _NUMBERING.sub("", raw.strip()).strip(" :")
+    words = text.lower().split()
+    if not words or len(words) > MAX_HEADING_WORDS or set(words) <= _GENERIC_HEADING_WORDS:
+        return ""
+    return text
+
+
+def _names(text: str, heading: str) -> bool:
+    """Whether the quoted text already says what the heading says."""
+    wanted = stem_terms(heading) - _IGNORED
+    return not wanted or wanted <= stem_terms(text)
 
 
 def _fallback(hit: SearchHit, number: int) -> tuple[str, list[int]]:

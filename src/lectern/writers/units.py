@@ -47,6 +47,9 @@ class Unit:
     """A sentence that introduces what follows ("Run the following:"); quoted only with its code."""
     bullet: bool = False
     """A list item (rendered as one, so items without full stops do not run together)."""
+    section: str = ""
+    """The heading above the unit inside the chunk ("Simbody" over "Pros: highly accurate"); empty
+    when the chunk's own heading path is the nearest one."""
 
 
 _stem = stemmer_for("english")
@@ -74,6 +77,7 @@ def _skip_line(line: str) -> bool:
     )
 
 
+_HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(.+?)\s*#*\s*$")
 _TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$")
 
 
@@ -111,9 +115,9 @@ def _sentences(paragraph: str) -> list[str]:
     return [p.strip() for p in parts if p.strip()]
 
 
-BlockKind = Literal["sentence", "code", "bullet", "item"]
+BlockKind = Literal["sentence", "code", "bullet", "item", "heading"]
 """A paragraph (split into sentences), a code block, a list item or table row, or a diagram line
-(quoted whole, never split at its full stops)."""
+(quoted whole, never split at its full stops), or a heading (not a unit: it names the units below)."""
 
 
 def _blocks(text: str) -> list[tuple[BlockKind, str]]:
@@ -165,7 +169,11 @@ def _blocks(text: str) -> list[tuple[BlockKind, str]]:
             i += 1
             continue
         header = None
-        if _skip_line(line):
+        heading = _HEADING.match(line)
+        if heading:
+            flush()
+            out.append(("heading", _clean(heading.group(1))))
+        elif _skip_line(line):
             flush()
         elif _LIST_MARK.match(line):
             flush()
@@ -183,11 +191,17 @@ def units_of(text: str) -> tuple[Unit, ...]:
     """The chunk's answer units (cached by text: the same chunk comes back across questions)."""
     units: list[Unit] = []
     blocks = _blocks(text)
+    section = ""
     for kind, body in blocks:
+        if kind == "heading":
+            section = body
+            continue
         if kind == "code":
             lines = body.count("\n") + 1
             if 3 <= lines <= MAX_CODE_LINES:
-                units.append(Unit(body, "code", len(units), stem_terms(body), len(body.split())))
+                units.append(
+                    Unit(body, "code", len(units), stem_terms(body), len(body.split()), section=section)
+                )
             continue
         text = body if kind == "item" else _clean(body)
         # A list item is one thought ("ODE: a physics library. It is Gazebo's default."): split it
@@ -199,7 +213,9 @@ def units_of(text: str) -> tuple[Unit, ...]:
             lead_in = sentence.endswith(":")
             if (MIN_WORDS <= n <= MAX_WORDS) or (lead_in and n >= 2):
                 terms = stem_terms(sentence)
-                units.append(Unit(sentence, "sentence", len(units), terms, n, lead_in, kind != "sentence"))
+                units.append(
+                    Unit(sentence, "sentence", len(units), terms, n, lead_in, kind != "sentence", section)
+                )
     return tuple(units)
 
 
