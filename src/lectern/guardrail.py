@@ -68,6 +68,8 @@ def is_name(word: str, first: bool = False) -> bool:
     """An acronym, a versioned or code-like word, or a capitalised word inside the sentence."""
     if any(c.isdigit() for c in word) or (len(word) > 1 and word.isupper()):
         return True
+    if any(c in word for c in "_./") and len(word) > 2:
+        return True  # ros_gz_bridge, cmd_vel, setup.py: code names
     if any(c.isupper() for c in word[1:]):
         return True  # MoveIt, PyBullet, micro-ROS
     return word[0].isupper() and not first

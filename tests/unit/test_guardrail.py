@@ -32,6 +32,9 @@ def known_words(*words: str) -> Callable[[str], bool]:
         ("ROS", False, True),
         ("Gazebo", True, False),
         ("quadcopter", False, False),
+        ("ros_gz_bridge", True, True),
+        ("setup.py", False, True),
+        ("box-shaped", False, False),
     ],
 )
 def test_names(word: str, first: bool, expected: bool) -> None:
