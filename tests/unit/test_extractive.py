@@ -157,7 +157,7 @@ async def test_quoted_items_keep_the_heading_that_names_them() -> None:
     question = "Which physics engine is accurate for biomechanical simulation?"
     result = RetrievalResult(query=question, hits=[_hit(text, 1, "Physics engines")])
     _, written = await write(ExtractiveWriter(), request(question, result))
-    assert written.text.startswith("Simbody:\n- Pros: Highly accurate")
+    assert written.text.startswith("Simbody:\n\n- Pros: Highly accurate")
 
 
 async def test_a_heading_the_quote_already_names_is_not_repeated() -> None:

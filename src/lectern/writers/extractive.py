@@ -496,24 +496,19 @@ def _render(chosen: list[_Candidate]) -> tuple[str, list[int]]:
                 continue
             text = _cite(unit.text, source) if i == cited else unit.text
             add("list" if unit.bullet else "prose", text)
+    # A heading is a paragraph of its own: the plain text and the rendered Markdown then read the same
+    # (a single line break would join it to the next sentence in a browser).
     rendered = [
-        (
-            kind,
-            " ".join(pieces)
-            if kind == "prose"
-            else "\n".join(f"- {p}" for p in pieces)
-            if kind == "list"
-            else f"{pieces[0]}:"
-            if kind == "heading"
-            else pieces[0],
-        )
+        " ".join(pieces)
+        if kind == "prose"
+        else "\n".join(f"- {p}" for p in pieces)
+        if kind == "list"
+        else f"{pieces[0]}:"
+        if kind == "heading"
+        else pieces[0]
         for kind, pieces in blocks
     ]
-    text = ""
-    for i, (_kind, piece) in enumerate(rendered):
-        # A heading stays on the line above what it names.
-        text += piece if i == 0 else ("\n" if rendered[i - 1][0] == "heading" else "\n\n") + piece
-    return text, sorted(rank)
+    return "\n\n".join(rendered), sorted(rank)
 
 
 # Headings made only of these words name no topic ("Key Takeaways", "Next Steps", "Overview").
