@@ -60,6 +60,20 @@ def test_sentence_signals_use_the_best_sentence() -> None:
     units = SentenceVectors(embedder).of([h.chunk for h in PASSAGES])
     s = signals("How does Gazebo simulate lidar?", PASSAGES, query, units)
     assert s.as_dict()["sent_max"] > 0.99
+    # That sentence stands out from the passages' other sentences.
+    assert s.as_dict()["sent_peak"] > 0.2
+    nothing = signals("How does Gazebo simulate lidar?", PASSAGES, None, None)
+    assert nothing.as_dict()["sent_peak"] == 0.0
+
+
+def test_root_shared_with_another_derivation_counts_as_present() -> None:
+    s = signals(
+        "Why does the simulator behave like this?", [hit("The behavior of a simulation.", 0.5)], None, None
+    )
+    assert "behave" not in s.missing
+    assert "simulator" not in s.missing
+    life = signals("What is a lifecycle?", [hit("Life on a shelf.", 0.5)], None, None)
+    assert "lifecycle" in life.missing
 
 
 def _model(**overrides: float) -> AnswerabilityModel:
