@@ -5,12 +5,14 @@ once, whether the snapshot reloads or LanceDB answers until it may)."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
 
 from lectern.index import SearchFilters, open_index
-from lectern.index.lancedb_index import LanceDBIndex
+from lectern.index.lancedb_index import LanceDBIndex, _candidates, _keyword_side
+from lectern.index.lancedb_schema import SEARCH_TEXT, where_clause
 from lectern.models import Chunk, SearchHit, SearchModeName
 from tests.integration.test_index_engines import CHUNKS, DIM, INFO, VECTORS, axis, settings_for
 
@@ -146,3 +148,41 @@ def test_snapshot_matches_lancedb(
             assert a.vector == pytest.approx(b.vector, abs=1e-6)
     assert in_memory(fast)
     assert not in_memory(plain)
+
+
+# --- the keyword side, one round trip to LanceDB's loop, answers what its sync query builder does ----
+def _builder_keyword(table: Any, text: str, where: str | None, n: int) -> list[tuple[str, int, float]]:
+    builder = (
+        table.search(text, query_type="fts", fts_columns=SEARCH_TEXT)
+        .select(["content_hash", "_score"])
+        .with_row_id(True)
+    )
+    if where:
+        builder = builder.where(where, prefilter=True)
+    return _candidates(builder.limit(n).to_arrow(), "_score", float)
+
+
+@pytest.mark.parametrize("filters", FILTERS)
+def test_keyword_side_matches_the_sync_builder(
+    twins: tuple[LanceDBIndex, LanceDBIndex], filters: SearchFilters | None
+) -> None:
+    fast, _ = twins
+    table = fast._open()
+    where = where_clause(filters)
+    rng = np.random.default_rng(9)
+    for _ in range(5):
+        text = " ".join(rng.choice(WORDS, size=3))
+        got = _keyword_side(table, text, where, 40)()
+        assert got == _builder_keyword(table, text, where, 40)
+    assert _keyword_side(table, "  ", where, 40)() == []
+
+
+def test_keyword_side_sees_unindexed_rows(tmp_path: Path) -> None:
+    index = LanceDBIndex(tmp_path / "lancedb", "docs")
+    index.create(INFO)
+    index.upsert(CHUNKS[:3], VECTORS[:3])
+    index.optimize()
+    index.upsert(CHUNKS[3:], VECTORS[3:])  # not yet folded into the keyword index
+    table = index._open()
+    for text in ("subscriber message", "robot", CHUNKS[4].text.split()[0]):
+        assert _keyword_side(table, text, None, 10)() == _builder_keyword(table, text, None, 10)

@@ -7,9 +7,13 @@ from collections.abc import Callable
 from lectern.errors import ConfigError
 from lectern.index.base import PAYLOAD_KEYS, DocumentSummary, SearchFilters, VectorIndex
 from lectern.index.compat import check_compatible, ensure_query_embedder
+from lectern.index.lancedb_import import defer_rest_client
 from lectern.settings import Settings
 
 IndexFactory = Callable[[Settings, str | None], VectorIndex]
+
+# Here, before any submodule can import lancedb (lancedb_index does): see lancedb_import.
+defer_rest_client()
 
 
 # Engines import lazily: a LanceDB user never pays for importing qdrant-client, and the reverse.
