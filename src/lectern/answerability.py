@@ -54,7 +54,6 @@ FEATURES = (
     "miss_unknown",
     "miss_name_unknown",
     "heading",
-    "sent_peak",
 )
 PASSAGES = 5  # the decision looks at the best five passages
 ROOT_CHARS = 5  # shortest shared beginning that counts as the same root ("behav", "simul")
@@ -174,14 +173,11 @@ def signals(
     both = sum(1 for h in top if h.keyword_score is not None) / len(top) if top else 0.0
 
     best_sentences: list[float] = []
-    every_sentence: list[float] = []
     if query_vector is not None and units:
         q = np.asarray(query_vector, dtype=np.float32).reshape(-1)
         for _, matrix in units[:PASSAGES]:
             if matrix.shape[0]:
-                sims_here = matrix @ q
-                every_sentence.extend(sims_here.tolist())
-                best_sentences.extend(np.sort(sims_here)[-2:].tolist())
+                best_sentences.extend(np.sort(matrix @ q)[-2:].tolist())
     best_sentences.sort(reverse=True)
     sent_max = best_sentences[0] if best_sentences else (sims[0] if sims else 0.0)
     sent_top2 = sum(best_sentences[:2]) / 2 if len(best_sentences) >= 2 else sent_max
@@ -226,8 +222,6 @@ def signals(
         miss_unknown,
         miss_name_unknown,
         heading / total if terms else 0.0,
-        # One sentence standing out from its passages' others: an answer, not just the right area.
-        float(sent_max - np.mean(every_sentence)) if every_sentence else 0.0,
     )
     return Signals(values, tuple(missing), tuple(unknown))
 
