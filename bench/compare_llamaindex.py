@@ -62,6 +62,7 @@ def lectern_ingest(corpus: Path, work: Path) -> dict[str, Any]:
     from lectern.ingest.manifest import Manifest
     from lectern.ingest.pipeline import IngestPipeline
     from lectern.runtime import Runtime
+    from lectern.sentences import SentenceVectors
     from lectern.settings import load_settings
 
     settings = load_settings(data_dir=work, collection="bench")
@@ -71,6 +72,8 @@ def lectern_ingest(corpus: Path, work: Path) -> dict[str, Any]:
         embedder=runtime.embedder,
         index=runtime.index,
         manifest=Manifest(settings.state_db_path),
+        # What `lectern ingest` does: sentence vectors are part of a cold ingest's cost.
+        sentences=SentenceVectors.for_data_dir(runtime.embedder, settings.data_dir),
     )
     report = pipeline.ingest_paths([corpus])
     runtime.index.optimize()

@@ -92,6 +92,7 @@ def ms(values: list[float]) -> dict[str, float]:
 def ingest(folder: Path, data_dir: Path) -> dict[str, Any]:
     from lectern.ingest.pipeline import IngestOptions, IngestPipeline
     from lectern.runtime import Runtime
+    from lectern.sentences import SentenceVectors
     from lectern.settings import load_settings
 
     settings = load_settings(data_dir=data_dir, collection=COLLECTION)
@@ -102,6 +103,8 @@ def ingest(folder: Path, data_dir: Path) -> dict[str, Any]:
         embedder=runtime.embedder,
         index=runtime.index,
         manifest=runtime.manifest,
+        # As `lectern ingest` does: sentence vectors stored now, so answers never embed them.
+        sentences=SentenceVectors.for_data_dir(runtime.embedder, settings.data_dir),
     )
     report = pipeline.ingest_paths([folder], IngestOptions(flush_chunks=settings.ingest_flush_chunks))
     runtime.index.optimize()

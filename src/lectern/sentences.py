@@ -91,6 +91,14 @@ class SentenceVectors:
             self._embed(todo[start : start + batch], remember=False)
         return len(todo)
 
+    def stored(self) -> int:
+        """How many chunks have their vectors on disk (0 without a store)."""
+        if self._db is None:
+            return 0
+        with self._lock:
+            row = self._db.execute("SELECT COUNT(*) FROM unit_vectors").fetchone()
+        return int(row[0])
+
     def forget(self, content_hashes: Sequence[str]) -> None:
         if self._db is None or not content_hashes:
             return

@@ -203,3 +203,25 @@ def test_a_run_that_did_not_finish_is_reconciled_next_time(tmp_path: Path, corpu
     state = manifest.state("docs")
     assert state is not None
     assert state.clean
+
+
+def test_unchanged_collection_gets_missing_sentence_vectors_once(tmp_path: Path, corpus: Path) -> None:
+    from lectern.sentences import SentenceVectors
+
+    index = MemoryIndex()
+    embedder = HashEmbedder()
+    make_pipeline(tmp_path, index=index, embedder=embedder).ingest_paths([corpus])  # no sentence store
+
+    def with_store() -> IngestPipeline:
+        return IngestPipeline(
+            collection="docs",
+            embedder=embedder,
+            index=index,
+            manifest=Manifest(tmp_path / "state" / "ingest.sqlite3"),
+            sentences=SentenceVectors(embedder, tmp_path / "sentences.sqlite3"),
+        )
+
+    report = with_store().ingest_paths([corpus])
+    assert len(report.unchanged) == 3
+    assert report.sentences_backfilled == len(index.hashes()) > 0
+    assert with_store().ingest_paths([corpus]).sentences_backfilled == 0

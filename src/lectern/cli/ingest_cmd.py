@@ -212,6 +212,11 @@ def ingest(
 
 def _print_report(report: IngestReport, collection: str, *, dry_run: bool) -> None:
     console.print(_summary(report, collection, dry_run))
+    if report.sentences_backfilled:
+        console.print(
+            f"Sentence vectors computed for {report.sentences_backfilled:,} chunks "
+            "(stored by an earlier version in another form); answers no longer need to embed them."
+        )
     if dry_run:
         for label, files in (("add", report.added), ("change", report.changed), ("remove", report.removed)):
             for name in files:

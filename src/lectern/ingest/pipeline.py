@@ -62,6 +62,8 @@ class IngestReport:
     unchanged: list[str] = field(default_factory=list)
     removed: list[str] = field(default_factory=list)
     skipped: list[tuple[str, str]] = field(default_factory=list)
+    sentences_backfilled: int = 0
+    """Chunks of an unchanged collection whose sentence vectors were computed this run."""
     chunks_total: int = 0
     chunks_embedded: int = 0
     chunks_deleted: int = 0
@@ -146,6 +148,7 @@ class IngestPipeline:
         plans = [self._scan(Path(p), options) for p in paths]
         self.progress.start(sum(len(plan.files) for plan in plans))
         if self._up_to_date(plans, report):
+            self._backfill_sentences(report)
             report.seconds = time.perf_counter() - started
             return report
 
@@ -214,6 +217,16 @@ class IngestPipeline:
         self.index.create(CollectionInfo(name=self.collection, embedder_name=name, dimension=dimension))
         self.manifest.mark_dirty(self.collection, name, dimension)
         self._stored = self.index.hashes()
+
+    def _backfill_sentences(self, report: IngestReport) -> None:
+        """An unchanged collection whose sentence vectors are missing (ingested by a version that split
+        sentences differently, or before they existed) gets them now, so no answer has to embed them."""
+        if self.sentences is None or self.sentences.stored() >= report.chunks_total:
+            return
+        embedded = 0
+        for document in self.index.documents():
+            embedded += self.sentences.precompute(self.index.chunks_of(document.source_path))
+        report.sentences_backfilled = embedded
 
     def _scan(self, path: Path, options: IngestOptions) -> _Plan:
         """Resolve a CLI path into the files to look at. A single file never removes its siblings."""
