@@ -166,3 +166,16 @@ async def test_a_heading_the_quote_already_names_is_not_repeated() -> None:
     result = RetrievalResult(query=question, hits=[_hit(text, 1, "Physics")])
     _, written = await write(ExtractiveWriter(), request(question, result))
     assert written.text.startswith("Gravity pulls every link")
+
+
+async def test_the_sentence_that_introduces_a_list_can_lead_the_answer() -> None:
+    text = (
+        "System identification characterises the real robot's behaviour to improve simulation accuracy:\n\n"
+        "- Collect real-world data under controlled conditions\n"
+        "- Estimate model parameters that match observed behaviour\n"
+    )
+    question = "How do I characterise the real robot's behaviour to improve simulation accuracy?"
+    result = RetrievalResult(query=question, hits=[_hit(text, 1, "Sim-to-real")])
+    _, written = await write(ExtractiveWriter(), request(question, result))
+    assert written.text.startswith("Sim-to-real:\n\nSystem identification characterises")
+    assert "- Collect real-world data" in written.text

@@ -298,8 +298,14 @@ def _similarity(a: _Candidate, b: _Candidate) -> float:
 
 
 def _mmr(candidates: list[_Candidate]) -> list[_Candidate]:
-    # A lead-in ("Run the following:") says nothing without what follows; `_with_code` adds it with its code.
-    pool = sorted((c for c in candidates if not c.unit.lead_in), key=lambda c: -c.score)
+    # A lead-in of code ("Run the following:") says nothing without what follows; `_with_code` adds it
+    # with its code. A lead-in of a list ("System identification involves: ...") can lead the answer:
+    # `_with_context` brings its list.
+    items = {(c.source, c.unit.position) for c in candidates if c.unit.bullet}
+    pool = sorted(
+        (c for c in candidates if not c.unit.lead_in or (c.source, c.unit.position + 1) in items),
+        key=lambda c: -c.score,
+    )
     if not pool:
         return []
     top = pool[0]
@@ -348,8 +354,9 @@ def _with_context(chosen: list[_Candidate], candidates: list[_Candidate]) -> lis
     words = sum(c.unit.words for c in out)
     for c in chosen:
         same = {u.unit.position: u for u in candidates if u.source == c.source}
-        if c.unit.bullet:
-            items = _list_items(same, c.unit.position)
+        introduces = c.unit.lead_in and c.unit.position + 1 in same and same[c.unit.position + 1].unit.bullet
+        if c.unit.bullet or introduces:
+            items = _list_items(same, c.unit.position + (1 if introduces else 0))
             if c is best and len(items) > LIST_ITEMS:
                 items = items[:LIST_ITEMS]
             elif c is not best and (len(items) > SHORT_LIST or words > MAX_CONTEXT_WORDS):
