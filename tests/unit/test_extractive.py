@@ -174,8 +174,9 @@ async def test_the_sentence_that_introduces_a_list_can_lead_the_answer() -> None
         "- Collect real-world data under controlled conditions\n"
         "- Estimate model parameters that match observed behaviour\n"
     )
+    distractor = "Simulation accuracy matters for every real robot that must characterise its behaviour."
     question = "How do I characterise the real robot's behaviour to improve simulation accuracy?"
-    result = RetrievalResult(query=question, hits=[_hit(text, 1, "Sim-to-real")])
+    result = RetrievalResult(query=question, hits=[_hit(text, 1, "Sim-to-real"), _hit(distractor, 2, "Why")])
     _, written = await write(ExtractiveWriter(), request(question, result))
     assert written.text.startswith("Sim-to-real:\n\nSystem identification characterises")
     assert "- Collect real-world data" in written.text
