@@ -180,3 +180,17 @@ async def test_the_sentence_that_introduces_a_list_can_lead_the_answer() -> None
     _, written = await write(ExtractiveWriter(), request(question, result))
     assert written.text.startswith("Sim-to-real:\n\nSystem identification characterises")
     assert "- Collect real-world data" in written.text
+
+
+async def test_a_solution_that_introduces_code_is_quoted_with_its_code() -> None:
+    text = (
+        "### Issue: High latency over half a second end-to-end\n\n"
+        "**Solution**: Use CycloneDDS, faster than FastDDS for local communication:\n\n"
+        "```bash\nexport RMW_IMPLEMENTATION=rmw_cyclonedds_cpp\nros2 daemon stop\nros2 daemon start\n```\n"
+    )
+    distractor = "Latency of the navigation stack depends on the local planner frequency."
+    question = "End-to-end latency is over half a second. Anything quick to try?"
+    result = RetrievalResult(query=question, hits=[_hit(text, 1), _hit(distractor, 2, "Planners")])
+    _, written = await write(ExtractiveWriter(), request(question, result))
+    assert "Use CycloneDDS" in written.text
+    assert "export RMW_IMPLEMENTATION=rmw_cyclonedds_cpp" in written.text

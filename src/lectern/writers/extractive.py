@@ -298,12 +298,19 @@ def _similarity(a: _Candidate, b: _Candidate) -> float:
 
 
 def _mmr(candidates: list[_Candidate]) -> list[_Candidate]:
-    # A lead-in of code ("Run the following:") says nothing without what follows; `_with_code` adds it
-    # with its code. A lead-in of a list ("System identification involves: ...") can lead the answer:
-    # `_with_context` brings its list.
+    # A bare lead-in ("Run the following:") says nothing without what follows; `_with_code` adds it
+    # with its code. One that says something ("System identification involves: ...", "Solution: use
+    # CycloneDDS:") can lead the answer, and brings its list (`_with_context`) or its code
+    # (`_with_introduced_code`).
     items = {(c.source, c.unit.position) for c in candidates if c.unit.bullet}
     pool = sorted(
-        (c for c in candidates if not c.unit.lead_in or (c.source, c.unit.position + 1) in items),
+        (
+            c
+            for c in candidates
+            if not c.unit.lead_in
+            or (c.source, c.unit.position + 1) in items
+            or c.unit.words >= TELLING_LEAD_IN_WORDS
+        ),
         key=lambda c: -c.score,
     )
     if not pool:
@@ -334,6 +341,7 @@ def _mmr(candidates: list[_Candidate]) -> list[_Candidate]:
 
 
 LIST_ITEMS = 8  # a list the best sentence belongs to is quoted whole, up to this many items
+TELLING_LEAD_IN_WORDS = 6  # a lead-in this long says something of its own
 SHORT_LIST = 5  # another list the answer quotes from comes whole when it is this short
 MAX_CONTEXT_WORDS = 160  # ... and while the answer is still this short
 _SOLUTION = re.compile(r"^(solution|fix|workaround|resolution|answer)s?\b", re.IGNORECASE)
