@@ -367,7 +367,9 @@ def _with_context(chosen: list[_Candidate], candidates: list[_Candidate]) -> lis
             items = _list_items(same, c.unit.position + (1 if introduces else 0))
             if c is best and len(items) > LIST_ITEMS:
                 items = items[:LIST_ITEMS]
-            elif c is not best and (len(items) > SHORT_LIST or words > MAX_CONTEXT_WORDS):
+            elif c is not best and (
+                sum(1 for i in items if i.unit.bullet) > SHORT_LIST or words > MAX_CONTEXT_WORDS
+            ):
                 continue
             for item in items:
                 if item not in out:
