@@ -194,3 +194,13 @@ async def test_a_solution_that_introduces_code_is_quoted_with_its_code() -> None
     _, written = await write(ExtractiveWriter(), request(question, result))
     assert "Use CycloneDDS" in written.text
     assert "export RMW_IMPLEMENTATION=rmw_cyclonedds_cpp" in written.text
+
+
+async def test_a_lead_in_whose_list_is_not_quoted_is_left_out() -> None:
+    best = "Gazebo uses the ODE physics engine by default for its physics simulation."
+    dangling = "With the ODE physics engine, Gazebo physics simulation lets you build robots that can:"
+    question = "Which physics engine does Gazebo use by default for physics simulation?"
+    result = RetrievalResult(query=question, hits=[_hit(best, 1, "Physics"), _hit(dangling, 2, "Gazebo")])
+    _, written = await write(ExtractiveWriter(), request(question, result))
+    assert written.text.startswith("Gazebo uses the ODE physics engine")
+    assert "robots that can" not in written.text

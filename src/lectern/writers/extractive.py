@@ -155,7 +155,7 @@ class ExtractiveWriter:
                 chosen = _with_code(code, chosen, candidates)
         if not chosen:
             return _fallback(sources[0], 1)
-        chosen = _with_lead_ins(chosen, candidates)
+        chosen = _without_dangling_lead_ins(_with_lead_ins(chosen, candidates))
         return _render(chosen)
 
     def _candidates(
@@ -393,6 +393,22 @@ def _with_introduced_code(chosen: list[_Candidate], codes: list[_Candidate]) -> 
             follows = [k for k in codes if k.source == c.source and k.unit.position == c.unit.position + 1]
             out.extend(k for k in follows if k not in out)
     return out
+
+
+def _without_dangling_lead_ins(chosen: list[_Candidate]) -> list[_Candidate]:
+    """Drop a lead-in ("Example trace:", "You will build a robot that can:") whose list or code is not
+    quoted after it; only the best sentence stays, whatever follows it."""
+    if not chosen:
+        return chosen
+    best = chosen[0]
+    quoted = {(c.source, c.unit.position) for c in chosen}
+    return [
+        c
+        for c in chosen
+        if not c.unit.lead_in
+        or (c is best and c.unit.words >= TELLING_LEAD_IN_WORDS)
+        or (c.source, c.unit.position + 1) in quoted
+    ]
 
 
 def _list_items(same: dict[int, _Candidate], pos: int) -> list[_Candidate]:
