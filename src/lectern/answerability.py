@@ -36,6 +36,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from lectern import word_frequency
 from lectern.followups import ACTION_WORDS, GENERIC_WORDS, STOP_WORDS, content_words
 from lectern.guardrail import is_name
 from lectern.models import ConfidenceLevel, RefusalReason, SearchHit
@@ -67,9 +68,7 @@ KnownTerm = Callable[[str], bool]
 @lru_cache(maxsize=65_536)
 def rarity(word: str) -> float:
     """0 for everyday English words, up to 1 for words general English never uses ("Webots", "URDF")."""
-    from wordfreq import zipf_frequency
-
-    zipf = zipf_frequency(word.lower(), "en")
+    zipf = word_frequency.zipf(word)
     return min(1.0, max(0.0, (6.0 - zipf) / 6.0))
 
 

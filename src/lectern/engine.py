@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from lectern import answerability, guardrail
+from lectern import answerability, guardrail, word_frequency
 from lectern.answerability import load_model
 from lectern.citations import Renumberer
 from lectern.confidence import better, no_context, refused
@@ -144,6 +144,8 @@ class Engine:
         self.retriever = retriever
         self.writer = writer
         self.settings = settings
+        # Word rarity (the answerability decision) from a table next to the model graphs.
+        word_frequency.configure(settings.model_cache_dir)
 
     @classmethod
     def from_settings(
