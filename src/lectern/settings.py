@@ -108,7 +108,9 @@ class Settings(BaseSettings):
         "stay fp32), or fp32.",
     )
     model_cache: Path | None = Field(
-        None, description="Where the local model's ONNX graphs are kept; empty uses data_dir/models."
+        None,
+        description="Where the local model's ONNX graphs and the word-frequency table are kept; empty "
+        "uses data_dir/models.",
     )
     provider_timeout_s: float = Field(30.0, gt=0, le=600)
     provider_max_attempts: int = Field(3, ge=1, le=10)
