@@ -1,12 +1,12 @@
 """How common a word is in general English (wordfreq's Zipf scale), without loading wordfreq per process.
 
 Importing wordfreq and reading its English list costs about 0.4 s: a quarter of a one-shot
-`lectern ask`. So the first lookup with a cache folder configured copies the Zipf value of every plain
-lower-case word of the installed list into a SQLite table there (once per wordfreq version, a few
-seconds, written to a temporary file and renamed into place), and later processes look words up in it
-in microseconds. The values are wordfreq's own, computed by wordfreq. A word the table cannot answer
+`lectern ask`. So `lectern ingest` copies the Zipf value of every plain lower-case word of the installed
+list into a SQLite table in the model cache folder (`prepare`: once per wordfreq version, a few seconds,
+written to a temporary file and renamed into place), and answering processes look words up in it in
+microseconds. The values are wordfreq's own, computed by wordfreq. A word the table cannot answer
 exactly (anything but ASCII letters once lowered: "ros_gz_bridge", "naïve", "don't") is asked of
-wordfreq itself, as is every word when no folder is configured or the table cannot be built.
+wordfreq itself, as is every word while there is no table: building it never delays an answer.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ _PLAIN = re.compile(r"[a-z]+")
 _lock = threading.Lock()
 _folder: Path | None = None
 _db: sqlite3.Connection | None = None
-_unavailable = False  # the table could not be built or opened: wordfreq answers
+_unavailable = False  # the table could not be opened: wordfreq answers
 
 
 def configure(folder: Path | None) -> None:
@@ -52,6 +52,19 @@ def zipf(word: str) -> float:
     return _from_wordfreq(lowered)
 
 
+def prepare(folder: Path) -> bool:
+    """Build the table in `folder` unless it is there; False when it cannot be written."""
+    path = table_path(folder)
+    if path.exists():
+        return True
+    try:
+        _build(path)
+    except (OSError, sqlite3.Error):
+        log.warning("word_frequency_table_not_built", exc_info=True)
+        return False
+    return True
+
+
 def table_path(folder: Path) -> Path:
     try:
         release = version("wordfreq")
@@ -72,9 +85,9 @@ def _table() -> sqlite3.Connection | None:
         if _db is not None or _unavailable or _folder is None:
             return _db
         path = table_path(_folder)
+        if not path.exists():
+            return None  # until `lectern ingest` prepares it; looked for again on the next lookup
         try:
-            if not path.exists():
-                _build(path)
             _db = sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True, check_same_thread=False)
         except (OSError, sqlite3.Error):
             log.warning("word_frequency_table_unavailable", exc_info=True)

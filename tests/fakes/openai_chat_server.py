@@ -43,6 +43,8 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
+from lectern.writers.capabilities import forget_modes
+
 
 @dataclass(frozen=True)
 class ToolCall:
@@ -182,6 +184,8 @@ class FakeChatServer:
             self.script.extend(items)
 
     def __enter__(self) -> FakeChatServer:
+        # A new server may get the port of an earlier one with other capabilities: Lectern must ask it.
+        forget_modes()
         app = Starlette(
             routes=[
                 Route("/v1/chat/completions", self._completions, methods=["POST"]),

@@ -17,11 +17,10 @@ pytestmark = pytest.mark.integration
 
 @pytest.fixture
 def server() -> Iterator[FakeChatServer]:
-    capabilities._CACHE.clear()
     with FakeChatServer() as s:
         s.props = None  # not llama.cpp
         yield s
-    capabilities._CACHE.clear()
+    capabilities.forget_modes()
 
 
 async def mode(server: FakeChatServer, model: str = "m") -> str:
@@ -52,3 +51,11 @@ async def test_a_server_that_refuses_the_probe_gets_context_first(server: FakeCh
 
     server.add(Fail(status=400, message="tools are not supported", type="invalid_request_error"))
     assert await mode(server) == "context"
+
+
+async def test_a_cached_answer_expires(server: FakeChatServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    server.add(tool_calls(retrieve_call("installation")), reply("I would search."))
+    assert await mode(server, "a") == "tools"
+    monkeypatch.setattr(capabilities, "CACHE_TTL_S", 0.0)  # as if ten minutes had passed
+    assert await mode(server, "a") == "context"  # asked again: this time the model answered in words
+    assert server.attempts == 2

@@ -31,28 +31,38 @@ def folder(tmp_path: Path) -> Iterator[Path]:
     word_frequency.configure(None)
 
 
-def test_the_table_gives_wordfreqs_own_values(folder: Path) -> None:
+def test_the_table_gives_wordfreqs_own_values(folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert word_frequency.prepare(folder)
+    asked: list[str] = []
+    monkeypatch.setattr(
+        word_frequency, "_from_wordfreq", lambda w: asked.append(w) or zipf_frequency(w, "en")
+    )
     for word in WORDS:
         assert word_frequency.zipf(word) == zipf_frequency(word.lower(), "en"), word
-    assert word_frequency.table_path(folder).exists()
+    assert asked == ["ros_gz_bridge", "naïve", "don't"]  # only what the table cannot answer
 
 
-def test_a_built_table_is_read_not_rebuilt(folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    word_frequency.zipf("robot")  # builds it
-    word_frequency.configure(None)
-    word_frequency.configure(folder)
+def test_a_prepared_table_is_not_built_again(folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert word_frequency.prepare(folder)
 
     def no_build(path: Path) -> None:
         raise AssertionError("rebuilt")
 
     monkeypatch.setattr(word_frequency, "_build", no_build)
+    assert word_frequency.prepare(folder)
     assert word_frequency.zipf("robot") == zipf_frequency("robot", "en")
 
 
-def test_without_a_usable_folder_wordfreq_answers(tmp_path: Path) -> None:
+def test_answering_never_builds_the_table(folder: Path) -> None:
+    assert word_frequency.zipf("laptop") == zipf_frequency("laptop", "en")  # wordfreq answers
+    assert not word_frequency.table_path(folder).exists()
+
+
+def test_an_unwritable_folder_leaves_wordfreq_answering(tmp_path: Path) -> None:
     blocker = tmp_path / "file"
     blocker.write_text("not a folder")
-    word_frequency.configure(blocker / "models")  # cannot be created
+    assert not word_frequency.prepare(blocker / "models")  # cannot be created
+    word_frequency.configure(blocker / "models")
     try:
         assert word_frequency.zipf("laptop") == zipf_frequency("laptop", "en")
     finally:

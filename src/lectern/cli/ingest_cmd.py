@@ -135,6 +135,7 @@ def ingest(
 
     Supported: Markdown, MDX, HTML, plain text and PDF. Stopped with Ctrl-C, the same command resumes.
     """
+    from lectern import word_frequency
     from lectern.ingest.pipeline import IngestOptions, IngestPipeline
     from lectern.ingest.resume import ResumableEmbedder
     from lectern.runtime import Runtime
@@ -196,6 +197,9 @@ def ingest(
                 130,
             ) from None
         embedder.finished()
+    # Answers rate how rare a question's words are; a table prepared now spares each one-shot
+    # `lectern ask` loading the word-frequency package (~0.4 s). Built once per package version.
+    word_frequency.prepare(runtime.settings.model_cache_dir)
     if resumable and embedder.reused:
         console.print(f"Resumed: {embedder.reused:,} chunks embedded by the interrupted run were reused.")
     report.skipped.extend(unsupported)

@@ -10,13 +10,15 @@ Ollama knows per model. So, in order:
 4. otherwise one small probe: a completion that asks for a tool call; a tool call back means tools.
 
 An error on the way (a 4xx, a malformed answer) means context-first, which works with every server.
-The result is cached per (base URL, model) for the life of the process; a server that cannot be
-reached is not cached (the turn fails on its own, and the next one asks again).
+The result is cached per (base URL, model) for ten minutes, so a server restarted with another
+template at the same address is asked again; a server that cannot be reached is not cached (the turn
+fails on its own, and the next one asks again).
 """
 
 from __future__ import annotations
 
 import logging
+import time
 from typing import Any, Literal, cast
 
 import httpx
@@ -25,13 +27,19 @@ from openai import AsyncOpenAI
 
 from lectern.writers.tool_schema import RETRIEVE_CONTEXT_TOOL
 
-__all__ = ["WriterMode", "detect_mode"]
+__all__ = ["WriterMode", "detect_mode", "forget_modes"]
 
 log = logging.getLogger(__name__)
 
 WriterMode = Literal["tools", "context"]
 PROBE_TIMEOUT_S = 20.0
-_CACHE: dict[tuple[str, str], WriterMode] = {}
+CACHE_TTL_S = 600.0
+_CACHE: dict[tuple[str, str], tuple[WriterMode, float]] = {}
+
+
+def forget_modes() -> None:
+    """Ask every server again on its next turn."""
+    _CACHE.clear()
 
 
 def _root(base_url: str) -> str:
@@ -44,14 +52,14 @@ async def detect_mode(base_url: str | None, api_key: str, model: str, client: As
         return "tools"
     key = (base_url.rstrip("/"), model)
     cached = _CACHE.get(key)
-    if cached is not None:
-        return cached
+    if cached is not None and time.monotonic() - cached[1] < CACHE_TTL_S:
+        return cached[0]
     try:
         mode = await _ask(base_url, api_key, model, client)
     except (httpx.TransportError, openai.APIConnectionError) as exc:
         log.warning("could not ask %s whether it calls tools (%s); using context-first", base_url, exc)
         return "context"
-    _CACHE[key] = mode
+    _CACHE[key] = (mode, time.monotonic())
     log.info("writer mode for %s at %s: %s", model, base_url, mode)
     return mode
 
