@@ -235,3 +235,14 @@ def check_stream(deltas: list[dict[str, Any]]) -> None:
 
 def ndjson(text: str) -> list[dict[str, Any]]:
     return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+
+async def clear_of_window_edge(window_s: float = 60.0, margin_s: float = 3.0) -> None:
+    """Wait, if need be, until a fixed rate-limit window has at least `margin_s` left. The limiter's
+    windows start at multiples of `window_s` since the epoch, and its sliding-window count approximates
+    the previous window's hits, so a burst that straddles a boundary can be let through by design."""
+    import asyncio
+
+    into = time.time() % window_s
+    if into > window_s - margin_s:
+        await asyncio.sleep(window_s - into + 0.05)

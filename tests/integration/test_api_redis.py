@@ -12,7 +12,15 @@ import httpx
 import pytest
 
 from lectern.api import create_app
-from tests.api_support import ON_TOPIC, LiveServer, app_client, check_stream, make_engine, make_settings
+from tests.api_support import (
+    ON_TOPIC,
+    LiveServer,
+    app_client,
+    check_stream,
+    clear_of_window_edge,
+    make_engine,
+    make_settings,
+)
 from tests.fakes.slow_writer import SlowWriter
 
 pytestmark = [pytest.mark.integration, pytest.mark.redis]
@@ -21,6 +29,7 @@ pytestmark = [pytest.mark.integration, pytest.mark.redis]
 async def test_replicas_share_one_rate_limit(tmp_path: Path, redis_url: str) -> None:
     key = f"sk-{uuid.uuid4().hex}"  # a fresh key: a fresh budget in the shared Redis
     settings = make_settings(tmp_path, api_keys=[key], rate_limit="4/minute", redis_url=redis_url)
+    await clear_of_window_edge()
     first = create_app(settings, engine=make_engine(settings))
     second = create_app(settings, engine=make_engine(settings))
     async with app_client(first, **{"X-API-Key": key}) as a, app_client(second, **{"X-API-Key": key}) as b:

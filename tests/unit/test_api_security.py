@@ -17,7 +17,15 @@ from lectern.api import create_app
 from lectern.api.auth import ApiKeys, key_hash, key_id
 from lectern.api.logs import JsonFormatter
 from lectern.errors import ConfigError
-from tests.api_support import ON_TOPIC, UUID_RE, app_client, client_for, make_engine, make_settings
+from tests.api_support import (
+    ON_TOPIC,
+    UUID_RE,
+    app_client,
+    clear_of_window_edge,
+    client_for,
+    make_engine,
+    make_settings,
+)
 from tests.contracts import chat_error, generation_error
 
 KEY_A = "sk-test-key-a-0123456789"
@@ -77,6 +85,7 @@ def test_keys_are_kept_as_hashes_and_compared_by_hash() -> None:
 
 async def test_rate_limit_per_key_with_retry_after(tmp_path: Path) -> None:
     settings = make_settings(tmp_path, api_keys=[KEY_A, KEY_B], rate_limit="3/minute")
+    await clear_of_window_edge()
     async with client_for(settings) as client:
         a, b = {"X-API-Key": KEY_A}, {"X-API-Key": KEY_B}
         statuses = [(await client.get("/v1/models", headers=a)).status_code for _ in range(3)]
@@ -100,6 +109,7 @@ async def test_failed_authentication_is_rate_limited_per_client_address(tmp_path
     """A key guesser gets 401s up to LECTERN_AUTH_FAILURE_LIMIT, then 429s even for a right key (so the
     answer tells nothing), while another address and the key's own budget are untouched."""
     settings = make_settings(tmp_path, api_keys=[KEY_A], auth_failure_limit="5/minute")
+    await clear_of_window_edge()
     app = create_app(settings, engine=make_engine(settings))
     async with app_client(app) as client:
         guesses = []
@@ -256,6 +266,7 @@ async def test_publishable_keys_ask_only_from_their_origins(tmp_path: Path) -> N
         publishable_rate_limit="2/minute",
     )
     pk = {"X-API-Key": "pk_public"}
+    await clear_of_window_edge()
     async with client_for(settings) as client:
         allowed = await client.post("/chat/run", json={"message": ON_TOPIC}, headers={**pk, "Origin": site})
         other = await client.post(

@@ -19,7 +19,15 @@ from lectern.errors import VectorIndexError
 from lectern.events import Token
 from lectern.writers.base import WriteRequest, WriterEvent
 from lectern.writers.extractive import ExtractiveWriter
-from tests.api_support import OFF_TOPIC, ON_TOPIC, app_client, client_for, make_engine, make_settings
+from tests.api_support import (
+    OFF_TOPIC,
+    ON_TOPIC,
+    app_client,
+    clear_of_window_edge,
+    client_for,
+    make_engine,
+    make_settings,
+)
 from tests.fakes.hash_embedder import HashEmbedder
 
 KEY = "sk-openai-compat-test-0123"
@@ -308,6 +316,7 @@ async def test_keys_use_bearer_and_fail_in_openai_shape(tmp_path: Path) -> None:
 
 
 async def test_rate_limit_is_429_in_openai_shape(tmp_path: Path) -> None:
+    await clear_of_window_edge()
     async with client_for(make_settings(tmp_path, rate_limit="1/minute")) as client:
         first = await client.get("/v1/models")
         second = await client.get("/v1/models")
