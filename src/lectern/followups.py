@@ -94,7 +94,11 @@ _TAKES_ONE = ACTION_WORDS | _word_set("pick need want have recommend prefer canc
 # those ...", "... between the two"; and a reply that carries on the conversation ("ok, but why bother
 # with one ...") when it also points back.
 _GROUP_BACK = re.compile(
-    r"\b(?:of|among|between)\s+(?:those|these|them|the\s+two|the\s+three|both)\b", re.IGNORECASE
+    r"\b(?:of|among|between)\s+(?:those|these|them|the\s+two|the\s+three|both)\b"
+    # "which one would I use for stairs?" chooses among what was just listed ("which one of A or B"
+    # names its own choices); "such a prompt" is the one just described.
+    r"|^(?!.*\bor\b.*\bwhich\b).*\bwhich\s+ones?\b(?!\s+of\b)|\bsuch\s+an?\b",
+    re.IGNORECASE,
 )
 _CONTINUES = re.compile(r"^\s*(?:ok(?:ay)?|but|so|then|right|hmm)\b\s*,?", re.IGNORECASE)
 _WHAT_ABOUT = re.compile(r"^\s*(?:and\s+)?(?:what|how)\s+about\s+(.+)$", re.IGNORECASE)
@@ -117,6 +121,33 @@ def _is_specific(word: str) -> bool:
         or any(c in word for c in "_./#+")
         or (len(word) > 1 and word.isupper())
     )
+
+
+_TAKES_OBJECT = _word_set("at with for on in into onto to about from of inside through")
+# "it" that stands for nothing: "is it possible", "it's better to", "does it matter".
+_EXPLETIVE_IT = re.compile(
+    r"\b(?:is|was|isn't|wasn't|does|would|will)\s+it\b|\bit\s+(?:is|was|'s|takes|seems)\b",
+    re.IGNORECASE,
+)
+
+
+def _object_pronoun_first(question: str, topical: list[str]) -> bool:
+    """ "How do I look at it in 3D and wiggle the joints?": "it" comes before any topic word of the
+    question but the verb that takes it, so it points back to the conversation, however many words of
+    its own follow. In "What is a ROS 2 service and how does it differ?" the pronoun comes after the
+    topic it stands for."""
+    tokens = [w.lower() for w in words(question)]
+    own = {w.lower() for w in topical}
+    for i, token in enumerate(tokens):
+        if token not in {"it", "them", "they"}:
+            continue
+        if token == "it" and _EXPLETIVE_IT.search(" ".join(tokens[max(0, i - 1) : i + 2])):
+            continue
+        if i == 0 or (tokens[i - 1] not in _TAKES_OBJECT and tokens[i - 1] not in _TAKES_ONE):
+            continue  # a subject ("so it can adapt") or an idiom ("play it safe") says nothing
+        # the verb and preposition that take the pronoun ("look at it") are not a topic of their own
+        return not any(t in own for t in tokens[: max(0, i - 2)])
+    return False
 
 
 def points_back(question: str) -> bool:
@@ -149,6 +180,8 @@ def is_followup(question: str) -> bool:
         return True
     own = content_words(question)
     topical = [w for w in own if w.lower() not in ACTION_WORDS and w.lower() not in ANAPHORA]
+    if _object_pronoun_first(question, topical):
+        return True
     if len(topical) >= SELF_CONTAINED_WORDS or (
         len(topical) >= SELF_CONTAINED_WORDS - 1 and any(_is_specific(w) for w in topical)
     ):

@@ -94,3 +94,29 @@ def test_a_reply_that_carries_on_and_points_back_is_a_followup() -> None:
 def test_an_opening_so_alone_does_not_make_a_followup() -> None:
     question = "So how do I install ROS 2 on Ubuntu 22.04?"
     assert standalone_query(question, ["What is Gazebo?"]) == question
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "how do I look at it in 3D and wiggle the joints with sliders?",
+        "which one would I use for climbing stairs on a humanoid?",
+        "what would such a prompt look like for making coffee with a robot arm?",
+    ],
+)
+def test_a_pointer_to_the_conversation_makes_a_followup_however_long(question: str) -> None:
+    assert is_followup(question)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What is a ROS 2 service and how does it differ from actions?",
+        "URDF or SDF, which one should I use to describe my robot and why?",
+        "Is there a way to train a model so it can adapt to a new environment from a few examples?",
+        "When should a robot play it safe and when should it explore boldly?",
+        "Which ones of the Gazebo physics engines support soft contacts?",
+    ],
+)
+def test_a_pronoun_or_choice_inside_the_question_stays_inside(question: str) -> None:
+    assert not is_followup(question)
