@@ -45,10 +45,12 @@ log = logging.getLogger(__name__)
 
 NAME = "extractive"
 FIRST_PASS = 8  # sentences embedded per answer at most
-MAX_SENTENCES = 4
+# Five sentences and a floor at half the best one's score: on the training questions, answers with every
+# answer keyword 53.7 -> 59.1 % for 108 -> 126 words on average (4 sentences, floor 0.6 before).
+MAX_SENTENCES = 5
 MAX_PROSE_WORDS = 120
 MMR_LAMBDA = 0.7
-RELATIVE_FLOOR = 0.6  # a sentence scoring below this share of the best one is not worth adding
+RELATIVE_FLOOR = 0.5  # a sentence scoring below this share of the best one is not worth adding
 DUPLICATE = 0.88
 OWN_WORDS_SHARE = 0.4  # a further sentence shares at least this much of the best one's keyword score
 DEFINITION_BONUS = 0.2
