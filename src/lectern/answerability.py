@@ -12,7 +12,10 @@ single lexical rule decides. The signals, all computed from what retrieval alrea
 - coverage of the question's content words by the passages, each word weighted by how rare it is in
   general English (`wordfreq`): a missing "PX4" or "Webots" weighs much more than a missing "laptop";
   and whether a missing word occurs anywhere in the collection at all;
-- whether the best passage's headings name the question's topic.
+- whether the best passage's headings name the question's topic;
+- how long the question is beyond ten words (`q_words`): every word a reader adds ("I'm trying to
+  plan my last few weeks...") pulls the question's vector away from the passage that answers it, so a
+  wordy question's similarities mean more than a short one's.
 
 A logistic model over these signals, trained by `bench/train_answerability.py` on development question
 sets (answerable questions, near misses, out-of-scope questions, and near misses made by removing a
@@ -55,11 +58,15 @@ FEATURES = (
     "miss_unknown",
     "miss_name_unknown",
     "heading",
+    "q_words",
 )
 PASSAGES = 5  # the decision looks at the best five passages
 ROOT_CHARS = 5  # shortest shared beginning that counts as the same root ("behav", "simul")
 ROOT_SHARE = 0.8  # ... and it must be most of the shorter word ("life" is not "lifecycle")
 _CONTRACTIONS = frozenset({"re", "ve", "ll", "nt"})  # what "we're", "I've" leave behind as words
+# Questions up to this long count as equally long: a short, precise question ("How do I delete a
+# collection?") must not read as less answerable than one of ten words.
+SHORT_QUESTION_WORDS = 10
 OFF_TOPIC_RARITY = 0.5  # zipf frequency below 3: "Webots", "quadcopter"; not "laptop" or "minutes"
 
 KnownTerm = Callable[[str], bool]
@@ -72,11 +79,31 @@ def rarity(word: str) -> float:
     return min(1.0, max(0.0, (6.0 - zipf) / 6.0))
 
 
+_ACRONYM_PLURAL = re.compile(r"^([A-Z][A-Z0-9]+)s$")  # "IMUs", "LLMs", "GPUs": the book says "IMU"
+_WORD_PAIR = re.compile(r"^([A-Za-z]{2,})/([A-Za-z]{2,})$")  # "talker/listener", "request/response"
+
+
+def _reader_words(question: str) -> list[str]:
+    """The question's content words as the documents would write them: an acronym's plural is the
+    acronym, and two ordinary words joined by a slash are two words (a path or a code name is not)."""
+    out: list[str] = []
+    for word in content_words(question):
+        plural = _ACRONYM_PLURAL.match(word)
+        pair = _WORD_PAIR.match(word)
+        if plural:
+            out.append(plural.group(1))
+        elif pair:
+            out.extend(w for w in pair.groups() if w.lower() not in STOP_WORDS)
+        else:
+            out.append(word)
+    return out
+
+
 def question_terms(question: str) -> list[tuple[str, bool]]:
     """(word, looks like a name) for each word of the question that can carry its topic."""
     tokens = [
         w
-        for w in content_words(question)
+        for w in _reader_words(question)
         if w.lower() not in ACTION_WORDS and w.lower() not in _CONTRACTIONS and len(w) > 1
     ]
     first = next((w for w in question.split() if w.lower() not in STOP_WORDS), "")
@@ -174,9 +201,11 @@ def signals(
     best_sentences: list[float] = []
     if query_vector is not None and units:
         q = np.asarray(query_vector, dtype=np.float32).reshape(-1)
-        for _, matrix in units[:PASSAGES]:
-            if matrix.shape[0]:
-                best_sentences.extend(np.sort(matrix @ q)[-2:].tolist())
+        for passage_units, matrix in units[:PASSAGES]:
+            # Code blocks have zero rows: a passage of code alone has no sentence to compare.
+            rows = [i for i, u in enumerate(passage_units) if u.kind == "sentence" and i < matrix.shape[0]]
+            if rows:
+                best_sentences.extend(np.sort(matrix[rows] @ q)[-2:].tolist())
     best_sentences.sort(reverse=True)
     sent_max = best_sentences[0] if best_sentences else (sims[0] if sims else 0.0)
     sent_top2 = sum(best_sentences[:2]) / 2 if len(best_sentences) >= 2 else sent_max
@@ -221,6 +250,7 @@ def signals(
         miss_unknown,
         miss_name_unknown,
         heading / total if terms else 0.0,
+        math.log(max(SHORT_QUESTION_WORDS, len(question.split()))),
     )
     return Signals(values, tuple(missing), tuple(unknown))
 

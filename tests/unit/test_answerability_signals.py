@@ -72,6 +72,37 @@ def test_root_shared_with_another_derivation_counts_as_present() -> None:
     assert "lifecycle" in life.missing
 
 
+def test_acronym_plurals_and_word_pairs_are_written_as_the_documents_write_them() -> None:
+    imu = [hit("The IMU reports angular velocity; the talker publishes and the listener subscribes.", 0.5)]
+    s = signals("Are IMUs noisy in the talker/listener demo?", imu, None, None, known=lambda w: w != "IMUs")
+    assert s.missing == ("noisy", "demo")  # not "IMU", "talker" or "listener": the passage has them
+    assert s.as_dict()["miss_name_unknown"] == 0.0
+    path = signals("Where is src/main.py?", imu, None, None, known=lambda w: False)
+    assert path.missing == ("src/main.py",)  # a path stays one name
+
+
+def test_a_passage_of_code_alone_has_no_sentence_signal() -> None:
+    embedder = HashEmbedder()
+    code = hit("```python\nprint('scan')\n```", 0.41)
+    query = embedder.embed_query("How do I print a scan?")
+    units = SentenceVectors(embedder).of([code.chunk])
+    s = signals("How do I print a scan?", [code], query, units).as_dict()
+    assert units[0][0][0].kind == "code"
+    assert s["sent_max"] == s["top_sim"] == 0.41  # the passage's own similarity, not a zero row
+
+
+def test_question_length_is_a_signal() -> None:
+    short = signals("How does Gazebo simulate lidar?", PASSAGES, None, None).as_dict()["q_words"]
+    wordy = signals(
+        "I'm new to all this and my laptop is slow, so how does Gazebo simulate lidar for a robot?",
+        PASSAGES,
+        None,
+        None,
+    ).as_dict()["q_words"]
+    assert short == np.log(10)  # up to ten words, every question counts as equally long
+    assert wordy == np.log(19)
+
+
 def _model(**overrides: float) -> AnswerabilityModel:
     n = len(FEATURES)
     weights = [0.0] * n
