@@ -204,3 +204,36 @@ async def test_a_lead_in_whose_list_is_not_quoted_is_left_out() -> None:
     _, written = await write(ExtractiveWriter(), request(question, result))
     assert written.text.startswith("Gazebo uses the ODE physics engine")
     assert "robots that can" not in written.text
+
+
+async def test_the_code_line_that_says_what_was_asked_is_quoted_with_its_neighbours() -> None:
+    text = (
+        "Proxemics describes how close people stand to each other in conversation.\n\n"
+        "Edward Hall's model of proxemics defines four distance zones that robots should respect.\n\n"
+        "```python\nclass ProxemicSpace:\n    def __init__(self):\n"
+        "        # Distances in meters based on Hall's model\n"
+        "        self.intimate_zone = (0.0, 0.45)    # 0-1.5 feet - intimate relationships\n"
+        "        self.personal_zone = (0.45, 1.2)    # 1.5-4 feet - close friends and family\n"
+        "        self.social_zone = (1.2, 3.6)       # 4-12 feet - casual relationships\n"
+        "        self.public_zone = (3.6, 10.0)      # 12+ feet - public speaking\n"
+        "        self.robot_speed = 0.5\n        self.robot_name = 'pepper'\n```\n"
+    )
+    question = "How big is the intimate zone around a person?"
+    result = RetrievalResult(query=question, hits=[_hit(text, 1, "Personal space")])
+    _, written = await write(ExtractiveWriter(), request(question, result))
+    assert "self.intimate_zone = (0.0, 0.45)    # 0-1.5 feet" in written.text
+    assert "personal_zone" in written.text  # the line after it, for context
+    assert "public_zone" not in written.text  # not the whole block
+    assert written.text.count("```") == 2
+    assert written.cited == [1]
+
+
+async def test_no_code_line_is_quoted_when_none_holds_the_question() -> None:
+    text = (
+        "Hall's model defines four distance zones that robots should respect.\n\n"
+        "```python\nzones = load()\nrobot.keep(zones)\nrobot.speak('hello')\n```\n"
+    )
+    question = "How big is the intimate zone around a person?"
+    result = RetrievalResult(query=question, hits=[_hit(text, 1, "Personal space")])
+    _, written = await write(ExtractiveWriter(), request(question, result))
+    assert "```" not in written.text

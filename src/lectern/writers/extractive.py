@@ -17,9 +17,11 @@ The writer never invents a sentence: every sentence of the answer is a sentence 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import math
 import re
+import textwrap
 import threading
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Sequence
@@ -157,6 +159,7 @@ class ExtractiveWriter:
                 chosen = _with_code(code, chosen, candidates)
         if not chosen:
             return _fallback(sources[0], 1)
+        chosen = _with_code_lines(chosen, codes, candidates, query_terms)
         chosen = _without_dangling_lead_ins(_with_lead_ins(chosen, candidates))
         return _render(chosen)
 
@@ -463,6 +466,58 @@ def _with_code(code: _Candidate, chosen: list[_Candidate], candidates: list[_Can
         out.append(intro[0])
     elif not any(c.source == code.source for c in chosen):
         # A code block is never quoted alone: its source's best sentence comes with it (and the citation).
+        same = sorted((c for c in candidates if c.source == code.source), key=lambda c: -c.score)
+        if same:
+            out.append(same[0])
+    return out
+
+
+CODE_LINE_SHARE = 0.4  # a code line quoted for itself holds at least this share of the question's words
+CODE_LINE_TERMS = 2  # ... and at least this many of them
+_IDENTIFIER_PARTS = re.compile(r"[\W_]+|(?<=[a-z])(?=[A-Z])")
+
+
+def _code_line_terms(line: str) -> frozenset[str]:
+    """A code line's terms with its identifiers split ("intimate_zone", "maxVelocity")."""
+    return stem_terms(line) | stem_terms(" ".join(_IDENTIFIER_PARTS.split(line)))
+
+
+def _with_code_lines(
+    chosen: list[_Candidate],
+    codes: list[_Candidate],
+    candidates: list[_Candidate],
+    query_terms: frozenset[str],
+) -> list[_Candidate]:
+    """The line of a code block that says what was asked ("self.intimate_zone = (0.0, 0.45)  # 0-1.5
+    feet"), with the lines around it, when no sentence says it and the answer quotes no code: a value
+    that lives only in a configuration or an example is still the documents' answer."""
+    if not query_terms or not codes or any(c.unit.kind == "code" for c in chosen):
+        return chosen
+    quoted = {c.source for c in chosen}
+    best: tuple[float, _Candidate, int] | None = None
+    for code in codes:
+        lines = code.unit.text.split("\n")
+        for i, line in enumerate(lines[1:-1], start=1):
+            found = _code_line_terms(line) & query_terms
+            share = len(found) / len(query_terms)
+            if len(found) < CODE_LINE_TERMS or share < CODE_LINE_SHARE:
+                continue
+            score = share + 0.2 * code.rank_prior + (0.2 if code.source in quoted else 0.0)
+            if best is None or score > best[0]:
+                best = (score, code, i)
+    if best is None:
+        return chosen
+    _, code, i = best
+    # The line and its neighbours still inside the block
+    lines = code.unit.text.split("\n")
+    body = [line for line in lines[max(1, i - 1) : min(len(lines) - 1, i + 2)] if line.strip()]
+    excerpt = "\n".join([lines[0], textwrap.dedent("\n".join(body)), lines[-1]])
+    unit = dataclasses.replace(
+        code.unit, text=excerpt, terms=_code_line_terms(excerpt), words=len(excerpt.split())
+    )
+    out = [*chosen, dataclasses.replace(code, unit=unit)]
+    if code.source not in quoted:
+        # Code is never quoted alone: its source's best sentence comes with it (and the citation).
         same = sorted((c for c in candidates if c.source == code.source), key=lambda c: -c.score)
         if same:
             out.append(same[0])
