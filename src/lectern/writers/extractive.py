@@ -26,6 +26,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -482,6 +483,12 @@ def _code_line_terms(line: str) -> frozenset[str]:
     return stem_terms(line) | stem_terms(" ".join(_IDENTIFIER_PARTS.split(line)))
 
 
+@lru_cache(maxsize=4096)
+def _code_lines(block: str) -> tuple[tuple[str, frozenset[str]], ...]:
+    """Each line of a fenced block with its terms (cached: the same blocks come back across answers)."""
+    return tuple((line, _code_line_terms(line)) for line in block.split("\n"))
+
+
 def _with_code_lines(
     chosen: list[_Candidate],
     codes: list[_Candidate],
@@ -496,9 +503,9 @@ def _with_code_lines(
     quoted = {c.source for c in chosen}
     best: tuple[float, _Candidate, int] | None = None
     for code in codes:
-        lines = code.unit.text.split("\n")
-        for i, line in enumerate(lines[1:-1], start=1):
-            found = _code_line_terms(line) & query_terms
+        scanned = _code_lines(code.unit.text)
+        for i, (_, terms) in enumerate(scanned[1:-1], start=1):
+            found = terms & query_terms
             share = len(found) / len(query_terms)
             if len(found) < CODE_LINE_TERMS or share < CODE_LINE_SHARE:
                 continue
@@ -509,7 +516,7 @@ def _with_code_lines(
         return chosen
     _, code, i = best
     # The line and its neighbours still inside the block
-    lines = code.unit.text.split("\n")
+    lines = [line for line, _ in _code_lines(code.unit.text)]
     body = [line for line in lines[max(1, i - 1) : min(len(lines) - 1, i + 2)] if line.strip()]
     excerpt = "\n".join([lines[0], textwrap.dedent("\n".join(body)), lines[-1]])
     unit = dataclasses.replace(
