@@ -216,7 +216,7 @@ class Engine:
                 numbering.streamed.append(event.text)
                 shown = numbering.renumberer.feed(event.text)
                 if shown:
-                    yield Token(shown)
+                    yield event if shown is event.text else Token(shown)
             else:
                 if isinstance(event, Retrieved):
                     numbering.book.add(event.result)
@@ -578,9 +578,10 @@ class Engine:
         async for event in self.writer.write(request):
             if isinstance(event, Token):
                 turn.text.append(event.text)
-                shown = await self._shown(turn, event.text)
+                # no await per word when nothing gates the stream (the extractive writer's case)
+                shown = event.text if turn.gate is None else await self._shown(turn, event.text)
                 if shown:
-                    yield Token(shown)
+                    yield event if shown is event.text else Token(shown)
             else:
                 turn.written = event
                 rest = _remainder("".join(turn.text), event.text, confidence)
