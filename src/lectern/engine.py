@@ -160,8 +160,13 @@ class Engine:
         retriever = Retriever(runtime.embedder, runtime.index, settings, collection=runtime.collection)
         return cls(retriever, create_writer(settings, embedder=runtime.embedder), settings)
 
-    def new_conversation(self) -> Conversation:
-        return Conversation(system_prompt=SYSTEM_PROMPT, max_history=self.settings.max_history)
+    def new_conversation(self, session_id: str | None = None) -> Conversation:
+        """A conversation with no turns yet; a new session id unless given."""
+        if session_id is None:
+            return Conversation(system_prompt=SYSTEM_PROMPT, max_history=self.settings.max_history)
+        return Conversation(
+            system_prompt=SYSTEM_PROMPT, max_history=self.settings.max_history, session_id=session_id
+        )
 
     # --- public API ---------------------------------------------------------------------------------
     async def stream(
@@ -251,8 +256,7 @@ class Engine:
         )
 
     async def _retrieve(self, turn: _Turn, conversation: Conversation, params: RetrievalParams) -> Retrieved:
-        result = await self.retriever.retrieve(params, conversation.cache)
-        confidence = self.retriever.confidence(result)
+        result, confidence = await self.retriever.retrieve_assessed(params, conversation.cache)
         turn.retrievals.append((result, confidence))
         return Retrieved(result, confidence)
 
