@@ -8,7 +8,6 @@ onnxruntime's own transformer optimiser produces and run fastest on CPU.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal
 
@@ -202,21 +201,12 @@ class OnnxMiniLM:
         raise last_error
 
     @classmethod
-    def from_file(
-        cls,
-        path: Path,
-        config: BertConfig,
-        flavour: Flavour,
-        *,
-        threads: int,
-        disabled_optimizers: Sequence[str] = (),
-    ) -> OnnxMiniLM:
-        """A serialised graph: onnxruntime reads the file itself, with no Python copy of the weights.
-        `disabled_optimizers`: onnxruntime graph rewrites not to apply to it."""
+    def from_file(cls, path: Path, config: BertConfig, flavour: Flavour, *, threads: int) -> OnnxMiniLM:
+        """A serialised graph: onnxruntime reads the file itself, with no Python copy of the weights."""
         model = cls.__new__(cls)
         model.config = config
         model.flavour = flavour
-        model._session = _session(str(path), threads, disabled_optimizers)
+        model._session = _session(str(path), threads)
         return model
 
     def __call__(self, input_ids: I64, attention_mask: I64) -> F32:
@@ -224,7 +214,7 @@ class OnnxMiniLM:
         return np.asarray(pooled, dtype=np.float32)
 
 
-def _session(model: bytes | str, threads: int, disabled_optimizers: Sequence[str] = ()) -> Any:
+def _session(model: bytes | str, threads: int) -> Any:
     import onnxruntime as ort
 
     opts = ort.SessionOptions()
@@ -238,6 +228,4 @@ def _session(model: bytes | str, threads: int, disabled_optimizers: Sequence[str
     opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
     # One arena less: shapes change with every text, so the arena only grows (resident memory).
     opts.enable_cpu_mem_arena = False
-    return ort.InferenceSession(
-        model, opts, providers=["CPUExecutionProvider"], disabled_optimizers=list(disabled_optimizers)
-    )
+    return ort.InferenceSession(model, opts, providers=["CPUExecutionProvider"])
