@@ -44,7 +44,7 @@ from lectern.followups import ACTION_WORDS, GENERIC_WORDS, STOP_WORDS, content_w
 from lectern.guardrail import is_name
 from lectern.models import ConfidenceLevel, RefusalReason, SearchHit
 from lectern.sentences import UnitVectors
-from lectern.writers.units import stem_terms
+from lectern.writers.units import passage_terms, stem_terms
 
 FEATURES = (
     "top_sim",
@@ -118,12 +118,6 @@ def question_terms(question: str) -> list[tuple[str, bool]]:
     return out
 
 
-@lru_cache(maxsize=8192)
-def _terms_of(text: str) -> frozenset[str]:
-    """A passage's stemmed terms; passages recur across answers, so they are stemmed once."""
-    return stem_terms(text)
-
-
 _COMPOUND = re.compile(r"[a-z][_./][a-z0-9]|[a-z]\d|\d[a-z]", re.I)
 
 
@@ -145,16 +139,25 @@ def _shares_root(stem: str, terms: frozenset[str]) -> bool:
     and "behavior" apart, and "maths" and "mathematical"; a reader's word form is not a new topic."""
     if len(stem) < ROOT_CHARS:
         return False
-    root = stem[:ROOT_CHARS]
-    for term in terms:
-        if term.startswith(root):
-            shared = next(
-                (i for i, (a, b) in enumerate(zip(stem, term, strict=False)) if a != b),
-                min(len(stem), len(term)),
-            )
-            if shared >= ROOT_SHARE * min(len(stem), len(term)):
-                return True
+    for term in _by_root(terms).get(stem[:ROOT_CHARS], ()):
+        shared = next(
+            (i for i, (a, b) in enumerate(zip(stem, term, strict=False)) if a != b),
+            min(len(stem), len(term)),
+        )
+        if shared >= ROOT_SHARE * min(len(stem), len(term)):
+            return True
     return False
+
+
+@lru_cache(maxsize=256)
+def _by_root(terms: frozenset[str]) -> dict[str, tuple[str, ...]]:
+    """The terms by their first `ROOT_CHARS` letters: one pass over a passage's terms, not one per
+    question word (the same sets come back within an answer and across answers)."""
+    roots: dict[str, list[str]] = {}
+    for term in terms:
+        if len(term) >= ROOT_CHARS:
+            roots.setdefault(term[:ROOT_CHARS], []).append(term)
+    return {root: tuple(found) for root, found in roots.items()}
 
 
 def _present(word: str, terms: frozenset[str], text: str) -> bool:
@@ -211,8 +214,8 @@ def signals(
     sent_top2 = sum(best_sentences[:2]) / 2 if len(best_sentences) >= 2 else sent_max
 
     terms = question_terms(question)
-    passage_terms = [_terms_of(h.chunk.search_text) for h in top]
-    everything = frozenset().union(*passage_terms) if passage_terms else frozenset()
+    per_passage = [passage_terms(h.chunk.search_text) for h in top]
+    everything = frozenset().union(*per_passage) if per_passage else frozenset()
     texts = [h.chunk.search_text.lower() for h in top]
     all_text = "\n".join(texts)
     weights = [0.2 + rarity(w) for w, _ in terms]
@@ -234,7 +237,7 @@ def signals(
                 miss_unknown = max(miss_unknown, rarity(word))
                 if name:
                     miss_name_unknown = 1.0
-        if passage_terms and _present(word, passage_terms[0], texts[0]):
+        if per_passage and _present(word, per_passage[0], texts[0]):
             cov_top1 += weight
         if _present(word, heading_terms, " ".join(top[0].chunk.heading_hierarchy).lower() if top else ""):
             heading += weight

@@ -108,6 +108,12 @@ class Renumberer:
 
     def feed(self, text: str) -> str:
         """The part of the stream that can be sent now (maybe empty: a marker may be incomplete)."""
+        if not self._pending and "[" not in text and "`" not in text:
+            # Most tokens are plain words: what `_drain` would do with them, without its scanning
+            # (a newline is all that can change the code state without a backtick).
+            if "\n" in text:
+                self._code.inline = False
+            return self._emit(text)
         self._pending += text
         return self._emit(self._drain(final=False))
 

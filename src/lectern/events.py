@@ -15,7 +15,7 @@ class Retrieved:
     confidence: ConfidenceMetrics
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Token:
     """A piece of the answer text, in order; the pieces joined are the answer's text."""
 

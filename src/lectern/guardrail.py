@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from lectern.content_kind import kind_of
 from lectern.followups import ACTION_WORDS, STOP_WORDS, content_words, words
 from lectern.models import ConfidenceMetrics, SearchHit
-from lectern.writers.units import stem_terms
+from lectern.writers.units import passage_terms, stem_terms
 
 # The question is never echoed: it may carry Markdown, HTML or links, and a paraphrase of it reads badly.
 REFUSAL = "I don't have information about that in the documents."
@@ -126,7 +126,7 @@ def coverage(query: str, hits: Sequence[SearchHit], known: KnownTerm | None = No
     terms = distinctive_terms(query)
     present: set[str] = set()
     for hit in hits:
-        present |= stem_terms(hit.chunk.search_text)
+        present |= passage_terms(hit.chunk.search_text)
     missing = [(w, name) for w, name in terms if not _present(w, present)]
     unknown = tuple(w for w, name in missing if name or (known is not None and not known(w)))
     return Coverage(tuple(w for w, _ in terms), tuple(w for w, _ in missing), unknown)

@@ -146,14 +146,27 @@ class Retriever:
         """Retrieve off the event loop; a repeat of a retrieval in the same session is served from `cache`."""
         key = params.cache_key()
         if cache is not None and key in cache:
-            hit = cache[key]
-            return hit.model_copy(update={"timings": hit.timings.model_copy(update={"cached": True})})
+            return _from_cache(cache[key])
         result = await asyncio.to_thread(self.retrieve_sync, params)
-        if cache is not None:
-            while len(cache) >= SESSION_CACHE_SIZE:
-                cache.pop(next(iter(cache)))
-            cache[key] = result
+        _remember(cache, key, result)
         return result
+
+    async def retrieve_assessed(
+        self, params: RetrievalParams, cache: MutableMapping[RetrievalKey, RetrievalResult] | None = None
+    ) -> tuple[RetrievalResult, ConfidenceMetrics]:
+        """`retrieve` and the result's `confidence`, both in the one worker call: the confidence's
+        numpy work stays off the event loop."""
+        key = params.cache_key()
+        if cache is not None and key in cache:
+            result = _from_cache(cache[key])
+            return result, self.confidence(result)
+        result, confidence = await asyncio.to_thread(self._retrieve_and_assess, params)
+        _remember(cache, key, result)
+        return result, confidence
+
+    def _retrieve_and_assess(self, params: RetrievalParams) -> tuple[RetrievalResult, ConfidenceMetrics]:
+        result = self.retrieve_sync(params)
+        return result, self.confidence(result)
 
     def retrieve_sync(self, params: RetrievalParams) -> RetrievalResult:
         started = time.perf_counter()
@@ -271,6 +284,19 @@ class Retriever:
                 cached = self._vectors.get(hit.chunk.content_hash)
                 if cached is not None:
                     hit.vector = cached.tolist()
+
+
+def _from_cache(hit: RetrievalResult) -> RetrievalResult:
+    return hit.model_copy(update={"timings": hit.timings.model_copy(update={"cached": True})})
+
+
+def _remember(
+    cache: MutableMapping[RetrievalKey, RetrievalResult] | None, key: RetrievalKey, result: RetrievalResult
+) -> None:
+    if cache is not None:
+        while len(cache) >= SESSION_CACHE_SIZE:
+            cache.pop(next(iter(cache)))
+        cache[key] = result
 
 
 class _QueryEmbedding:

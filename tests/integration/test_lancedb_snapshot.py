@@ -162,6 +162,11 @@ def _builder_keyword(table: Any, text: str, where: str | None, n: int) -> list[t
     return _candidates(builder.limit(n).to_arrow(), "_score", float)
 
 
+def _row_ids_and_scores(found: list[tuple[str, int, float]]) -> list[tuple[int, float]]:
+    """What the keyword side returns (it reads no column; the hashes come from the snapshot)."""
+    return [(row_id, score) for _, row_id, score in found]
+
+
 @pytest.mark.parametrize("filters", FILTERS)
 def test_keyword_side_matches_the_sync_builder(
     twins: tuple[LanceDBIndex, LanceDBIndex], filters: SearchFilters | None
@@ -172,8 +177,12 @@ def test_keyword_side_matches_the_sync_builder(
     rng = np.random.default_rng(9)
     for _ in range(5):
         text = " ".join(rng.choice(WORDS, size=3))
+        want = _builder_keyword(table, text, where, 40)
         got = _keyword_side(table, text, where, 40)()
-        assert got == _builder_keyword(table, text, where, 40)
+        assert got == _row_ids_and_scores(want)
+        snapshot = fast._snapshots.get(table, int(table.version), ["content_hash"], lambda _: True)
+        assert fast._keyed(table, snapshot, got) == want  # hashes from the snapshot
+        assert fast._keyed(table, None, got) == want  # hashes read from the table
     assert _keyword_side(table, "  ", where, 40)() == []
 
 
@@ -185,4 +194,23 @@ def test_keyword_side_sees_unindexed_rows(tmp_path: Path) -> None:
     index.upsert(CHUNKS[3:], VECTORS[3:])  # not yet folded into the keyword index
     table = index._open()
     for text in ("subscriber message", "robot", CHUNKS[4].text.split()[0]):
-        assert _keyword_side(table, text, None, 10)() == _builder_keyword(table, text, None, 10)
+        want = _builder_keyword(table, text, None, 10)
+        assert _keyword_side(table, text, None, 10)() == _row_ids_and_scores(want)
+
+
+def test_keyword_hits_written_after_the_snapshot_get_their_hashes(tmp_path: Path) -> None:
+    """A write between the snapshot's version and the keyword query: the new rows' hashes are read
+    from the table, the others come from the snapshot."""
+    index = LanceDBIndex(tmp_path / "lancedb", "docs", snapshot_reload_s=0.0)
+    index.create(INFO)
+    index.upsert(CHUNKS[:3], VECTORS[:3])
+    index.search(vector=axis(0), text="robot", mode="hybrid", top_k=3)  # loads the snapshot
+    table = index._open()
+    snapshot = index._snapshots.get(table, int(table.version), ["content_hash"], lambda _: True)
+    assert snapshot is not None
+    assert len(snapshot.hashes) == 3
+    index.upsert(CHUNKS[3:], VECTORS[3:])
+    for text in ("subscriber message humanoid", "publishers topic", "humanoid walking"):
+        want = _builder_keyword(table, text, None, 10)
+        assert {h for h, _, _ in want} - set(snapshot.hashes)  # a row the snapshot lacks is found
+        assert index._keyed(table, snapshot, _keyword_side(table, text, None, 10)()) == want

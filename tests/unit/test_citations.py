@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import itertools
 import random
+import re
 
 from lectern.citations import Renumberer, display_markers, marker_numbers
 from lectern.models import Citation
@@ -48,6 +50,21 @@ def test_every_split_of_a_text_gives_the_same_stream() -> None:
     rng = random.Random(7)
     for _ in range(300):
         cuts = rng.sample(range(1, len(text)), rng.randint(1, 20))
+        pieces, r = _stream(text, cuts)
+        assert "".join(pieces) == "".join(whole) == r.text
+
+
+def test_word_tokens_give_the_same_stream_as_the_whole_text() -> None:
+    # Plain words take a shortcut past the marker scan; a newline inside them still ends inline code.
+    texts = [
+        "An `unclosed span\nthen [3] cites, and `a[1]` does not [2].",
+        "Words only, no markers at all.\n\nA second paragraph [4].",
+        "```\ncode [1]\n```\nprose [1] and `x`\n[2]",
+    ]
+    for text in texts:
+        whole, _ = _stream(text, [])
+        words = re.findall(r"\S+\s*|\s+", text)
+        cuts = list(itertools.accumulate(len(w) for w in words))[:-1]
         pieces, r = _stream(text, cuts)
         assert "".join(pieces) == "".join(whole) == r.text
 

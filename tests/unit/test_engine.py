@@ -282,3 +282,27 @@ async def test_stream_stops_cleanly_when_the_consumer_stops() -> None:
             break
     await stream.aclose()  # type: ignore[attr-defined]
     assert conversation.history == []  # an interrupted turn is not remembered
+
+
+@pytest.mark.parametrize(
+    ("question", "medium"),
+    [
+        ("What is a ROS 2 node?", None),  # answered
+        ("What is a ROS 2 node?", 0.99),  # answered at low confidence: the disclaimer first
+        ("How do I bake sourdough bread?", None),  # refused
+    ],
+)
+async def test_one_token_for_callers_that_read_only_the_answer(question: str, medium: float | None) -> None:
+    overrides = {} if medium is None else {"confidence_medium": medium, "confidence_high": medium}
+    engine, _, _ = make_engine(settings=answer_settings(**overrides))
+    words = await collect(engine.stream(question, engine.new_conversation()))
+    whole = await collect(engine.stream(question, engine.new_conversation(), AskOptions(stream_tokens=False)))
+    by_words, at_once = done_of(words).answer, done_of(whole).answer
+    assert len([e for e in words if isinstance(e, Token)]) > 3
+    assert len([e for e in whole if isinstance(e, Token)]) == 1
+    assert tokens_of(whole) == tokens_of(words) == at_once.text == by_words.text
+    assert at_once.citations == by_words.citations
+    assert at_once.confidence == by_words.confidence
+    assert at_once.refusal_reason == by_words.refusal_reason
+    assert (await engine.run(question, engine.new_conversation())).text == by_words.text
+    assert medium is None or by_words.text.startswith(LOW_CONFIDENCE_DISCLAIMER)

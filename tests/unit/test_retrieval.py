@@ -85,6 +85,22 @@ def test_blank_query_is_invalid() -> None:
         retriever.params("   ")
 
 
+async def test_retrieval_with_its_confidence_matches_the_two_steps() -> None:
+    index, embedder = filled_index()
+    retriever = Retriever(embedder, index, answer_settings())
+    cache: dict = {}  # type: ignore[type-arg]
+    params = retriever.params("How do I install Gazebo Harmonic?", threshold=0.0)
+    result, confidence = await retriever.retrieve_assessed(params, cache)
+    alone = await retriever.retrieve(params)
+    assert [h.chunk.content_hash for h in result.hits] == [h.chunk.content_hash for h in alone.hits]
+    assert confidence == retriever.confidence(alone)
+    assert confidence.num_chunks == len(result.hits) > 1
+    again, again_confidence = await retriever.retrieve_assessed(params, cache)  # from the session cache
+    assert again.timings.cached
+    assert again_confidence == confidence
+    assert embedder.query_calls == 2
+
+
 async def test_session_cache_serves_identical_retrievals() -> None:
     retriever, index, embedder = scripted(hit("a", 0.9), hit("b", 0.8))
     cache: dict = {}  # type: ignore[type-arg]

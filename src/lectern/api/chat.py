@@ -53,7 +53,8 @@ class EngineFailure(errors.LecternError):
         self.http_status = status_for_code(failed.code)
 
 
-def _turn(body: ChatRequest, key: str | None) -> Turn:
+def _turn(body: ChatRequest, key: str | None, *, stream_tokens: bool = True) -> Turn:
+    """`stream_tokens`: False where only the whole answer is sent (see `AskOptions.stream_tokens`)."""
     return Turn(
         session_id=body.session_id or uuid.uuid4(),
         owner=key,
@@ -64,6 +65,7 @@ def _turn(body: ChatRequest, key: str | None) -> Turn:
             max_top_k=TOP_K_MAX,
             user_context=body.user_context,
             selected_text_only=body.selected_text_only,
+            stream_tokens=stream_tokens,
         ),
     )
 
@@ -81,7 +83,7 @@ def _json(model: ChatResponse | ConversationThread) -> Response:
 )
 async def chat_run(body: ChatRequest, svc: Svc, key: Owner) -> Response:
     started = time.perf_counter()
-    turn = _turn(body, key)
+    turn = _turn(body, key, stream_tokens=False)
     async with svc.turns.queue.turn(turn.session_id):  # the session's earlier question first
         conversation = await svc.turns.begin(turn, new=body.session_id is None)
         async for event in svc.turns.events(turn, conversation):

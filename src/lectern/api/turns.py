@@ -103,7 +103,7 @@ class Turns:
             history=0 if new else self.history,
             create=new or may_create,  # created on first use (seed 000)
         )
-        base = self.engine.new_conversation()
+        base = self.engine.new_conversation(str(turn.session_id))  # no throwaway id (an os.urandom)
         messages = [_to_conversation(m) for m in started.window if m.role != "system"]
         conversation = Conversation(
             system_prompt=base.system_prompt,

@@ -28,6 +28,7 @@ from lectern.errors import VectorIndexError
 from lectern.index.base import DocumentSummary, QueryVector, SearchFilters, resolve_vector
 from lectern.index.compat import check_compatible, checked_matrix, checked_query
 from lectern.index.fusion import candidate_depth, rrf_fuse, stack
+from lectern.index.lancedb_rows import RowHashes
 from lectern.index.lancedb_schema import (
     SEARCH_TEXT,
     VECTOR,
@@ -90,6 +91,7 @@ class LanceDBIndex:
         # below ann_min_rows the table is searched and read in memory (see lancedb_snapshot)
         self._snapshots = SnapshotCache(ann_min_rows, min_reload_s=snapshot_reload_s)
         self._last_layout: _Layout | None = None
+        self._row_hashes = RowHashes()
 
     @classmethod
     def from_settings(cls, settings: Settings, collection: str | None = None) -> LanceDBIndex:
@@ -165,6 +167,7 @@ class LanceDBIndex:
         # a table created again starts its versions again: nothing cached by version may survive
         self._last_layout = None
         self._snapshots.clear()
+        self._row_hashes.clear()
 
     # --- writes --------------------------------------------------------------------------------------
     def upsert(self, chunks: Sequence[Chunk], vectors: NDArray[np.float32]) -> None:
@@ -318,7 +321,7 @@ class LanceDBIndex:
                 if query is not None and mode != "keyword"
                 else []
             )
-            keyword = keyword_side()
+            keyword = self._keyed(table, snapshot, keyword_side())
             bm25 = {key: score for key, _, score in keyword}
             if mode == "hybrid":
                 ranked = rrf_fuse([[key for key, _, _ in dense], list(bm25)], self.rrf_k)[:top_k]
@@ -381,6 +384,24 @@ class LanceDBIndex:
             rows.update({r["content_hash"]: r for r in moved.to_pylist()})
         return rows
 
+    def _keyed(
+        self, table: Any, snapshot: TableSnapshot | None, found: list[tuple[int, float]]
+    ) -> list[Candidate]:
+        """Keyword hits (row id, score) with their content hashes, from the snapshot; the table is read
+        only for rows the snapshot lacks (written since, or no snapshot). A row deleted meanwhile is
+        left out."""
+        if not found:
+            return []
+        row_ids = [row_id for row_id, _ in found]
+        hashes = self._row_hashes.of(snapshot, row_ids) if snapshot is not None else {}
+        missing = [row_id for row_id in row_ids if row_id not in hashes]
+        if missing:
+            taken = table.take_row_ids(missing).select(["content_hash"]).with_row_id().to_arrow()
+            hashes.update(
+                zip(taken.column("_rowid").to_pylist(), taken.column("content_hash").to_pylist(), strict=True)
+            )
+        return [(str(hashes[r]), r, score) for r, score in found if r in hashes]
+
     def _has_ann(self, table: Any) -> bool:
         return any(cfg.name == ANN_INDEX for cfg in table.list_indices())
 
@@ -400,14 +421,14 @@ class _Layout:
     columns: list[str]  # the chunk's
 
 
-def _no_candidates() -> list[Candidate]:
+def _no_candidates() -> list[tuple[int, float]]:
     return []
 
 
-def _keyword_side(table: Any, text: str, where: str | None, n: int) -> Callable[[], list[Candidate]]:
-    """The keyword candidates, to be collected by calling the result. The query runs on LanceDB's own
-    event loop from now on, so the caller can embed the query and search densely meanwhile (lance and
-    the embedder release the GIL)."""
+def _keyword_side(table: Any, text: str, where: str | None, n: int) -> Callable[[], list[tuple[int, float]]]:
+    """The keyword candidates (row id, BM25 score), to be collected by calling the result. The query
+    runs on LanceDB's own event loop from now on, so the caller can embed the query and search densely
+    meanwhile (lance and the embedder release the GIL)."""
     if not text.strip():
         return _no_candidates
     future = asyncio.run_coroutine_threadsafe(_keyword_query(table, text, where, n), LOOP.loop)
@@ -415,23 +436,24 @@ def _keyword_side(table: Any, text: str, where: str | None, n: int) -> Callable[
 
 
 async def _keyword_query(table: Any, text: str, where: str | None, n: int) -> pa.Table:
-    """BM25 candidates (content hash, row id, score): the query ``table.search(text, query_type="fts")``
-    builds, run on the table's async handle in one round trip to LanceDB's event loop. The sync
-    builder takes five (two schema reads, then one per result batch and one for the end), each a
-    thread hand-off: ~0.9 ms of CPU per query on 2 cores."""
-    query = table._table.query().limit(n).select(["content_hash", "_score"])
+    """BM25 candidates (row id, score): the query ``table.search(text, query_type="fts")`` builds, run
+    on the table's async handle in one round trip to LanceDB's event loop. The sync builder takes five
+    (two schema reads, then one per result batch and one for the end), each a thread hand-off: ~0.9 ms
+    of CPU per query on 2 cores. No column is read: the content hashes come from the snapshot
+    (`LanceDBIndex._keyed`); reading them here cost ~1 ms of CPU more per query (1k rows)."""
+    query = table._table.query().limit(n).select(["_score"])
     if where:
         query = query.where(where)  # a prefilter, as the sync builder's where(..., prefilter=True)
     return await query.with_row_id().nearest_to_text(text, [SEARCH_TEXT]).to_arrow()
 
 
-def _collect(future: Future[pa.Table]) -> list[Candidate]:
+def _collect(future: Future[pa.Table]) -> list[tuple[int, float]]:
     try:
         result = future.result()
     except BaseException:  # an interrupted wait (Ctrl-C) stops the query too, as LanceDB's own runner
         future.cancel()
         raise
-    return _candidates(result, "_score", float)
+    return list(zip(result.column("_rowid").to_pylist(), result.column("_score").to_pylist(), strict=True))
 
 
 def _candidates(result: pa.Table, column: str, score: Callable[[float], float]) -> list[Candidate]:

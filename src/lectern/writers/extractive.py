@@ -39,7 +39,7 @@ from lectern.followups import GENERIC_WORDS, STOP_WORDS, words
 from lectern.models import SearchHit, TokenUsage
 from lectern.writers.base import WriteRequest, WriterEvent, Written
 from lectern.writers.selection import sources_of
-from lectern.writers.units import Unit, split_tokens, stem_terms, units_of
+from lectern.writers.units import Unit, passage_terms, split_tokens, stem_terms, units_of
 
 if TYPE_CHECKING:
     from lectern.sentences import SentenceVectors
@@ -183,7 +183,7 @@ class ExtractiveWriter:
         for number, (hit, units) in enumerate(zip(sources, per_source, strict=True), start=1):
             # A chunk whose heading names the question ("Error: Model explodes in Gazebo") answers it even
             # when its sentences ("Cause: unrealistic inertia") share no word with the question.
-            chunk_terms = stem_terms(hit.chunk.search_text) & query_terms
+            chunk_terms = passage_terms(hit.chunk.search_text) & query_terms
             chunk_score = sum(idf[t] for t in chunk_terms) / norm
             # The innermost headings name what the section answers; the chapter title is everyone's.
             heading_terms = stem_terms(" ".join(hit.chunk.heading_hierarchy[-2:])) & query_terms

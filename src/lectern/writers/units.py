@@ -59,6 +59,13 @@ def stem_terms(text: str) -> frozenset[str]:
     return frozenset(_stem(w) for w in _TERM.findall(text.lower()))
 
 
+@lru_cache(maxsize=8192)
+def passage_terms(text: str) -> frozenset[str]:
+    """`stem_terms` of a passage: passages recur across answers (and the answerability decision and
+    the writer both read them), so each is stemmed once."""
+    return stem_terms(text)
+
+
 def _clean(line: str) -> str:
     line = _LINK.sub(r"\1", line)
     line = _HTML.sub(" ", line)
