@@ -81,13 +81,19 @@ def _load_onnx(threads: int, graphs: Path | None = None, precision: QueryPrecisi
     config = assets.load_config(path)
     if graphs is None:
         return OnnxMiniLM(assets.load_weights(path), config, threads=threads)
-    from lectern.embeddings.minilm_graphs import graph_path
+    from lectern.embeddings.minilm_graphs import SKIP_NORM_FUSION, graph_path
 
+    # the int8 graph's norms are unfused on purpose (minilm_graphs.unfuse_skip_norms)
+    disabled = (SKIP_NORM_FUSION,) if precision == "int8" else ()
     last_error: Exception | None = None
     for flavour in ("fused", "standard"):  # standard: a runtime without the com.microsoft kernels
         try:
             return OnnxMiniLM.from_file(
-                graph_path(graphs, flavour, precision), config, flavour, threads=threads
+                graph_path(graphs, flavour, precision),
+                config,
+                flavour,
+                threads=threads,
+                disabled_optimizers=disabled,
             )
         except Exception as exc:  # onnxruntime raises its own untyped errors
             last_error = exc

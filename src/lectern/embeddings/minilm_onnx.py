@@ -8,6 +8,7 @@ onnxruntime's own transformer optimiser produces and run fastest on CPU.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal
 
@@ -201,12 +202,21 @@ class OnnxMiniLM:
         raise last_error
 
     @classmethod
-    def from_file(cls, path: Path, config: BertConfig, flavour: Flavour, *, threads: int) -> OnnxMiniLM:
-        """A serialised graph: onnxruntime reads the file itself, with no Python copy of the weights."""
+    def from_file(
+        cls,
+        path: Path,
+        config: BertConfig,
+        flavour: Flavour,
+        *,
+        threads: int,
+        disabled_optimizers: Sequence[str] = (),
+    ) -> OnnxMiniLM:
+        """A serialised graph: onnxruntime reads the file itself, with no Python copy of the weights.
+        `disabled_optimizers`: onnxruntime graph rewrites not to apply to it."""
         model = cls.__new__(cls)
         model.config = config
         model.flavour = flavour
-        model._session = _session(str(path), threads)
+        model._session = _session(str(path), threads, disabled_optimizers)
         return model
 
     def __call__(self, input_ids: I64, attention_mask: I64) -> F32:
@@ -214,7 +224,7 @@ class OnnxMiniLM:
         return np.asarray(pooled, dtype=np.float32)
 
 
-def _session(model: bytes | str, threads: int) -> Any:
+def _session(model: bytes | str, threads: int, disabled_optimizers: Sequence[str] = ()) -> Any:
     import onnxruntime as ort
 
     opts = ort.SessionOptions()
@@ -228,4 +238,6 @@ def _session(model: bytes | str, threads: int) -> Any:
     opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
     # One arena less: shapes change with every text, so the arena only grows (resident memory).
     opts.enable_cpu_mem_arena = False
-    return ort.InferenceSession(model, opts, providers=["CPUExecutionProvider"])
+    return ort.InferenceSession(
+        model, opts, providers=["CPUExecutionProvider"], disabled_optimizers=list(disabled_optimizers)
+    )
