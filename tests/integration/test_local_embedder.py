@@ -166,3 +166,31 @@ def test_int8_queries_stay_close_to_fp32(cases: list[dict[str, Any]]) -> None:
     meta = json.loads(sidecar.read_text(encoding="utf-8"))
     assert meta["precision"] == "int8"
     assert len(meta["graph_sha256"]) == 64
+
+
+def test_unfused_norms_compute_what_the_fused_kernel_does(cases: list[dict[str, Any]]) -> None:
+    """The int8 query graph spells SkipLayerNormalization as Add + Add + LayerNormalization (a faster
+    CPU kernel); the rewrite itself changes nothing but rounding, shown on the fp32 graph."""
+    import onnx
+
+    from lectern.embeddings.minilm_graphs import SKIP_NORM_FUSION, graph_path, unfuse_skip_norms
+    from lectern.embeddings.minilm_onnx import _session
+
+    graphs = Path(os.environ["LECTERN_MODEL_CACHE"])
+    fused_path = graph_path(graphs, "fused", "fp32")
+    fused = onnx.load(str(fused_path))
+    skip_norms = sum(n.op_type == "SkipLayerNormalization" for n in fused.graph.node)
+    unfused = unfuse_skip_norms(fused)
+    assert skip_norms == 12  # two per layer
+    assert not any(n.op_type == "SkipLayerNormalization" for n in unfused.graph.node)
+    texts = [c["text"] for c in cases]
+    embedder = LocalMiniLMEmbedder(backend="onnx")
+    ids = [np.asarray([embedder._tokenizer.encode(t).ids], dtype=np.int64) for t in texts]
+    before = _session(str(fused_path), 1)
+    after = _session(unfused.SerializeToString(), 1, (SKIP_NORM_FUSION,))
+    for row in ids:
+        feed = {"input_ids": row, "attention_mask": np.ones_like(row)}
+        np.testing.assert_allclose(after.run(None, feed)[0], before.run(None, feed)[0], atol=1e-4)
+    int8 = onnx.load(str(graph_path(graphs, "fused", "int8")), load_external_data=False)
+    assert not any(n.op_type == "SkipLayerNormalization" for n in int8.graph.node)
+    assert sum(n.op_type == "LayerNormalization" for n in int8.graph.node) == skip_norms + 1
