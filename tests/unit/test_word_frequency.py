@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from wordfreq import zipf_frequency
+from wordfreq import get_frequency_dict, get_frequency_list, zipf_frequency
 
 from lectern import word_frequency
 
@@ -21,6 +21,16 @@ WORDS = [
     "ros_gz_bridge",
     "naïve",
     "don't",
+    "PX4",
+    "ros2",
+    "2023",
+    "1.5",
+    "x86_64",
+    "café",
+    "über-cool",
+    "gz-sim8",
+    "qzx9v",
+    "…",
 ]
 
 
@@ -37,9 +47,21 @@ def test_the_table_gives_wordfreqs_own_values(folder: Path, monkeypatch: pytest.
     monkeypatch.setattr(
         word_frequency, "_from_wordfreq", lambda w: asked.append(w) or zipf_frequency(w, "en")
     )
+    get_frequency_dict.cache_clear()
+    get_frequency_list.cache_clear()
     for word in WORDS:
         assert word_frequency.zipf(word) == zipf_frequency(word.lower(), "en"), word
-    assert asked == ["ros_gz_bridge", "naïve", "don't"]  # only what the table cannot answer
+    assert asked == []  # the tables answer every word, plain or not
+
+
+def test_words_that_are_not_plain_do_not_load_wordfreqs_list(folder: Path) -> None:
+    assert word_frequency.prepare(folder)
+    get_frequency_dict.cache_clear()
+    get_frequency_list.cache_clear()
+    for word in WORDS:
+        word_frequency.zipf(word)
+    assert get_frequency_dict.cache_info().currsize == 0
+    assert get_frequency_list.cache_info().currsize == 0
 
 
 def test_a_prepared_table_is_not_built_again(folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
