@@ -89,8 +89,9 @@ def _from_wordfreq(word: str) -> float:
 def _from_tokens(word: str, db: sqlite3.Connection) -> float:
     """wordfreq's `zipf_frequency(word, "en")` (its `_word_frequency`, minimum Zipf 0) with the list
     entries read from the table instead of wordfreq's in-memory list."""
-    from wordfreq import freq_to_zipf, lossy_tokenize, zipf_to_freq
+    from wordfreq import freq_to_zipf, zipf_to_freq
     from wordfreq.numbers import digit_freq, smash_numbers
+    from wordfreq.tokens import lossy_tokenize
 
     minimum = zipf_to_freq(0.0)
     tokens = lossy_tokenize(word, LANGUAGE)
