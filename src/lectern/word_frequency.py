@@ -31,6 +31,7 @@ _lock = threading.Lock()
 _folder: Path | None = None
 _db: sqlite3.Connection | None = None
 _unavailable = False  # the table could not be opened: wordfreq answers
+_tokens = False  # the open table has the `tokens` table (else one from before it: plain words only)
 
 
 def configure(folder: Path | None) -> None:
@@ -54,7 +55,7 @@ def zipf(word: str) -> float:
                 row = db.execute("SELECT zipf FROM words WHERE word = ?", (lowered,)).fetchone()
             return float(row[0]) if row else 0.0  # a plain word missing from the list has frequency 0
     db = _table()
-    if db is not None:
+    if db is not None and _tokens:
         return _from_tokens(lowered, db)
     return _from_wordfreq(lowered)
 
@@ -72,12 +73,13 @@ def prepare(folder: Path) -> bool:
     return True
 
 
-def table_path(folder: Path) -> Path:
+def table_path(folder: Path, table_version: int = TABLE_VERSION) -> Path:
     try:
         release = version("wordfreq")
     except PackageNotFoundError:
         release = "unknown"
-    return folder / f"wordfreq-{LANGUAGE}-{release}-v{TABLE_VERSION}.sqlite3"
+    suffix = f"-v{table_version}" if table_version > 1 else ""  # version 1 had none
+    return folder / f"wordfreq-{LANGUAGE}-{release}{suffix}.sqlite3"
 
 
 def _from_wordfreq(word: str) -> float:
@@ -117,15 +119,18 @@ def _from_tokens(word: str, db: sqlite3.Connection) -> float:
 
 
 def _table() -> sqlite3.Connection | None:
-    global _db, _unavailable
+    global _db, _unavailable, _tokens
     with _lock:
         if _db is not None or _unavailable or _folder is None:
             return _db
-        path = table_path(_folder)
-        if not path.exists():
+        # a table from before the `tokens` one still answers plain words until the next ingest
+        found = [p for p in (table_path(_folder), table_path(_folder, 1)) if p.exists()]
+        if not found:
             return None  # until `lectern ingest` prepares it; looked for again on the next lookup
+        path = found[0]
         try:
             _db = sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True, check_same_thread=False)
+            _tokens = path == table_path(_folder)
         except (OSError, sqlite3.Error):
             log.warning("word_frequency_table_unavailable", exc_info=True)
             _unavailable = True

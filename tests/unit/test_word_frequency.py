@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -89,3 +90,20 @@ def test_an_unwritable_folder_leaves_wordfreq_answering(tmp_path: Path) -> None:
         assert word_frequency.zipf("laptop") == zipf_frequency("laptop", "en")
     finally:
         word_frequency.configure(None)
+
+
+def test_a_table_from_before_the_token_table_still_answers_plain_words(
+    folder: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    old = word_frequency.table_path(folder, 1)
+    db = sqlite3.connect(old)
+    db.execute("CREATE TABLE words (word TEXT PRIMARY KEY, zipf REAL NOT NULL) WITHOUT ROWID")
+    db.execute("INSERT INTO words VALUES ('robot', 1.23)")  # not wordfreq's value: proves who answered
+    db.commit()
+    db.close()
+    asked: list[str] = []
+    monkeypatch.setattr(word_frequency, "_from_wordfreq", lambda w: asked.append(w) or 9.0)
+    assert word_frequency.zipf("Robot") == 1.23
+    assert word_frequency.zipf("px4") == 9.0  # no token table in it: wordfreq answers
+    assert asked == ["px4"]
+    assert not word_frequency.table_path(folder).exists()
