@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 SDK = ("mcp", "mcp_types")
 
@@ -17,8 +18,13 @@ def _imported_after(code: str) -> list[str]:
     return found
 
 
-def test_the_api_app_does_not_import_the_mcp_sdk() -> None:
-    assert _imported_after("import lectern.api.app") == []
+def test_the_api_app_does_not_import_the_mcp_sdk(tmp_path: Path) -> None:
+    create = (
+        "from lectern.api.app import create_app\n"
+        "from lectern.settings import load_settings\n"
+        f"create_app(load_settings(data_dir={str(tmp_path)!r}, rate_limit=''))"
+    )
+    assert _imported_after(create) == []
 
 
 def test_the_mcp_names_still_load_the_sdk_when_used() -> None:

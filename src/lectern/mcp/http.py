@@ -65,9 +65,9 @@ class _Manager:
     """Builds the MCP server and runs its session manager in one task (the SDK's task group must be
     entered and left by the same task), from the first /mcp request until the app stops."""
 
-    def __init__(self, services: Services, security: TransportSecuritySettings) -> None:
+    def __init__(self, services: Services, settings: Settings) -> None:
         self._services = services
-        self._security = security
+        self._settings = settings
         self._wake = asyncio.Event()  # a request wants the manager, or the app is stopping
         self._ready = asyncio.Event()
         self._stopping = False
@@ -99,7 +99,7 @@ class _Manager:
                 streamable_http_path=MCP_PATH,
                 stateless_http=True,
                 json_response=True,
-                transport_security=self._security,
+                transport_security=transport_security(self._settings),
             )
             manager = server.session_manager
             async with manager.run():
@@ -166,11 +166,10 @@ def _json_errors(scope: Scope, send: Send) -> Send:
 def mcp_router(settings: Settings) -> APIRouter:
     """A router holding ``/mcp`` and the lifespan that runs its session manager."""
     endpoint = _Endpoint()
-    security = transport_security(settings)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        runner = _Manager(app.state.services, security)
+        runner = _Manager(app.state.services, settings)
         task = asyncio.create_task(runner.run(), name="mcp-session-manager")
         endpoint.runner = runner
         try:
