@@ -4,7 +4,8 @@ The answerability decision and the extractive writer compare the question with e
 retrieved chunks. Embedding those sentences while answering would cost a model call per answer, so they
 are embedded once: at ingest time for the local store, or on first use (a replica that did not ingest,
 a collection ingested before this existed), then kept in memory (LRU) and on disk next to the index
-(SQLite, float16: 384 dims x 2 bytes per sentence).
+(SQLite), both as float16 (384 dims x 2 bytes per sentence: a server holding thousands of chunks' units
+keeps half of what float32 would take) and handed out as float32 (exact: every float16 is a float32).
 
 Units come from `writers.units.units_of`, which is deterministic, so row i is unit i of the chunk; code
 blocks get a zero row (they are never compared by meaning).
@@ -34,6 +35,7 @@ UNITS_VERSION = 3  # bumped whenever `units_of` splits text differently: stored 
 _SLUG = re.compile(r"[^A-Za-z0-9]+")
 
 UnitVectors = tuple[tuple[Unit, ...], NDArray[np.float32]]
+_Held = tuple[tuple[Unit, ...], NDArray[np.float16]]  # as stored: float16
 
 
 class SentenceVectors:
@@ -42,7 +44,7 @@ class SentenceVectors:
     def __init__(self, embedder: Embedder, path: Path | None = None, memory: int = MEMORY_CHUNKS) -> None:
         self.embedder = embedder
         self.memory = memory
-        self._cache: OrderedDict[str, UnitVectors] = OrderedDict()
+        self._cache: OrderedDict[str, _Held] = OrderedDict()
         self._lock = threading.Lock()
         self._db: sqlite3.Connection | None = None
         if path is not None:
@@ -65,7 +67,7 @@ class SentenceVectors:
 
     def of(self, chunks: Sequence[Chunk]) -> list[UnitVectors]:
         """Units and their vectors for each chunk; missing ones are embedded in one batch and stored."""
-        out: list[UnitVectors | None] = [self._memory(c.content_hash) for c in chunks]
+        out: list[UnitVectors | None] = [_widened(self._memory(c.content_hash)) for c in chunks]
         missing = [i for i, v in enumerate(out) if v is None]
         if missing:
             stored = self._load([chunks[i].content_hash for i in missing])
@@ -74,8 +76,8 @@ class SentenceVectors:
                 if found is not None:
                     units = units_of(chunks[i].text)
                     if len(units) == found.shape[0]:
-                        out[i] = (units, found)
-                        self._remember(chunks[i].content_hash, out[i])  # type: ignore[arg-type]
+                        self._remember(chunks[i].content_hash, (units, found))
+                        out[i] = (units, found.astype(np.float32))
             still = [i for i in missing if out[i] is None]
             if still:
                 for i, value in zip(still, self._embed([chunks[i] for i in still]), strict=True):
@@ -132,9 +134,10 @@ class SentenceVectors:
                     matrix[i] = vectors[k]
                     k += 1
             out.append((units, matrix))
-            rows.append((chunk.content_hash, len(units), matrix.astype(np.float16).tobytes()))
+            half = matrix.astype(np.float16)
+            rows.append((chunk.content_hash, len(units), half.tobytes()))
             if remember:
-                self._remember(chunk.content_hash, (units, matrix))
+                self._remember(chunk.content_hash, (units, half))
         if self._db is not None:
             with self._lock:
                 try:
@@ -143,10 +146,10 @@ class SentenceVectors:
                     log.warning("sentence_store_write_failed", exc_info=True)
         return out
 
-    def _load(self, hashes: Sequence[str]) -> dict[str, NDArray[np.float32]]:
+    def _load(self, hashes: Sequence[str]) -> dict[str, NDArray[np.float16]]:
         if self._db is None or not hashes:
             return {}
-        found: dict[str, NDArray[np.float32]] = {}
+        found: dict[str, NDArray[np.float16]] = {}
         dim = self.embedder.dimension
         with self._lock:
             for start in range(0, len(hashes), 500):
@@ -158,19 +161,23 @@ class SentenceVectors:
                 ):
                     matrix = np.frombuffer(blob, dtype=np.float16)
                     if matrix.size == rows * dim:
-                        found[content_hash] = matrix.reshape(rows, dim).astype(np.float32)
+                        found[content_hash] = matrix.reshape(rows, dim)  # a view of the row's bytes
         return found
 
-    def _memory(self, content_hash: str) -> UnitVectors | None:
+    def _memory(self, content_hash: str) -> _Held | None:
         with self._lock:
             value = self._cache.get(content_hash)
             if value is not None:
                 self._cache.move_to_end(content_hash)
             return value
 
-    def _remember(self, content_hash: str, value: UnitVectors) -> None:
+    def _remember(self, content_hash: str, value: _Held) -> None:
         with self._lock:
             self._cache[content_hash] = value
             self._cache.move_to_end(content_hash)
             while len(self._cache) > self.memory:
                 self._cache.popitem(last=False)
+
+
+def _widened(held: _Held | None) -> UnitVectors | None:
+    return None if held is None else (held[0], held[1].astype(np.float32))

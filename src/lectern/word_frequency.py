@@ -4,14 +4,17 @@ Importing wordfreq and reading its English list costs about 0.4 s: a quarter of 
 `lectern ask`. So `lectern ingest` copies the Zipf value of every plain lower-case word of the installed
 list into a SQLite table in the model cache folder (`prepare`: once per wordfreq version, a few seconds,
 written to a temporary file and renamed into place), and answering processes look words up in it in
-microseconds. The values are wordfreq's own, computed by wordfreq. A word the table cannot answer
-exactly (anything but ASCII letters once lowered: "ros_gz_bridge", "naïve", "don't") is asked of
-wordfreq itself, as is every word while there is no table: building it never delays an answer.
+microseconds. The values are wordfreq's own, computed by wordfreq. A word that is not plain ASCII
+letters once lowered ("ros_gz_bridge", "naïve", "don't", "px4") is split by wordfreq's own tokenizer and
+its tokens' frequencies combined as wordfreq combines them, from a second table holding every entry of
+the list: wordfreq's list in memory costs a server ~33 MB for the rare question with a digit in it.
+Every word is asked of wordfreq itself while there is no table: building it never delays an answer.
 """
 
 from __future__ import annotations
 
 import logging
+import math
 import os
 import re
 import sqlite3
@@ -22,11 +25,13 @@ from pathlib import Path
 log = logging.getLogger(__name__)
 
 LANGUAGE = "en"
+TABLE_VERSION = 2  # 2: the `tokens` table of every list entry's frequency
 _PLAIN = re.compile(r"[a-z]+")
 _lock = threading.Lock()
 _folder: Path | None = None
 _db: sqlite3.Connection | None = None
 _unavailable = False  # the table could not be opened: wordfreq answers
+_tokens = False  # the open table has the `tokens` table (else one from before it: plain words only)
 
 
 def configure(folder: Path | None) -> None:
@@ -49,6 +54,9 @@ def zipf(word: str) -> float:
             with _lock:
                 row = db.execute("SELECT zipf FROM words WHERE word = ?", (lowered,)).fetchone()
             return float(row[0]) if row else 0.0  # a plain word missing from the list has frequency 0
+    db = _table()
+    if db is not None and _tokens:
+        return _from_tokens(lowered, db)
     return _from_wordfreq(lowered)
 
 
@@ -65,12 +73,13 @@ def prepare(folder: Path) -> bool:
     return True
 
 
-def table_path(folder: Path) -> Path:
+def table_path(folder: Path, table_version: int = TABLE_VERSION) -> Path:
     try:
         release = version("wordfreq")
     except PackageNotFoundError:
         release = "unknown"
-    return folder / f"wordfreq-{LANGUAGE}-{release}.sqlite3"
+    suffix = f"-v{table_version}" if table_version > 1 else ""  # version 1 had none
+    return folder / f"wordfreq-{LANGUAGE}-{release}{suffix}.sqlite3"
 
 
 def _from_wordfreq(word: str) -> float:
@@ -79,16 +88,49 @@ def _from_wordfreq(word: str) -> float:
     return float(zipf_frequency(word, LANGUAGE))
 
 
+def _from_tokens(word: str, db: sqlite3.Connection) -> float:
+    """wordfreq's `zipf_frequency(word, "en")` (its `_word_frequency`, minimum Zipf 0) with the list
+    entries read from the table instead of wordfreq's in-memory list."""
+    from wordfreq import freq_to_zipf, zipf_to_freq
+    from wordfreq.numbers import digit_freq, smash_numbers
+    from wordfreq.tokens import lossy_tokenize
+
+    minimum = zipf_to_freq(0.0)
+    tokens = lossy_tokenize(word, LANGUAGE)
+    freq = minimum
+    if tokens:
+        one_over_result = 0.0
+        for token in tokens:
+            smashed = smash_numbers(token)
+            with _lock:
+                row = db.execute("SELECT freq FROM tokens WHERE token = ?", (smashed,)).fetchone()
+            if row is None:  # any token missing: the minimum, as wordfreq does
+                one_over_result = 0.0
+                break
+            token_freq = float(row[0])
+            if smashed != token:  # digits were folded to 0s: wordfreq's estimate for these digits
+                token_freq *= digit_freq(token)
+            one_over_result += 1.0 / token_freq
+        if one_over_result:
+            freq = max(1.0 / one_over_result, minimum)
+    # wordfreq's rounding: 3 significant digits, then the Zipf value to 2 decimals
+    rounded = round(freq, math.floor(-math.log(freq, 10)) + 3)
+    return float(round(freq_to_zipf(rounded), 2))
+
+
 def _table() -> sqlite3.Connection | None:
-    global _db, _unavailable
+    global _db, _unavailable, _tokens
     with _lock:
         if _db is not None or _unavailable or _folder is None:
             return _db
-        path = table_path(_folder)
-        if not path.exists():
+        # a table from before the `tokens` one still answers plain words until the next ingest
+        found = [p for p in (table_path(_folder), table_path(_folder, 1)) if p.exists()]
+        if not found:
             return None  # until `lectern ingest` prepares it; looked for again on the next lookup
+        path = found[0]
         try:
             _db = sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True, check_same_thread=False)
+            _tokens = path == table_path(_folder)
         except (OSError, sqlite3.Error):
             log.warning("word_frequency_table_unavailable", exc_info=True)
             _unavailable = True
@@ -98,13 +140,16 @@ def _table() -> sqlite3.Connection | None:
 def _build(path: Path) -> None:
     from wordfreq import get_frequency_dict, zipf_frequency
 
-    rows = [(w, zipf_frequency(w, LANGUAGE)) for w in get_frequency_dict(LANGUAGE) if _PLAIN.fullmatch(w)]
+    freqs = get_frequency_dict(LANGUAGE)
+    rows = [(w, zipf_frequency(w, LANGUAGE)) for w in freqs if _PLAIN.fullmatch(w)]
     path.parent.mkdir(parents=True, exist_ok=True)
     partial = path.with_name(f"{path.name}.{os.getpid()}.partial")
     db = sqlite3.connect(partial)
     try:
         db.execute("CREATE TABLE words (word TEXT PRIMARY KEY, zipf REAL NOT NULL) WITHOUT ROWID")
         db.executemany("INSERT INTO words VALUES (?, ?)", rows)
+        db.execute("CREATE TABLE tokens (token TEXT PRIMARY KEY, freq REAL NOT NULL) WITHOUT ROWID")
+        db.executemany("INSERT INTO tokens VALUES (?, ?)", freqs.items())
         db.commit()
     finally:
         db.close()

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -14,9 +16,15 @@ from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 
 import lectern.store
-from lectern.store import ConversationStore, current_revision, head_revision, upgrade_database
+from lectern.store import (
+    ConversationStore,
+    current_revision,
+    head_revision,
+    upgrade_database,
+    upgrade_database_sync,
+)
 from lectern.store.engine import create_store_engine
-from lectern.store.migrate import alembic_config
+from lectern.store.migrate import HEAD, alembic_config
 from lectern.store.tables import metadata
 from tests.services import temporary_postgres_database
 
@@ -62,7 +70,21 @@ def test_migrations_ship_inside_the_package() -> None:
     script = ScriptDirectory.from_config(alembic_config())
     package_dir = Path(lectern.store.__file__).parent
     assert Path(script.dir).resolve() == (package_dir / "migrations").resolve()
-    assert head_revision() == "0003"
+    assert head_revision() == "0003" == HEAD  # HEAD: the no-op check that does not import Alembic
+
+
+def test_a_database_at_head_is_upgraded_without_importing_alembic(tmp_path: Path) -> None:
+    url = f"sqlite+aiosqlite:///{tmp_path / 'lectern.sqlite3'}"
+    upgrade_database_sync(url)
+    probe = (
+        "import asyncio, sys\n"
+        "from lectern.store import upgrade_database\n"
+        f"asyncio.run(upgrade_database({url!r}))\n"
+        "print(sorted({m.split('.')[0] for m in sys.modules} & {'alembic', 'mako'}))"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"
+    assert asyncio.run(current_revision(url)) == HEAD
 
 
 async def test_upgrade_from_empty_then_again_is_a_no_op(empty_database_url: str) -> None:

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from wordfreq import zipf_frequency
+from wordfreq import get_frequency_dict, get_frequency_list, zipf_frequency
 
 from lectern import word_frequency
 
@@ -21,6 +22,16 @@ WORDS = [
     "ros_gz_bridge",
     "naïve",
     "don't",
+    "PX4",
+    "ros2",
+    "2023",
+    "1.5",
+    "x86_64",
+    "café",
+    "über-cool",
+    "gz-sim8",
+    "qzx9v",
+    "…",
 ]
 
 
@@ -37,9 +48,21 @@ def test_the_table_gives_wordfreqs_own_values(folder: Path, monkeypatch: pytest.
     monkeypatch.setattr(
         word_frequency, "_from_wordfreq", lambda w: asked.append(w) or zipf_frequency(w, "en")
     )
+    get_frequency_dict.cache_clear()
+    get_frequency_list.cache_clear()
     for word in WORDS:
         assert word_frequency.zipf(word) == zipf_frequency(word.lower(), "en"), word
-    assert asked == ["ros_gz_bridge", "naïve", "don't"]  # only what the table cannot answer
+    assert asked == []  # the tables answer every word, plain or not
+
+
+def test_words_that_are_not_plain_do_not_load_wordfreqs_list(folder: Path) -> None:
+    assert word_frequency.prepare(folder)
+    get_frequency_dict.cache_clear()
+    get_frequency_list.cache_clear()
+    for word in WORDS:
+        word_frequency.zipf(word)
+    assert get_frequency_dict.cache_info().currsize == 0
+    assert get_frequency_list.cache_info().currsize == 0
 
 
 def test_a_prepared_table_is_not_built_again(folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -67,3 +90,20 @@ def test_an_unwritable_folder_leaves_wordfreq_answering(tmp_path: Path) -> None:
         assert word_frequency.zipf("laptop") == zipf_frequency("laptop", "en")
     finally:
         word_frequency.configure(None)
+
+
+def test_a_table_from_before_the_token_table_still_answers_plain_words(
+    folder: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    old = word_frequency.table_path(folder, 1)
+    db = sqlite3.connect(old)
+    db.execute("CREATE TABLE words (word TEXT PRIMARY KEY, zipf REAL NOT NULL) WITHOUT ROWID")
+    db.execute("INSERT INTO words VALUES ('robot', 1.23)")  # not wordfreq's value: proves who answered
+    db.commit()
+    db.close()
+    asked: list[str] = []
+    monkeypatch.setattr(word_frequency, "_from_wordfreq", lambda w: asked.append(w) or 9.0)
+    assert word_frequency.zipf("Robot") == 1.23
+    assert word_frequency.zipf("px4") == 9.0  # no token table in it: wordfreq answers
+    assert asked == ["px4"]
+    assert not word_frequency.table_path(folder).exists()

@@ -1,0 +1,50 @@
+"""What a server answering from a collection that `lectern ingest` built keeps out of its memory: the fp32
+document graph (queries use the int8 one; sentence vectors were stored at ingest), wordfreq's in-memory
+word list (the ingest-built tables answer every word), and the MCP SDK (until /mcp is asked)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from tests.integration.mcp_support import ON_TOPIC, Ingested, ingested, subprocess_env
+
+__all__ = ["ingested"]  # the session fixture, imported for pytest
+
+# Builds the engine as `lectern serve` does (lectern.api.app._build_engine), then answers questions whose
+# words include some that are not plain letters (a digit, an apostrophe).
+PROBE = """
+import asyncio, json, sys
+import wordfreq
+from lectern.api.app import _build_engine
+from lectern.embeddings import local
+from lectern.settings import get_settings
+
+engine = _build_engine(get_settings())
+async def ask() -> None:
+    for question in sys.argv[1:]:
+        await engine.run(question, engine.new_conversation())
+asyncio.run(ask())
+print(json.dumps({
+    "fp32_runtimes": local._load_runtime.cache_info().currsize,
+    "int8_models": local.load_query_model.cache_info().currsize,
+    "wordfreq_lists": wordfreq.get_frequency_dict.cache_info().currsize,
+    "mcp_sdk": "mcp" in sys.modules,
+}))
+"""
+
+
+def test_a_server_loads_only_the_int8_query_graph(ingested: Ingested) -> None:
+    questions = [ON_TOPIC, "Does heron's port 7400 need root?", "What does retention.bytes do in v2?"]
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE, *questions],
+        env=subprocess_env(ingested.env),
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    loaded = json.loads(done.stdout.strip().splitlines()[-1])
+    assert loaded == {"fp32_runtimes": 0, "int8_models": 1, "wordfreq_lists": 0, "mcp_sdk": False}

@@ -1,0 +1,53 @@
+"""Sentence vectors held as float16 (as stored) and handed out as float32: the same values a restart reads."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import numpy as np
+
+from lectern.models import Chunk
+from lectern.sentences import SentenceVectors
+from tests.fakes.hash_embedder import HashEmbedder
+
+TEXT = (
+    "The robot reads its wheel encoders forty times a second. "
+    "A Kalman filter fuses them with the inertial unit. "
+    "The fused pose is published on the odometry topic."
+)
+
+
+def _chunk(text: str = TEXT) -> Chunk:
+    return Chunk(
+        text=text, content_hash=hashlib.sha256(text.encode()).hexdigest(), chunk_index=0, token_count=20
+    )
+
+
+def test_vectors_from_memory_equal_those_a_fresh_process_reads(tmp_path: Path) -> None:
+    embedder = HashEmbedder()
+    path = tmp_path / "sentences.sqlite3"
+    writer = SentenceVectors(embedder, path)
+    ((units, first),) = writer.of([_chunk()])
+    ((_, again),) = writer.of([_chunk()])  # from memory
+    reader = SentenceVectors(HashEmbedder(), path)
+    ((_, stored),) = reader.of([_chunk()])  # from disk
+    ((_, remembered),) = reader.of([_chunk()])  # from disk, then memory
+
+    assert len(units) == first.shape[0] >= 3
+    for matrix in (first, again, stored, remembered):
+        assert matrix.dtype == np.float32
+    # the first answer gets the model's own vectors; from then on the stored (float16) values, exactly
+    np.testing.assert_array_equal(again, first.astype(np.float16).astype(np.float32))
+    np.testing.assert_array_equal(stored, again)
+    np.testing.assert_array_equal(remembered, stored)
+    assert np.abs(first - stored).max() < 1e-3
+
+
+def test_handed_out_vectors_do_not_alias_what_is_held(tmp_path: Path) -> None:
+    vectors = SentenceVectors(HashEmbedder(), tmp_path / "sentences.sqlite3")
+    vectors.of([_chunk()])
+    ((_, matrix),) = vectors.of([_chunk()])
+    matrix[:] = 0.0  # a caller scribbling on its copy
+    ((_, fresh),) = vectors.of([_chunk()])
+    assert np.abs(fresh).sum() > 0
