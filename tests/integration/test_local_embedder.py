@@ -194,3 +194,17 @@ def test_unfused_norms_compute_what_the_fused_kernel_does(cases: list[dict[str, 
     int8 = onnx.load(str(graph_path(graphs, "fused", "int8")), load_external_data=False)
     assert not any(n.op_type == "SkipLayerNormalization" for n in int8.graph.node)
     assert sum(n.op_type == "LayerNormalization" for n in int8.graph.node) == skip_norms + 1
+
+
+def test_long_texts_go_in_small_batches_with_the_same_vectors() -> None:
+    onnx = LocalMiniLMEmbedder(backend="onnx", batch_size=32)
+    # 40 rows of 256 word pieces: one batch of 32 would need a 100 MB attention buffer per call.
+    groups = onnx._batches([[1] * 256] * 40)
+    assert all(len(g) * 256 * 256 <= 500_000 for g in groups)
+    assert sorted(i for g in groups for i in g) == list(range(40))
+    assert [len(g) for g in onnx._batches([[1] * 16] * 40)] == [32, 8]  # short texts: the row cap
+    long_text = " ".join(["the robot walks to the charging dock and plugs itself in"] * 30)
+    texts = [long_text + f" variant {i}" for i in range(9)]
+    together = LocalMiniLMEmbedder(backend="onnx", batch_size=32).embed_documents(texts)
+    one_by_one = np.concatenate([onnx.embed_documents([t]) for t in texts])
+    np.testing.assert_allclose(together, one_by_one, atol=1e-5)

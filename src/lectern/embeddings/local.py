@@ -33,6 +33,10 @@ LOCAL_MODEL_NAME = "local:all-MiniLM-L6-v2"
 DIMENSION = 384
 # Tokens per forward call for the numpy backend: small arrays stay in cache and avoid page faults.
 _NUMPY_TOKEN_BUDGET = 4096
+# Rows x width^2 per ONNX call: the attention scores (rows x 12 heads x width^2 floats) stay under ~24 MB,
+# below glibc's largest mmap threshold, so the buffer is reused from the heap instead of mapped and
+# unmapped (and faulted in page by page) at every call: 32 rows of 256 tokens made it 100 MB.
+_ONNX_ATTENTION_BUDGET = 500_000
 
 
 def resolve_threads(threads: int) -> int:
@@ -253,7 +257,12 @@ class LocalMiniLMEmbedder:
         current: list[int] = []
         for i in order:
             # Ascending order: this row is the longest, so the padded batch is (rows + 1) x len(row).
-            too_many_tokens = numpy and (len(current) + 1) * len(ids[i]) > _NUMPY_TOKEN_BUDGET
+            width = len(ids[i])
+            too_many_tokens = (
+                (len(current) + 1) * width > _NUMPY_TOKEN_BUDGET
+                if numpy
+                else (len(current) + 1) * width * width > _ONNX_ATTENTION_BUDGET
+            )
             if current and (len(current) >= rows_cap or too_many_tokens):
                 batches.append(current)
                 current = []
