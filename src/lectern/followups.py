@@ -126,7 +126,7 @@ def _is_specific(word: str) -> bool:
 _TAKES_OBJECT = _word_set("at with for on in into onto to about from of inside through")
 # "it" that stands for nothing: "is it possible", "it's better to", "does it matter".
 _EXPLETIVE_IT = re.compile(
-    r"\b(?:is|was|isn't|wasn't|does|would|will)\s+it\b|\bit\s+(?:is|was|'s|takes|seems)\b",
+    r"\b(?:is|was|isn't|wasn't|does|would|will)\s+it\b|\bit\s+(?:is|was|'?s|takes|seems)\b",
     re.IGNORECASE,
 )
 
