@@ -48,13 +48,11 @@ def configure(folder: Path | None) -> None:
 def zipf(word: str) -> float:
     """wordfreq's `zipf_frequency(word.lower(), "en")`: 0 for unknown words, about 7 for "the"."""
     lowered = word.lower()
-    if _PLAIN.fullmatch(lowered):
-        db = _table()
-        if db is not None:
-            with _lock:
-                row = db.execute("SELECT zipf FROM words WHERE word = ?", (lowered,)).fetchone()
-            return float(row[0]) if row else 0.0  # a plain word missing from the list has frequency 0
     db = _table()
+    if db is not None and _PLAIN.fullmatch(lowered):
+        with _lock:
+            row = db.execute("SELECT zipf FROM words WHERE word = ?", (lowered,)).fetchone()
+        return float(row[0]) if row else 0.0  # a plain word missing from the list has frequency 0
     if db is not None and _tokens:
         return _from_tokens(lowered, db)
     return _from_wordfreq(lowered)

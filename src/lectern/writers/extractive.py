@@ -465,12 +465,18 @@ def _with_code(code: _Candidate, chosen: list[_Candidate], candidates: list[_Can
     intro = [c for c in candidates if c.source == code.source and c.unit.position == code.unit.position - 1]
     if intro and intro[0] not in out:
         out.append(intro[0])
-    elif not any(c.source == code.source for c in chosen):
-        # A code block is never quoted alone: its source's best sentence comes with it (and the citation).
-        same = sorted((c for c in candidates if c.source == code.source), key=lambda c: -c.score)
-        if same:
-            out.append(same[0])
+    else:
+        out += _cited_with(code, chosen, candidates)
     return out
+
+
+def _cited_with(code: _Candidate, chosen: list[_Candidate], candidates: list[_Candidate]) -> list[_Candidate]:
+    """A code block is never quoted alone: when the answer quotes nothing else of its source, the
+    source's best sentence comes with it (and carries the citation)."""
+    if any(c.source == code.source for c in chosen):
+        return []
+    same = [c for c in candidates if c.source == code.source]
+    return [max(same, key=lambda c: c.score)] if same else []
 
 
 CODE_LINE_SHARE = 0.4  # a code line quoted for itself holds at least this share of the question's words
@@ -485,7 +491,8 @@ def _code_line_terms(line: str) -> frozenset[str]:
 
 @lru_cache(maxsize=4096)
 def _code_lines(block: str) -> tuple[tuple[str, frozenset[str]], ...]:
-    """Each line of a fenced block with its terms (cached: the same blocks come back across answers)."""
+    """Each line of a fenced block with its terms (cached: the same blocks come back across answers,
+    and only the chosen block is split again to quote it)."""
     return tuple((line, _code_line_terms(line)) for line in block.split("\n"))
 
 
@@ -503,8 +510,7 @@ def _with_code_lines(
     quoted = {c.source for c in chosen}
     best: tuple[float, _Candidate, int] | None = None
     for code in codes:
-        scanned = _code_lines(code.unit.text)
-        for i, (_, terms) in enumerate(scanned[1:-1], start=1):
+        for i, (_, terms) in enumerate(_code_lines(code.unit.text)[1:-1], start=1):
             found = terms & query_terms
             share = len(found) / len(query_terms)
             if len(found) < CODE_LINE_TERMS or share < CODE_LINE_SHARE:
@@ -515,20 +521,15 @@ def _with_code_lines(
     if best is None:
         return chosen
     _, code, i = best
-    # The line and its neighbours still inside the block
-    lines = [line for line, _ in _code_lines(code.unit.text)]
+    # The line and its neighbours still inside the block, in the block's fence
+    lines = code.unit.text.split("\n")
     body = [line for line in lines[max(1, i - 1) : min(len(lines) - 1, i + 2)] if line.strip()]
     excerpt = "\n".join([lines[0], textwrap.dedent("\n".join(body)), lines[-1]])
     unit = dataclasses.replace(
         code.unit, text=excerpt, terms=_code_line_terms(excerpt), words=len(excerpt.split())
     )
-    out = [*chosen, dataclasses.replace(code, unit=unit)]
-    if code.source not in quoted:
-        # Code is never quoted alone: its source's best sentence comes with it (and the citation).
-        same = sorted((c for c in candidates if c.source == code.source), key=lambda c: -c.score)
-        if same:
-            out.append(same[0])
-    return out
+    excerpted = dataclasses.replace(code, unit=unit)
+    return [*chosen, excerpted, *_cited_with(excerpted, chosen, candidates)]
 
 
 def _with_lead_ins(chosen: list[_Candidate], candidates: list[_Candidate]) -> list[_Candidate]:
