@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import json
+import shlex
 from pathlib import Path
 from typing import Any
 
@@ -10,6 +12,7 @@ import pytest
 import typer
 
 from lectern.cli import serve_cmd
+from lectern.index.base import DocumentSummary
 from lectern.store import current_revision, head_revision
 
 
@@ -96,3 +99,28 @@ def test_db_upgrade(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     serve_cmd.db_upgrade("head")
     url = f"sqlite+aiosqlite:///{(tmp_path / 'lectern.sqlite3').resolve()}"
     assert asyncio.run(current_revision(url)) == head_revision()
+
+
+def _doc(path: str, title: str, chunks: int) -> DocumentSummary:
+    return DocumentSummary(source_path=path, title=title, url="", chunks=chunks)
+
+
+def test_the_banner_suggests_a_question_about_the_largest_document() -> None:
+    documents = [_doc("a.md", "Getting started", 3), _doc("b.md", "HTTP API", 40), _doc("c.md", "Widget", 9)]
+    assert serve_cmd.suggested_question(documents) == "Tell me about HTTP API."
+
+
+def test_the_banner_skips_unwieldy_titles_and_falls_back_to_a_generic_question() -> None:
+    long_title = "A " + "very " * 20 + "long title"
+    assert serve_cmd.suggested_question([_doc("a.md", long_title, 9), _doc("b.md", "Setup", 2)]) == (
+        "Tell me about Setup."
+    )
+    assert serve_cmd.suggested_question([_doc("a.md", "", 9)]) == serve_cmd.GENERIC_QUESTION
+    assert serve_cmd.suggested_question([]) == serve_cmd.GENERIC_QUESTION
+
+
+def test_the_suggested_curl_line_survives_the_shell() -> None:
+    line = serve_cmd.curl_example("http://127.0.0.1:8000", 'Tell me about Bob\'s "quoted" guide.')
+    argv = shlex.split(line)
+    assert argv[:3] == ["curl", "-s", "http://127.0.0.1:8000/chat/run"]
+    assert json.loads(argv[-1]) == {"message": 'Tell me about Bob\'s "quoted" guide.'}

