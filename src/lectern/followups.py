@@ -100,6 +100,10 @@ _GROUP_BACK = re.compile(
     r"|^(?!.*\bor\b.*\bwhich\b).*\bwhich\s+ones?\b(?!\s+of\b)|\bsuch\s+an?\b",
     re.IGNORECASE,
 )
+_NAMES_THEN_ASKS = re.compile(
+    r"^\s*(?:what|who)\s+(?:is|are)\s+(?:an?\s+|the\s+)?(.+?)\s+and\s+(?:what|how|why|when|where|which|who)\b",
+    re.IGNORECASE,
+)
 _CONTINUES = re.compile(r"^\s*(?:ok(?:ay)?|but|so|then|right|hmm)\b\s*,?", re.IGNORECASE)
 _WHAT_ABOUT = re.compile(r"^\s*(?:and\s+)?(?:what|how)\s+about\s+(.+)$", re.IGNORECASE)
 
@@ -124,6 +128,7 @@ def _is_specific(word: str) -> bool:
 
 
 _TAKES_OBJECT = _word_set("at with for on in into onto to about from of inside through")
+_CLAUSES = re.compile(r"[,;:]|\bwhen\b|\bif\b|\bbecause\b", re.IGNORECASE)
 # "it" that stands for nothing: "is it possible", "it's better to", "does it matter".
 _EXPLETIVE_IT = re.compile(
     r"\b(?:is|was|isn't|wasn't|does|would|will)\s+it\b|\bit\s+(?:is|was|'?s|takes|seems)\b",
@@ -131,7 +136,7 @@ _EXPLETIVE_IT = re.compile(
 )
 
 
-def _object_pronoun_first(question: str, topical: list[str]) -> bool:
+def _object_pronoun_points_back(question: str, topical: list[str]) -> bool:
     """ "How do I look at it in 3D and wiggle the joints?": "it" comes before any topic word of the
     question but the verb that takes it, so it points back to the conversation, however many words of
     its own follow. In "What is a ROS 2 service and how does it differ?" the pronoun comes after the
@@ -146,7 +151,13 @@ def _object_pronoun_first(question: str, topical: list[str]) -> bool:
         if i == 0 or (tokens[i - 1] not in _TAKES_OBJECT and tokens[i - 1] not in _TAKES_ONE):
             continue  # a subject ("so it can adapt") or an idiom ("play it safe") says nothing
         # the verb and preposition that take the pronoun ("look at it") are not a topic of their own
-        return not any(t in own for t in tokens[: max(0, i - 2)])
+        if not any(t in own for t in tokens[: max(0, i - 2)]):
+            return True
+        # "Should I turn on IMU fusion for it?": a last-word object after a preposition stands for
+        # something the question never names; "what is a launch file and how do I pass arguments to
+        # it?" names it in a clause of its own first.
+        if i == len(tokens) - 1 and tokens[i - 1] in _TAKES_OBJECT and "and" not in tokens[:i]:
+            return not _CLAUSES.search(question)
     return False
 
 
@@ -178,9 +189,12 @@ def is_followup(question: str) -> bool:
         return True
     if _CONTINUES.match(question) and (points_back(question) or "one" in lowered.split()):
         return True
+    names_first = _NAMES_THEN_ASKS.match(question)
+    if names_first and content_words(names_first.group(1)):
+        return False  # "What is a launch file and how do I pass arguments to it?": "it" is the file
     own = content_words(question)
     topical = [w for w in own if w.lower() not in ACTION_WORDS and w.lower() not in ANAPHORA]
-    if _object_pronoun_first(question, topical):
+    if _object_pronoun_points_back(question, topical):
         return True
     if len(topical) >= SELF_CONTAINED_WORDS or (
         len(topical) >= SELF_CONTAINED_WORDS - 1 and any(_is_specific(w) for w in topical)
@@ -214,12 +228,17 @@ _TRAILING = re.compile(
     re.IGNORECASE,
 )
 
+_WHAT_DOES = re.compile(r"^\s*what\s+(?:does|do|did)\s+(.+?)\s+do\b.*$", re.IGNORECASE)
+
 
 def topic_of(question: str) -> str:
     """The question's subject as a phrase: "What is Gazebo Harmonic?" -> "Gazebo Harmonic";
     "How do I install ROS 2 on Ubuntu?" -> "ROS 2 on Ubuntu" (for searching) . Empty when it has none."""
     text = question.strip().rstrip("?.! ")
     stripped = _LEADS.sub("", text, count=1)
+    does = _WHAT_DOES.match(text)
+    if does:
+        stripped = does.group(1)  # "What does cuVSLAM do on a humanoid?" is about cuVSLAM
     stripped = _TRAILING.sub("", stripped)
     tokens = words(stripped)
     # Drop a leading how-to verb and any leading stop/generic words: the rest is the topic.
@@ -229,7 +248,10 @@ def topic_of(question: str) -> str:
         or tokens[0].lower() in GENERIC_WORDS
     ):
         tokens = tokens[1:]
-    while tokens and (tokens[-1].lower() in STOP_WORDS or tokens[-1].lower() in GENERIC_WORDS):
+    # A capitalised word ends a name ("the Capture Point", "Key Topics"): it stays.
+    while tokens and (
+        tokens[-1].lower() in STOP_WORDS or (tokens[-1].lower() in GENERIC_WORDS and tokens[-1].islower())
+    ):
         tokens = tokens[:-1]
     if not tokens:
         return ""

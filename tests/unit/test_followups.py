@@ -120,3 +120,42 @@ def test_a_pointer_to_the_conversation_makes_a_followup_however_long(question: s
 )
 def test_a_pronoun_or_choice_inside_the_question_stays_inside(question: str) -> None:
     assert not is_followup(question)
+
+
+@pytest.mark.parametrize(
+    ("previous", "question", "expected"),
+    [
+        # a last-word object pronoun names nothing in its own question
+        (
+            ["What does cuVSLAM do on a humanoid?"],
+            "should I turn on IMU fusion for it?",
+            "should I turn on IMU fusion for cuVSLAM?",
+        ),
+        # a capitalised generic word ends a name
+        (
+            ["What is the Capture Point?"],
+            "what's the ω in its formula?",
+            "what's the ω in Capture Point's formula?",
+        ),
+    ],
+)
+def test_follow_ups_that_name_something_of_their_own(
+    previous: list[str], question: str, expected: str
+) -> None:
+    assert standalone_query(question, previous) == expected
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What is a launch file and how do I pass arguments to it?",
+        "When I open the URDF in RViz, what should I see in it?",
+    ],
+)
+def test_a_pronoun_after_its_own_clause_stays_inside_the_question(question: str) -> None:
+    assert not is_followup(question)
+
+
+def test_what_does_x_do_is_about_x() -> None:
+    assert topic_of("What does cuVSLAM do on a humanoid?") == "cuVSLAM"
+    assert topic_of("What does the robot_state_publisher do?") == "robot_state_publisher"
