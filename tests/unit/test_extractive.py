@@ -237,3 +237,53 @@ async def test_no_code_line_is_quoted_when_none_holds_the_question() -> None:
     result = RetrievalResult(query=question, hits=[_hit(text, 1, "Personal space")])
     _, written = await write(ExtractiveWriter(), request(question, result))
     assert "```" not in written.text
+
+
+def test_a_lead_in_too_short_to_quote_stays_with_its_code() -> None:
+    units = units_of(
+        "Cause: the package was not built.\n\n**Solution**:\n\n```bash\ncolcon build\nsource x\n```\n"
+    )
+    code = [u for u in units if u.kind == "code"]
+    assert [u.text for u in units if u.kind == "sentence"] == ["Cause: the package was not built."]
+    assert [u.intro for u in code] == ["Solution:"]
+
+
+async def test_a_quoted_cause_brings_the_solution_code_after_it() -> None:
+    text = (
+        "Cause: Custom message package not built or sourced.\n\n**Solution**:\n\n"
+        "```bash\ncd ~/ws\ncolcon build --packages-select my_interfaces\nsource install/setup.bash\n```\n"
+    )
+    question = "ROS says my custom service type is not found. What did I forget?"
+    result = RetrievalResult(query=question, hits=[_hit(text, 1)])
+    _, written = await write(ExtractiveWriter(), request(question, result))
+    assert "Cause: Custom message package not built or sourced [1]. Solution:" in written.text
+    assert "colcon build --packages-select my_interfaces" in written.text
+
+
+async def test_a_code_block_the_question_quotes_gives_way_to_the_fix_after_it() -> None:
+    text = (
+        "```\n[Error] Failed to create Vulkan instance\n```\n\nSolutions:\n\n"
+        "```bash\n# Install Vulkan\nsudo apt install vulkan-tools\nvulkaninfo\n```\n"
+    )
+    other = "Install the simulator from the launcher and start it from the library tab."
+    question = "The simulator fails with 'Failed to create Vulkan instance'. What do I install?"
+    result = RetrievalResult(query=question, hits=[_hit(text, 1), _hit(other, 2, "Installation")])
+    _, written = await write(ExtractiveWriter(), request(question, result))
+    assert "sudo apt install vulkan-tools" in written.text
+    assert "[Error] Failed to create Vulkan instance" not in written.text
+
+
+async def test_a_code_block_is_quoted_once() -> None:
+    # The lead-in brings its code, and the how-to path picks the same block as the best code.
+    text = (
+        "Solution: Check that the bridge matches the simulator topic names:\n\n"
+        "```bash\n# List the topics to find the real topic name\ngz topic -l\n# Bridge it\n"
+        "ros2 run ros_gz_bridge parameter_bridge /joint_states\n```\n"
+    )
+    other = (
+        "Launch files start several nodes at once. Each node has its own parameters. Logs go to the console."
+    )
+    question = "How do I list the topics to find the real topic names for the bridge?"
+    result = RetrievalResult(query=question, hits=[_hit(text, 1), _hit(other, 2, "Launch")])
+    _, written = await write(ExtractiveWriter(), request(question, result))
+    assert written.text.count("gz topic -l") == 1

@@ -152,10 +152,12 @@ class ExtractiveWriter:
         self._score(candidates, query_vector)
         _favour_definitions(candidates, request.question)
         chosen = _with_introduced_code(_with_context(_mmr(candidates), candidates), codes)
+        chosen = _with_solution_code(chosen, codes)
         how_to = bool(_HOW_TO.search(request.question) or _HOW_TO.search(query))
         if how_to or not chosen:
             # Only code came back (a long listing split over chunks): its introduction and the code it is.
-            code = _best_code(codes, chosen, strict=bool(chosen))
+            asked = stem_terms(request.question) | stem_terms(query)
+            code = _best_code(_answering(codes, asked), chosen, strict=bool(chosen))
             if code is not None:
                 chosen = _with_code(code, chosen, candidates)
         if not chosen:
@@ -401,6 +403,44 @@ def _with_introduced_code(chosen: list[_Candidate], codes: list[_Candidate]) -> 
     return out
 
 
+def _with_solution_code(chosen: list[_Candidate], codes: list[_Candidate]) -> list[_Candidate]:
+    """A quoted sentence brings the code right after it when that code is the fix ("Cause: package
+    not built." / "Solution:" / the build commands): the cause alone does not say what to do."""
+    out = list(chosen)
+    for c in chosen:
+        if c.unit.kind == "code":
+            continue
+        for k in codes:
+            after = k.source == c.source and k.unit.position == c.unit.position + 1
+            if after and _SOLUTION.match(k.unit.intro) and k not in out:
+                out.append(k)
+    return out
+
+
+QUOTED_CODE_SHARE = 0.8  # a code block whose words the question repeats this much is the question's own
+
+
+def _answering(codes: list[_Candidate], asked: frozenset[str]) -> list[_Candidate]:
+    """The code blocks that can answer: one the question quotes ("fails with 'Failed to create Vulkan
+    instance'") shows the symptom, so the block after it in its chunk (the fix) stands in for it."""
+    out: list[_Candidate] = []
+    for c in codes:
+        if not _quoted_by(c, asked):
+            out.append(c)
+            continue
+        later = [k for k in codes if k.source == c.source and 0 < k.unit.position - c.unit.position <= 2]
+        if later:
+            fix = min(later, key=lambda k: k.unit.position)
+            # The fix inherits the symptom's match: it is what the question asks for.
+            out.append(dataclasses.replace(fix, lexical=max(fix.lexical, c.lexical)))
+    return out
+
+
+def _quoted_by(code: _Candidate, asked: frozenset[str]) -> bool:
+    body = _code_line_terms("\n".join(code.unit.text.split("\n")[1:-1]))
+    return len(body) >= 2 and len(body & asked) >= QUOTED_CODE_SHARE * len(body)
+
+
 def _without_dangling_lead_ins(chosen: list[_Candidate]) -> list[_Candidate]:
     """Drop a lead-in ("Example trace:", "You will build a robot that can:") whose list or code is not
     quoted after it; only the best sentence stays, whatever follows it."""
@@ -461,6 +501,8 @@ def _best_code(
 
 def _with_code(code: _Candidate, chosen: list[_Candidate], candidates: list[_Candidate]) -> list[_Candidate]:
     """Add the code block, with the sentence that introduces it when the chunk has one."""
+    if any(c.source == code.source and c.unit.position == code.unit.position for c in chosen):
+        return chosen
     out = [*chosen, code]
     intro = [c for c in candidates if c.source == code.source and c.unit.position == code.unit.position - 1]
     if intro and intro[0] not in out:
@@ -590,6 +632,8 @@ def _render(chosen: list[_Candidate]) -> tuple[str, list[int]]:
                 if not _names(under, heading):
                     add("heading", heading)
             if unit.kind == "code":
+                if unit.intro:  # "Solution:" says what the code is for
+                    add("prose", unit.intro)
                 add("code", unit.text)
                 continue
             text = _cite(unit.text, source) if i == cited else unit.text
