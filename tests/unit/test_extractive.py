@@ -287,3 +287,29 @@ async def test_a_code_block_is_quoted_once() -> None:
     result = RetrievalResult(query=question, hits=[_hit(text, 1), _hit(other, 2, "Launch")])
     _, written = await write(ExtractiveWriter(), request(question, result))
     assert written.text.count("gz topic -l") == 1
+
+
+async def test_a_best_source_of_only_code_is_quoted_and_cited() -> None:
+    code = (
+        "Solution: Adjust ray tracing settings:\n\n"
+        "```\nRender Settings -> Path Tracing\n- Max Bounces: 4 (increase for transparency)\n"
+        "- Samples Per Pixel: 64+ for quality\n```\n"
+    )
+    prose = "The RTX renderer enables photorealistic visualization of transparent objects for perception."
+    question = "Transparent objects look glitchy in my renders. Which render settings should I raise?"
+    result = RetrievalResult(query=question, hits=[_hit(code, 1, "Rendering"), _hit(prose, 2, "RTX")])
+    _, written = await write(ExtractiveWriter(), request(question, result))
+    assert "Max Bounces: 4" in written.text
+    assert "Solution: Adjust ray tracing settings [1]:" in written.text
+    assert written.cited == [1, 2]
+
+
+async def test_code_quoted_alone_has_its_heading_carry_the_citation() -> None:
+    code = "```python\nenable_contact_report(\n    prim_path='/World/robot/foot',\n)\n```\n"
+    prose = "The simulator supports Python scripting through the Script Editor for robots."
+    question = "How can my code find out when the robot foot touches the ground?"
+    result = RetrievalResult(
+        query=question, hits=[_hit(code, 1, "Contact sensing"), _hit(prose, 2, "Scripting")]
+    )
+    _, written = await write(ExtractiveWriter(), request(question, result))
+    assert "Contact sensing [1]:\n\n```python\nenable_contact_report(" in written.text

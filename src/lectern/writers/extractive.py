@@ -160,6 +160,7 @@ class ExtractiveWriter:
             code = _best_code(_answering(codes, asked), chosen, strict=bool(chosen))
             if code is not None:
                 chosen = _with_code(code, chosen, candidates)
+        chosen = _with_top_code(chosen, codes, candidates)
         if not chosen:
             return _fallback(sources[0], 1)
         chosen = _with_code_lines(chosen, codes, candidates, query_terms)
@@ -499,6 +500,21 @@ def _best_code(
     return best
 
 
+def _with_top_code(
+    chosen: list[_Candidate], codes: list[_Candidate], candidates: list[_Candidate]
+) -> list[_Candidate]:
+    """The best-ranked source's code when that source has nothing else to quote (a code block, perhaps
+    under a lead-in): retrieval put it first, and sentence scoring alone never reaches it."""
+    if any(c.source == 1 for c in chosen):
+        return chosen
+    if any(c.source == 1 and not c.unit.lead_in for c in candidates):
+        return chosen
+    top = [c for c in codes if c.source == 1]
+    if not top:
+        return chosen
+    return _with_code(max(top, key=lambda c: c.lexical), chosen, candidates)
+
+
 def _with_code(code: _Candidate, chosen: list[_Candidate], candidates: list[_Candidate]) -> list[_Candidate]:
     """Add the code block, with the sentence that introduces it when the chunk has one."""
     if any(c.source == code.source and c.unit.position == code.unit.position for c in chosen):
@@ -612,11 +628,13 @@ def _render(chosen: list[_Candidate]) -> tuple[str, list[int]]:
         rank[c.source] = max(rank.get(c.source, -1e9), c.score)
     blocks: list[tuple[str, list[str]]] = []  # ("prose" | "list" | "code" | "heading", pieces)
 
-    def add(kind: str, text: str) -> None:
+    def add(kind: str, text: str) -> tuple[int, int]:
+        """Add a piece; where it went (block, piece)."""
         if blocks and blocks[-1][0] == kind and kind not in ("code", "heading"):
             blocks[-1][1].append(text)
         else:
             blocks.append((kind, [text]))
+        return len(blocks) - 1, len(blocks[-1][1]) - 1
 
     for source in sorted(rank, key=lambda s: -rank[s]):
         group = sorted((c for c in chosen if c.source == source), key=lambda c: c.unit.position)
@@ -624,20 +642,26 @@ def _render(chosen: list[_Candidate]) -> tuple[str, list[int]]:
         cited = max((i for i, u in enumerate(units) if u.kind == "sentence"), default=-1)
         headings = [_heading_of(c) for c in group]
         shown = ""
+        label: tuple[int, int] | None = None  # the last heading or code lead-in shown for this source
         for i, unit in enumerate(units):
             heading = headings[i]
             if heading and heading != shown:
                 shown = heading
                 under = " ".join(u.text for u, h in zip(units, headings, strict=True) if h == heading)
-                if not _names(under, heading):
-                    add("heading", heading)
+                # Code alone names nothing a reader sees: its heading says what it is (and is cited).
+                if cited < 0 or not _names(under, heading):
+                    label = add("heading", heading)
             if unit.kind == "code":
                 if unit.intro:  # "Solution:" says what the code is for
-                    add("prose", unit.intro)
+                    label = add("prose", unit.intro)
                 add("code", unit.text)
                 continue
             text = _cite(unit.text, source) if i == cited else unit.text
             add("list" if unit.bullet else "prose", text)
+        if cited < 0 and label is not None:
+            # Only code quoted: the line over it carries the source's number, so the source is cited.
+            b, p = label
+            blocks[b][1][p] = _cite(blocks[b][1][p], source)
     # A heading is a paragraph of its own: the plain text and the rendered Markdown then read the same
     # (a single line break would join it to the next sentence in a browser).
     rendered = [
