@@ -313,3 +313,16 @@ async def test_code_quoted_alone_has_its_heading_carry_the_citation() -> None:
     )
     _, written = await write(ExtractiveWriter(), request(question, result))
     assert "Contact sensing [1]:\n\n```python\nenable_contact_report(" in written.text
+
+
+async def test_any_short_lead_in_ties_the_code_to_the_sentence_before_it() -> None:
+    text = (
+        "Scenario: 0.9m doorway, robot width 0.8m (tight clearance).\n\nAdjust:\n\n"
+        "```yaml\ninflation_radius: 0.45  # Reduce from 0.55m\nxy_goal_tolerance: 0.2\n```\n"
+    )
+    bare = "Scenario: a long corridor with people walking.\n\n```yaml\nmax_vel_x: 0.3\nmin_vel_x: 0.0\n```\n"
+    question = "Our robot must pass a 0.9 m wide doorway. What should we change?"
+    result = RetrievalResult(query=question, hits=[_hit(text, 1), _hit(bare, 2, "Corridor")])
+    _, written = await write(ExtractiveWriter(), request(question, result))
+    assert "Adjust:\n\n```yaml\ninflation_radius: 0.45" in written.text
+    assert "max_vel_x" not in written.text  # code after prose without a lead-in is not tied to it

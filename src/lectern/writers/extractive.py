@@ -152,7 +152,7 @@ class ExtractiveWriter:
         self._score(candidates, query_vector)
         _favour_definitions(candidates, request.question)
         chosen = _with_introduced_code(_with_context(_mmr(candidates), candidates), codes)
-        chosen = _with_solution_code(chosen, codes)
+        chosen = _with_following_code(chosen, codes)
         how_to = bool(_HOW_TO.search(request.question) or _HOW_TO.search(query))
         if how_to or not chosen:
             # Only code came back (a long listing split over chunks): its introduction and the code it is.
@@ -404,16 +404,17 @@ def _with_introduced_code(chosen: list[_Candidate], codes: list[_Candidate]) -> 
     return out
 
 
-def _with_solution_code(chosen: list[_Candidate], codes: list[_Candidate]) -> list[_Candidate]:
-    """A quoted sentence brings the code right after it when that code is the fix ("Cause: package
-    not built." / "Solution:" / the build commands): the cause alone does not say what to do."""
+def _with_following_code(chosen: list[_Candidate], codes: list[_Candidate]) -> list[_Candidate]:
+    """A quoted sentence brings the code right after it when a short lead-in introduces that code
+    ("Cause: package not built." / "Solution:" / the build commands; "Scenario: 0.9 m doorway." /
+    "Adjust:" / the settings): the sentence alone does not say what to do."""
     out = list(chosen)
     for c in chosen:
         if c.unit.kind == "code":
             continue
         for k in codes:
             after = k.source == c.source and k.unit.position == c.unit.position + 1
-            if after and _SOLUTION.match(k.unit.intro) and k not in out:
+            if after and k.unit.intro and k not in out:  # a bare block after prose may be anything
                 out.append(k)
     return out
 
