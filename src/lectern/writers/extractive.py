@@ -6,7 +6,10 @@
 3. Those are embedded in one batch (vectors cached by text) and scored by cosine with the query vector
    the retriever already computed, plus the keyword score.
 4. Maximal marginal relevance picks a few sentences that do not repeat each other; a how-to question
-   also gets the best matching code block, whole, with the sentence that introduces it.
+   also gets the best matching code block, whole, with the sentence that introduces it (the block
+   after one the question quotes: that one is the symptom). A quoted sentence brings the code a short
+   lead-in ties to it ("Cause: ..." / "Solution:" / code), and a best-ranked source with nothing but
+   code is quoted by its code.
 5. Sentences are grouped by source (best source first) and kept in the author's order within a
    source; each group ends with its source number, `[n]` = the n-th source of the turn
    (`writers/sources.py`).
