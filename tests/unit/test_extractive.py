@@ -237,3 +237,92 @@ async def test_no_code_line_is_quoted_when_none_holds_the_question() -> None:
     result = RetrievalResult(query=question, hits=[_hit(text, 1, "Personal space")])
     _, written = await write(ExtractiveWriter(), request(question, result))
     assert "```" not in written.text
+
+
+def test_a_lead_in_too_short_to_quote_stays_with_its_code() -> None:
+    units = units_of(
+        "Cause: the package was not built.\n\n**Solution**:\n\n```bash\ncolcon build\nsource x\n```\n"
+    )
+    code = [u for u in units if u.kind == "code"]
+    assert [u.text for u in units if u.kind == "sentence"] == ["Cause: the package was not built."]
+    assert [u.intro for u in code] == ["Solution:"]
+
+
+async def test_a_quoted_cause_brings_the_solution_code_after_it() -> None:
+    text = (
+        "Cause: Custom message package not built or sourced.\n\n**Solution**:\n\n"
+        "```bash\ncd ~/ws\ncolcon build --packages-select my_interfaces\nsource install/setup.bash\n```\n"
+    )
+    question = "ROS says my custom service type is not found. What did I forget?"
+    result = RetrievalResult(query=question, hits=[_hit(text, 1)])
+    _, written = await write(ExtractiveWriter(), request(question, result))
+    assert "Cause: Custom message package not built or sourced [1]. Solution:" in written.text
+    assert "colcon build --packages-select my_interfaces" in written.text
+
+
+async def test_a_code_block_the_question_quotes_gives_way_to_the_fix_after_it() -> None:
+    text = (
+        "```\n[Error] Failed to create Vulkan instance\n```\n\nSolutions:\n\n"
+        "```bash\n# Install Vulkan\nsudo apt install vulkan-tools\nvulkaninfo\n```\n"
+    )
+    other = "Install the simulator from the launcher and start it from the library tab."
+    question = "The simulator fails with 'Failed to create Vulkan instance'. What do I install?"
+    result = RetrievalResult(query=question, hits=[_hit(text, 1), _hit(other, 2, "Installation")])
+    _, written = await write(ExtractiveWriter(), request(question, result))
+    assert "sudo apt install vulkan-tools" in written.text
+    assert "[Error] Failed to create Vulkan instance" not in written.text
+
+
+async def test_a_code_block_is_quoted_once() -> None:
+    # The lead-in brings its code, and the how-to path picks the same block as the best code.
+    text = (
+        "Solution: Check that the bridge matches the simulator topic names:\n\n"
+        "```bash\n# List the topics to find the real topic name\ngz topic -l\n# Bridge it\n"
+        "ros2 run ros_gz_bridge parameter_bridge /joint_states\n```\n"
+    )
+    other = (
+        "Launch files start several nodes at once. Each node has its own parameters. Logs go to the console."
+    )
+    question = "How do I list the topics to find the real topic names for the bridge?"
+    result = RetrievalResult(query=question, hits=[_hit(text, 1), _hit(other, 2, "Launch")])
+    _, written = await write(ExtractiveWriter(), request(question, result))
+    assert written.text.count("gz topic -l") == 1
+
+
+async def test_a_best_source_of_only_code_is_quoted_and_cited() -> None:
+    code = (
+        "Solution: Adjust ray tracing settings:\n\n"
+        "```\nRender Settings -> Path Tracing\n- Max Bounces: 4 (increase for transparency)\n"
+        "- Samples Per Pixel: 64+ for quality\n```\n"
+    )
+    prose = "The RTX renderer enables photorealistic visualization of transparent objects for perception."
+    question = "Transparent objects look glitchy in my renders. Which render settings should I raise?"
+    result = RetrievalResult(query=question, hits=[_hit(code, 1, "Rendering"), _hit(prose, 2, "RTX")])
+    _, written = await write(ExtractiveWriter(), request(question, result))
+    assert "Max Bounces: 4" in written.text
+    assert "Solution: Adjust ray tracing settings [1]:" in written.text
+    assert written.cited == [1, 2]
+
+
+async def test_code_quoted_alone_has_its_heading_carry_the_citation() -> None:
+    code = "```python\nenable_contact_report(\n    prim_path='/World/robot/foot',\n)\n```\n"
+    prose = "The simulator supports Python scripting through the Script Editor for robots."
+    question = "How can my code find out when the robot foot touches the ground?"
+    result = RetrievalResult(
+        query=question, hits=[_hit(code, 1, "Contact sensing"), _hit(prose, 2, "Scripting")]
+    )
+    _, written = await write(ExtractiveWriter(), request(question, result))
+    assert "Contact sensing [1]:\n\n```python\nenable_contact_report(" in written.text
+
+
+async def test_any_short_lead_in_ties_the_code_to_the_sentence_before_it() -> None:
+    text = (
+        "Scenario: 0.9m doorway, robot width 0.8m (tight clearance).\n\nAdjust:\n\n"
+        "```yaml\ninflation_radius: 0.45  # Reduce from 0.55m\nxy_goal_tolerance: 0.2\n```\n"
+    )
+    bare = "Scenario: a long corridor with people walking.\n\n```yaml\nmax_vel_x: 0.3\nmin_vel_x: 0.0\n```\n"
+    question = "Our robot must pass a 0.9 m wide doorway. What should we change?"
+    result = RetrievalResult(query=question, hits=[_hit(text, 1), _hit(bare, 2, "Corridor")])
+    _, written = await write(ExtractiveWriter(), request(question, result))
+    assert "Adjust:\n\n```yaml\ninflation_radius: 0.45" in written.text
+    assert "max_vel_x" not in written.text  # code after prose without a lead-in is not tied to it

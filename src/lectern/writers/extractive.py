@@ -6,7 +6,10 @@
 3. Those are embedded in one batch (vectors cached by text) and scored by cosine with the query vector
    the retriever already computed, plus the keyword score.
 4. Maximal marginal relevance picks a few sentences that do not repeat each other; a how-to question
-   also gets the best matching code block, whole, with the sentence that introduces it.
+   also gets the best matching code block, whole, with the sentence that introduces it (the block
+   after one the question quotes: that one is the symptom). A quoted sentence brings the code a short
+   lead-in ties to it ("Cause: ..." / "Solution:" / code), and a best-ranked source with nothing but
+   code is quoted by its code.
 5. Sentences are grouped by source (best source first) and kept in the author's order within a
    source; each group ends with its source number, `[n]` = the n-th source of the turn
    (`writers/sources.py`).
@@ -152,12 +155,15 @@ class ExtractiveWriter:
         self._score(candidates, query_vector)
         _favour_definitions(candidates, request.question)
         chosen = _with_introduced_code(_with_context(_mmr(candidates), candidates), codes)
+        chosen = _with_following_code(chosen, codes)
         how_to = bool(_HOW_TO.search(request.question) or _HOW_TO.search(query))
         if how_to or not chosen:
             # Only code came back (a long listing split over chunks): its introduction and the code it is.
-            code = _best_code(codes, chosen, strict=bool(chosen))
+            asked = stem_terms(request.question) | stem_terms(query)
+            code = _best_code(_answering(codes, asked), chosen, strict=bool(chosen))
             if code is not None:
                 chosen = _with_code(code, chosen, candidates)
+        chosen = _with_top_code(chosen, codes, candidates)
         if not chosen:
             return _fallback(sources[0], 1)
         chosen = _with_code_lines(chosen, codes, candidates, query_terms)
@@ -401,6 +407,45 @@ def _with_introduced_code(chosen: list[_Candidate], codes: list[_Candidate]) -> 
     return out
 
 
+def _with_following_code(chosen: list[_Candidate], codes: list[_Candidate]) -> list[_Candidate]:
+    """A quoted sentence brings the code right after it when a short lead-in introduces that code
+    ("Cause: package not built." / "Solution:" / the build commands; "Scenario: 0.9 m doorway." /
+    "Adjust:" / the settings): the sentence alone does not say what to do."""
+    out = list(chosen)
+    for c in chosen:
+        if c.unit.kind == "code":
+            continue
+        for k in codes:
+            after = k.source == c.source and k.unit.position == c.unit.position + 1
+            if after and k.unit.intro and k not in out:  # a bare block after prose may be anything
+                out.append(k)
+    return out
+
+
+QUOTED_CODE_SHARE = 0.8  # a code block whose words the question repeats this much is the question's own
+
+
+def _answering(codes: list[_Candidate], asked: frozenset[str]) -> list[_Candidate]:
+    """The code blocks that can answer: one the question quotes ("fails with 'Failed to create Vulkan
+    instance'") shows the symptom, so the block after it in its chunk (the fix) stands in for it."""
+    out: list[_Candidate] = []
+    for c in codes:
+        if not _quoted_by(c, asked):
+            out.append(c)
+            continue
+        later = [k for k in codes if k.source == c.source and 0 < k.unit.position - c.unit.position <= 2]
+        if later:
+            fix = min(later, key=lambda k: k.unit.position)
+            # The fix inherits the symptom's match: it is what the question asks for.
+            out.append(dataclasses.replace(fix, lexical=max(fix.lexical, c.lexical)))
+    return out
+
+
+def _quoted_by(code: _Candidate, asked: frozenset[str]) -> bool:
+    body = _code_line_terms("\n".join(code.unit.text.split("\n")[1:-1]))
+    return len(body) >= 2 and len(body & asked) >= QUOTED_CODE_SHARE * len(body)
+
+
 def _without_dangling_lead_ins(chosen: list[_Candidate]) -> list[_Candidate]:
     """Drop a lead-in ("Example trace:", "You will build a robot that can:") whose list or code is not
     quoted after it; only the best sentence stays, whatever follows it."""
@@ -459,8 +504,25 @@ def _best_code(
     return best
 
 
+def _with_top_code(
+    chosen: list[_Candidate], codes: list[_Candidate], candidates: list[_Candidate]
+) -> list[_Candidate]:
+    """The best-ranked source's code when that source has nothing else to quote (a code block, perhaps
+    under a lead-in): retrieval put it first, and sentence scoring alone never reaches it."""
+    if any(c.source == 1 for c in chosen):
+        return chosen
+    if any(c.source == 1 and not c.unit.lead_in for c in candidates):
+        return chosen
+    top = [c for c in codes if c.source == 1]
+    if not top:
+        return chosen
+    return _with_code(max(top, key=lambda c: c.lexical), chosen, candidates)
+
+
 def _with_code(code: _Candidate, chosen: list[_Candidate], candidates: list[_Candidate]) -> list[_Candidate]:
     """Add the code block, with the sentence that introduces it when the chunk has one."""
+    if any(c.source == code.source and c.unit.position == code.unit.position for c in chosen):
+        return chosen
     out = [*chosen, code]
     intro = [c for c in candidates if c.source == code.source and c.unit.position == code.unit.position - 1]
     if intro and intro[0] not in out:
@@ -570,11 +632,13 @@ def _render(chosen: list[_Candidate]) -> tuple[str, list[int]]:
         rank[c.source] = max(rank.get(c.source, -1e9), c.score)
     blocks: list[tuple[str, list[str]]] = []  # ("prose" | "list" | "code" | "heading", pieces)
 
-    def add(kind: str, text: str) -> None:
+    def add(kind: str, text: str) -> tuple[int, int]:
+        """Add a piece; where it went (block, piece)."""
         if blocks and blocks[-1][0] == kind and kind not in ("code", "heading"):
             blocks[-1][1].append(text)
         else:
             blocks.append((kind, [text]))
+        return len(blocks) - 1, len(blocks[-1][1]) - 1
 
     for source in sorted(rank, key=lambda s: -rank[s]):
         group = sorted((c for c in chosen if c.source == source), key=lambda c: c.unit.position)
@@ -582,18 +646,26 @@ def _render(chosen: list[_Candidate]) -> tuple[str, list[int]]:
         cited = max((i for i, u in enumerate(units) if u.kind == "sentence"), default=-1)
         headings = [_heading_of(c) for c in group]
         shown = ""
+        label: tuple[int, int] | None = None  # the last heading or code lead-in shown for this source
         for i, unit in enumerate(units):
             heading = headings[i]
             if heading and heading != shown:
                 shown = heading
                 under = " ".join(u.text for u, h in zip(units, headings, strict=True) if h == heading)
-                if not _names(under, heading):
-                    add("heading", heading)
+                # Code alone names nothing a reader sees: its heading says what it is (and is cited).
+                if cited < 0 or not _names(under, heading):
+                    label = add("heading", heading)
             if unit.kind == "code":
+                if unit.intro:  # "Solution:" says what the code is for
+                    label = add("prose", unit.intro)
                 add("code", unit.text)
                 continue
             text = _cite(unit.text, source) if i == cited else unit.text
             add("list" if unit.bullet else "prose", text)
+        if cited < 0 and label is not None:
+            # Only code quoted: the line over it carries the source's number, so the source is cited.
+            b, p = label
+            blocks[b][1][p] = _cite(blocks[b][1][p], source)
     # A heading is a paragraph of its own: the plain text and the rendered Markdown then read the same
     # (a single line break would join it to the next sentence in a browser).
     rendered = [

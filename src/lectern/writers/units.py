@@ -50,6 +50,9 @@ class Unit:
     section: str = ""
     """The heading above the unit inside the chunk ("Simbody" over "Pros: highly accurate"); empty
     when the chunk's own heading path is the nearest one."""
+    intro: str = ""
+    """For a code block: the lead-in right above it when that is too short to be a unit of its own
+    ("Solution:", "Fix:"); it says what the code is for."""
 
 
 _stem = stemmer_for("english")
@@ -199,18 +202,23 @@ def units_of(text: str) -> tuple[Unit, ...]:
     units: list[Unit] = []
     blocks = _blocks(text)
     section = ""
+    intro = ""  # a lead-in too short to quote, kept for the code block right after it
     for kind, body in blocks:
         if kind == "heading":
-            section = body
+            section, intro = body, ""
             continue
         if kind == "code":
             lines = body.count("\n") + 1
             if 3 <= lines <= MAX_CODE_LINES:
+                terms = stem_terms(body)
                 units.append(
-                    Unit(body, "code", len(units), stem_terms(body), len(body.split()), section=section)
+                    Unit(body, "code", len(units), terms, len(body.split()), section=section, intro=intro)
                 )
+            intro = ""
             continue
         text = body if kind == "item" else _clean(body)
+        last = _sentences(text)[-1] if kind == "sentence" and text else ""
+        intro = last if last.endswith(":") and len(last.split()) < 2 else ""
         # A list item is one thought ("ODE: a physics library. It is Gazebo's default."): split it
         # only when it is too long to quote whole.
         whole = kind == "item" or (kind == "bullet" and len(text.split()) <= MAX_ITEM_WORDS)
