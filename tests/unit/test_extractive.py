@@ -326,3 +326,18 @@ async def test_any_short_lead_in_ties_the_code_to_the_sentence_before_it() -> No
     _, written = await write(ExtractiveWriter(), request(question, result))
     assert "Adjust:\n\n```yaml\ninflation_radius: 0.45" in written.text
     assert "max_vel_x" not in written.text  # code after prose without a lead-in is not tied to it
+
+
+async def test_a_best_source_of_code_gives_the_fix_not_the_error_the_question_quotes() -> None:
+    code = (
+        "```\nNullReferenceException in UrdfRobotExtensions\n```\n\n"
+        "Solution: Check URDF validity and mesh paths:\n\n"
+        "```bash\n# Verify URDF before import\ncheck_urdf humanoid.urdf\n```\n"
+    )
+    prose = "Unity can import robot models from various formats. The most common workflow is URDF to Unity."
+    question = "Importing into Unity dies with a NullReferenceException in UrdfRobotExtensions. What now?"
+    result = RetrievalResult(query=question, hits=[_hit(code, 1, "Import errors"), _hit(prose, 2, "Import")])
+    _, written = await write(ExtractiveWriter(), request(question, result))
+    assert "check_urdf humanoid.urdf" in written.text
+    assert "Solution: Check URDF validity and mesh paths [1]:" in written.text
+    assert "NullReferenceException in UrdfRobotExtensions\n```" not in written.text

@@ -157,13 +157,13 @@ class ExtractiveWriter:
         chosen = _with_introduced_code(_with_context(_mmr(candidates), candidates), codes)
         chosen = _with_following_code(chosen, codes)
         how_to = bool(_HOW_TO.search(request.question) or _HOW_TO.search(query))
+        asked = _code_line_terms(f"{request.question}\n{query}")  # identifiers split like a code line's
         if how_to or not chosen:
             # Only code came back (a long listing split over chunks): its introduction and the code it is.
-            asked = stem_terms(request.question) | stem_terms(query)
             code = _best_code(_answering(codes, asked), chosen, strict=bool(chosen))
             if code is not None:
                 chosen = _with_code(code, chosen, candidates)
-        chosen = _with_top_code(chosen, codes, candidates)
+        chosen = _with_top_code(chosen, _answering(codes, asked), candidates)
         if not chosen:
             return _fallback(sources[0], 1)
         chosen = _with_code_lines(chosen, codes, candidates, query_terms)
@@ -508,7 +508,8 @@ def _with_top_code(
     chosen: list[_Candidate], codes: list[_Candidate], candidates: list[_Candidate]
 ) -> list[_Candidate]:
     """The best-ranked source's code when that source has nothing else to quote (a code block, perhaps
-    under a lead-in): retrieval put it first, and sentence scoring alone never reaches it."""
+    under a lead-in): retrieval put it first, and sentence scoring alone never reaches it. `codes` are
+    the answering blocks (`_answering`): the fix stands in for a block the question quotes."""
     if any(c.source == 1 for c in chosen):
         return chosen
     if any(c.source == 1 and not c.unit.lead_in for c in candidates):
