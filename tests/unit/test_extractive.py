@@ -341,3 +341,17 @@ async def test_a_best_source_of_code_gives_the_fix_not_the_error_the_question_qu
     assert "check_urdf humanoid.urdf" in written.text
     assert "Solution: Check URDF validity and mesh paths [1]:" in written.text
     assert "NullReferenceException in UrdfRobotExtensions\n```" not in written.text
+
+
+async def test_a_code_line_that_names_the_asked_thing_by_its_initials_is_quoted() -> None:
+    prose = "Design a camera sensor for the robot head with a realistic image resolution and noise."
+    code = (
+        "```xml\n<sensor name='camera' type='camera'>\n  <update_rate>30.0</update_rate>\n"
+        "  <horizontal_fov>1.047</horizontal_fov> <!-- 60 degrees -->\n  <width>640</width>\n"
+        "  <height>480</height>\n</sensor>\n```\n"
+    )
+    question = "What's the field of view of the example head camera?"
+    result = RetrievalResult(query=question, hits=[_hit(prose, 1, "Sensors"), _hit(code, 2, "Example")])
+    _, written = await write(ExtractiveWriter(), request(question, result))
+    assert "<horizontal_fov>1.047</horizontal_fov> <!-- 60 degrees -->" in written.text
+    assert "<height>480</height>" not in written.text  # the line and its neighbours, not the block

@@ -166,7 +166,7 @@ class ExtractiveWriter:
         chosen = _with_top_code(chosen, _answering(codes, asked), candidates)
         if not chosen:
             return _fallback(sources[0], 1)
-        chosen = _with_code_lines(chosen, codes, candidates, query_terms)
+        chosen = _with_code_lines(chosen, codes, candidates, query, query_terms)
         chosen = _without_dangling_lead_ins(_with_lead_ins(chosen, candidates))
         return _render(chosen)
 
@@ -559,10 +559,36 @@ def _code_lines(block: str) -> tuple[tuple[str, frozenset[str]], ...]:
     return tuple((line, _code_line_terms(line)) for line in block.split("\n"))
 
 
+MIN_ABBREVIATION = 3  # shorter initials ("hd", "tf") match too much by chance
+MAX_ABBREVIATED_WORDS = 4
+
+
+def _abbreviations(query: str) -> dict[str, frozenset[str]]:
+    """The initials of each run of the query's words that starts and ends with a content word, with the
+    run's terms: code names a thing by its initials ("horizontal_fov" for "field of view")."""
+    tokens = re.findall(r"[A-Za-z0-9]+", query)
+    out: dict[str, frozenset[str]] = {}
+    for start in range(len(tokens)):
+        for end in range(start + 1, min(len(tokens), start + MAX_ABBREVIATED_WORDS)):
+            run = tokens[start : end + 1]
+            if any(stem_terms(run[k]) <= _IGNORED for k in (0, -1)):
+                continue
+            initials = "".join(w[0] for w in run).lower()
+            if len(initials) >= MIN_ABBREVIATION:
+                out[initials] = stem_terms(" ".join(run)) - _IGNORED
+    return out
+
+
+def _spelled_out(terms: frozenset[str], short: dict[str, frozenset[str]]) -> frozenset[str]:
+    """The query terms that a line's abbreviations stand for."""
+    return frozenset().union(*(short[t] for t in terms if t in short))
+
+
 def _with_code_lines(
     chosen: list[_Candidate],
     codes: list[_Candidate],
     candidates: list[_Candidate],
+    query: str,
     query_terms: frozenset[str],
 ) -> list[_Candidate]:
     """The line of a code block that says what was asked ("self.intimate_zone = (0.0, 0.45)  # 0-1.5
@@ -571,10 +597,11 @@ def _with_code_lines(
     if not query_terms or not codes or any(c.unit.kind == "code" for c in chosen):
         return chosen
     quoted = {c.source for c in chosen}
+    short = _abbreviations(query)
     best: tuple[float, _Candidate, int] | None = None
     for code in codes:
         for i, (_, terms) in enumerate(_code_lines(code.unit.text)[1:-1], start=1):
-            found = terms & query_terms
+            found = (terms | _spelled_out(terms, short)) & query_terms
             share = len(found) / len(query_terms)
             if len(found) < CODE_LINE_TERMS or share < CODE_LINE_SHARE:
                 continue
