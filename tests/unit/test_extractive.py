@@ -355,3 +355,31 @@ async def test_a_code_line_that_names_the_asked_thing_by_its_initials_is_quoted(
     _, written = await write(ExtractiveWriter(), request(question, result))
     assert "<horizontal_fov>1.047</horizontal_fov> <!-- 60 degrees -->" in written.text
     assert "<height>480</height>" not in written.text  # the line and its neighbours, not the block
+
+
+def test_a_list_keeps_the_short_lead_in_above_it_on_its_first_item() -> None:
+    units = units_of(
+        "Symptom: links fly apart.\n\nCauses:\n- Joint limits are missing\n- Joint forces are too high\n\n"
+        "Fix:\n1. Add joint damping\n"
+    )
+    assert [(u.text, u.intro) for u in units if u.bullet] == [
+        ("Joint limits are missing", "Causes:"),
+        ("Joint forces are too high", ""),
+        ("Add joint damping", "Fix:"),
+    ]
+
+
+async def test_a_quoted_symptom_brings_the_fix_steps_after_it_with_their_code() -> None:
+    text = (
+        "Symptom: Window opens but the viewport remains black.\n\nSolutions:\n\n"
+        "1. Update the graphics driver:\n"
+        "```bash\nubuntu-drivers devices\nsudo ubuntu-drivers autoinstall\n```\n"
+        "2. Verify Vulkan support:\n```bash\nvulkaninfo | grep GPU\n# Should show your GPU model\n```\n"
+    )
+    other = "Launch the simulator from the launcher; the first launch takes a few minutes."
+    question = "The simulator window opens but the viewport stays black. What should I try?"
+    result = RetrievalResult(query=question, hits=[_hit(text, 1, "Black screen"), _hit(other, 2, "Launch")])
+    _, written = await write(ExtractiveWriter(), request(question, result))
+    assert "remains black. Solutions:\n\n- Update the graphics driver:" in written.text
+    assert "sudo ubuntu-drivers autoinstall" in written.text
+    assert "vulkaninfo | grep GPU" in written.text

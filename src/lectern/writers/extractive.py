@@ -394,6 +394,10 @@ def _with_context(chosen: list[_Candidate], candidates: list[_Candidate]) -> lis
         after = same.get(c.unit.position + 1)
         if after is not None and after not in out and _SOLUTION.match(after.unit.text):
             out.append(after)
+        elif after is not None and after not in out and _SOLUTION.match(after.unit.intro):
+            # "Fix:" over a list: the fix's first steps
+            steps = _list_items(same, after.unit.position, through_code=True)[:SHORT_LIST]
+            out.extend(i for i in steps if i not in out)
     return out
 
 
@@ -459,23 +463,31 @@ def _without_dangling_lead_ins(chosen: list[_Candidate]) -> list[_Candidate]:
         if not c.unit.lead_in
         or (c is best and c.unit.words >= TELLING_LEAD_IN_WORDS)
         or (c.source, c.unit.position + 1) in quoted
+        or _SOLUTION.match(c.unit.intro)  # the first step of a fix ("Fix:" / "1. Add limits:")
     ]
 
 
-def _list_items(same: dict[int, _Candidate], pos: int) -> list[_Candidate]:
-    """The list holding the item at `pos`, its lead-in first when it has one."""
+def _list_items(same: dict[int, _Candidate], pos: int, *, through_code: bool = False) -> list[_Candidate]:
+    """The list holding the item at `pos`, its lead-in first when it has one. `through_code` goes on
+    past a step's code block ("1. Update the driver:" / code / "2. Verify Vulkan support:")."""
     p = _list_start(same, pos)
     items: list[_Candidate] = []
     while p in same and (same[p].unit.bullet or (same[p].unit.lead_in and not items)):
+        if items and same[p].unit.intro:
+            break  # "Solutions:" starts another list
         items.append(same[p])
         p += 1
+        # Positions missing from `same` are code blocks: one right after a step that introduces it
+        step = through_code and same[p - 1].unit.lead_in and p not in same
+        if step and p + 1 in same and same[p + 1].unit.bullet:
+            p += 1
     return items
 
 
 def _list_start(same: dict[int, _Candidate], pos: int) -> int:
     """Where the list holding the item at `pos` starts: its lead-in, or its first item."""
     p = pos
-    while p - 1 in same and same[p - 1].unit.bullet:
+    while p - 1 in same and same[p - 1].unit.bullet and not same[p].unit.intro:
         p -= 1
     return p - 1 if p - 1 in same and same[p - 1].unit.lead_in else p
 
@@ -688,6 +700,8 @@ def _render(chosen: list[_Candidate]) -> tuple[str, list[int]]:
                     label = add("prose", unit.intro)
                 add("code", unit.text)
                 continue
+            if unit.intro:  # "Solutions:" says what the list is
+                add("prose", unit.intro)
             text = _cite(unit.text, source) if i == cited else unit.text
             add("list" if unit.bullet else "prose", text)
         if cited < 0 and label is not None:

@@ -51,8 +51,8 @@ class Unit:
     """The heading above the unit inside the chunk ("Simbody" over "Pros: highly accurate"); empty
     when the chunk's own heading path is the nearest one."""
     intro: str = ""
-    """For a code block: the lead-in right above it when that is too short to be a unit of its own
-    ("Solution:", "Fix:"); it says what the code is for."""
+    """For a code block or a list's first item: the lead-in right above it when that is too short to be
+    a unit of its own ("Solution:", "Fix:"); it says what the code or the list is for."""
 
 
 _stem = stemmer_for("english")
@@ -217,6 +217,8 @@ def units_of(text: str) -> tuple[Unit, ...]:
             intro = ""
             continue
         text = body if kind == "item" else _clean(body)
+        # The first item of a list keeps a lead-in too short to quote ("Solutions:" over "1. Validate").
+        item_intro = intro if kind == "bullet" else ""
         last = _sentences(text)[-1] if kind == "sentence" and text else ""
         intro = last if last.endswith(":") and len(last.split()) < 2 else ""
         # A list item is one thought ("ODE: a physics library. It is Gazebo's default."): split it
@@ -228,9 +230,10 @@ def units_of(text: str) -> tuple[Unit, ...]:
             lead_in = sentence.endswith(":")
             if (MIN_WORDS <= n <= MAX_WORDS) or (lead_in and n >= 2):
                 terms = stem_terms(sentence)
-                units.append(
-                    Unit(sentence, "sentence", len(units), terms, n, lead_in, kind != "sentence", section)
-                )
+                bullet = kind != "sentence"
+                unit = Unit(sentence, "sentence", len(units), terms, n, lead_in, bullet, section, item_intro)
+                units.append(unit)
+                item_intro = ""
     return tuple(units)
 
 
