@@ -383,3 +383,19 @@ async def test_a_quoted_symptom_brings_the_fix_steps_after_it_with_their_code() 
     assert "remains black. Solutions:\n\n- Update the graphics driver:" in written.text
     assert "sudo ubuntu-drivers autoinstall" in written.text
     assert "vulkaninfo | grep GPU" in written.text
+
+
+def test_a_hyphenated_word_also_matches_its_parts() -> None:
+    (unit,) = units_of("- Models walking as a spring-mass system")
+    assert {"spring-mass", "spring", "mass"} <= unit.terms
+    (numbered,) = units_of("RT-1 maps camera images to action tokens.")
+    assert "rt" not in numbered.terms  # a part with digits or of two letters is no word
+
+
+async def test_a_sentence_that_names_the_question_in_a_hyphenated_word_is_quoted() -> None:
+    hyphenated = "Another option describes the body as a spring-mass system."
+    other = "The simplest model of walking treats the robot leg as an inverted pendulum."
+    question = "Is there a walking model that treats the leg like a bouncing spring?"
+    result = RetrievalResult(query=question, hits=[_hit(other, 1, "Walking"), _hit(hyphenated, 2, "Walking")])
+    _, written = await write(ExtractiveWriter(), request(question, result))
+    assert "spring-mass system" in written.text

@@ -42,7 +42,7 @@ from lectern.followups import GENERIC_WORDS, STOP_WORDS, words
 from lectern.models import SearchHit, TokenUsage
 from lectern.writers.base import WriteRequest, WriterEvent, Written
 from lectern.writers.selection import sources_of
-from lectern.writers.units import Unit, passage_terms, split_tokens, stem_terms, units_of
+from lectern.writers.units import Unit, passage_terms, split_tokens, stem_terms, units_of, with_parts
 
 if TYPE_CHECKING:
     from lectern.sentences import SentenceVectors
@@ -192,7 +192,7 @@ class ExtractiveWriter:
             chunk_terms = passage_terms(hit.chunk.search_text) & query_terms
             chunk_score = sum(idf[t] for t in chunk_terms) / norm
             # The innermost headings name what the section answers; the chapter title is everyone's.
-            heading_terms = stem_terms(" ".join(hit.chunk.heading_hierarchy[-2:])) & query_terms
+            heading_terms = with_parts(stem_terms(" ".join(hit.chunk.heading_hierarchy[-2:]))) & query_terms
             heading_score = sum(idf[t] for t in heading_terms) / norm
             rank_prior = 1.0 - (number - 1) / len(sources)
             exposition = kind_of(hit.chunk) == "prose"

@@ -62,6 +62,12 @@ def stem_terms(text: str) -> frozenset[str]:
     return frozenset(_stem(w) for w in _TERM.findall(text.lower()))
 
 
+def with_parts(terms: frozenset[str]) -> frozenset[str]:
+    """The terms and the parts of each hyphenated one ("spring-mass" also matches "spring")."""
+    parts = {p for t in terms if "-" in t for p in t.split("-") if len(p) > 2 and p.isalpha()}
+    return terms | frozenset(_stem(p) for p in parts) if parts else terms
+
+
 @lru_cache(maxsize=8192)
 def passage_terms(text: str) -> frozenset[str]:
     """`stem_terms` of a passage: passages recur across answers (and the answerability decision and
@@ -229,7 +235,7 @@ def units_of(text: str) -> tuple[Unit, ...]:
             n = len(sentence.split())
             lead_in = sentence.endswith(":")
             if (MIN_WORDS <= n <= MAX_WORDS) or (lead_in and n >= 2):
-                terms = stem_terms(sentence)
+                terms = with_parts(stem_terms(sentence))
                 bullet = kind != "sentence"
                 unit = Unit(sentence, "sentence", len(units), terms, n, lead_in, bullet, section, item_intro)
                 units.append(unit)
