@@ -399,3 +399,30 @@ async def test_a_sentence_that_names_the_question_in_a_hyphenated_word_is_quoted
     result = RetrievalResult(query=question, hits=[_hit(other, 1, "Walking"), _hit(hyphenated, 2, "Walking")])
     _, written = await write(ExtractiveWriter(), request(question, result))
     assert "spring-mass system" in written.text
+
+
+def _listing_hit(text: str, rank: int) -> SearchHit:
+    """A chunk of one long code listing: same file, same heading."""
+    hit = _hit(text, rank, "Microphone setup")
+    return SearchHit(
+        chunk=hit.chunk.model_copy(update={"source_path": "audio.md"}),
+        similarity=hit.similarity,
+        keyword_score=hit.keyword_score,
+        score=hit.score,
+        rank=rank,
+    )
+
+
+async def test_a_best_ranked_listing_tail_gives_way_to_the_part_of_the_listing_that_matches() -> None:
+    tail = "```python\n        sd.wait()\n        return recording.flatten()\n```\n"
+    head = (
+        "```python\n@dataclass\nclass AudioConfig:\n    sample_rate: int = 16000\n    channels: int = 1\n\n"
+        "class AudioCapture:\n    '''Capture audio from the microphone for speech recognition.'''\n```\n"
+    )
+    prose = "Speech recognition turns recorded audio into text for the robot."
+    question = "What sample rate should the robot capture microphone audio at?"
+    hits = [_listing_hit(tail, 1), _listing_hit(head, 2), _hit(prose, 3, "Speech")]
+    result = RetrievalResult(query=question, hits=hits)
+    _, written = await write(ExtractiveWriter(), request(question, result))
+    assert "sample_rate: int = 16000" in written.text
+    assert "recording.flatten()" not in written.text

@@ -521,7 +521,8 @@ def _with_top_code(
 ) -> list[_Candidate]:
     """The best-ranked source's code when that source has nothing else to quote (a code block, perhaps
     under a lead-in): retrieval put it first, and sentence scoring alone never reaches it. `codes` are
-    the answering blocks (`_answering`): the fix stands in for a block the question quotes."""
+    the answering blocks (`_answering`): the fix stands in for a block the question quotes; another
+    chunk of the same listing stands in for it when it matches the question better."""
     if any(c.source == 1 for c in chosen):
         return chosen
     if any(c.source == 1 and not c.unit.lead_in for c in candidates):
@@ -529,7 +530,17 @@ def _with_top_code(
     top = [c for c in codes if c.source == 1]
     if not top:
         return chosen
-    return _with_code(max(top, key=lambda c: c.lexical), chosen, candidates)
+    # A long listing is split over chunks, and retrieval may rank its tail first: of the code-only
+    # chunks of the same section, the block that shares the most of the question's words.
+    prose = {c.source for c in candidates if not c.unit.lead_in}
+    listing = [c for c in codes if c.source not in prose and _same_section(c.hit, top[0].hit)]
+    return _with_code(max(listing, key=lambda c: (c.lexical, -c.source)), chosen, candidates)
+
+
+def _same_section(a: SearchHit, b: SearchHit) -> bool:
+    return (
+        a.chunk.source_path == b.chunk.source_path and a.chunk.heading_hierarchy == b.chunk.heading_hierarchy
+    )
 
 
 def _with_code(code: _Candidate, chosen: list[_Candidate], candidates: list[_Candidate]) -> list[_Candidate]:
