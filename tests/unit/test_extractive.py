@@ -426,3 +426,15 @@ async def test_a_best_ranked_listing_tail_gives_way_to_the_part_of_the_listing_t
     _, written = await write(ExtractiveWriter(), request(question, result))
     assert "sample_rate: int = 16000" in written.text
     assert "recording.flatten()" not in written.text
+
+
+async def test_the_part_of_a_listing_is_matched_by_its_identifiers_too() -> None:
+    tail = "```python\n# Test temperature safety\nreadings = {'left_arm': 75}\nprint(check(readings))\n```\n"
+    head = "```python\nself.temperature_limits = {\n    'servo_motor': 70,\n    'gearbox': 65,\n}\n```\n"
+    prose = "Joint safety keeps every motor of the humanoid inside its rated range."
+    question = "What's the temperature limit for the servo motors in the joint safety example?"
+    hits = [_listing_hit(tail, 1), _listing_hit(head, 2), _hit(prose, 3, "Safety")]
+    result = RetrievalResult(query=question, hits=hits)
+    _, written = await write(ExtractiveWriter(), request(question, result))
+    assert "'servo_motor': 70," in written.text
+    assert "print(check(readings))" not in written.text

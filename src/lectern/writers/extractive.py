@@ -160,10 +160,13 @@ class ExtractiveWriter:
         asked = _code_line_terms(f"{request.question}\n{query}")  # identifiers split like a code line's
         if how_to or not chosen:
             # Only code came back (a long listing split over chunks): its introduction and the code it is.
-            code = _best_code(_answering(codes, asked), chosen, strict=bool(chosen))
+            answering = _answering(codes, asked)
+            code = _best_code(answering, chosen, strict=bool(chosen))
             if code is not None:
-                chosen = _with_code(code, chosen, candidates)
-        chosen = _with_top_code(chosen, _answering(codes, asked), candidates)
+                chosen = _with_code(
+                    _best_of_listing(code, answering, candidates, query_terms), chosen, candidates
+                )
+        chosen = _with_top_code(chosen, _answering(codes, asked), candidates, query_terms)
         if not chosen:
             return _fallback(sources[0], 1)
         chosen = _with_code_lines(chosen, codes, candidates, query, query_terms)
@@ -517,7 +520,7 @@ def _best_code(
 
 
 def _with_top_code(
-    chosen: list[_Candidate], codes: list[_Candidate], candidates: list[_Candidate]
+    chosen: list[_Candidate], codes: list[_Candidate], candidates: list[_Candidate], asked: frozenset[str]
 ) -> list[_Candidate]:
     """The best-ranked source's code when that source has nothing else to quote (a code block, perhaps
     under a lead-in): retrieval put it first, and sentence scoring alone never reaches it. `codes` are
@@ -530,11 +533,20 @@ def _with_top_code(
     top = [c for c in codes if c.source == 1]
     if not top:
         return chosen
-    # A long listing is split over chunks, and retrieval may rank its tail first: of the code-only
-    # chunks of the same section, the block that shares the most of the question's words.
+    return _with_code(_best_of_listing(top[0], codes, candidates, asked), chosen, candidates)
+
+
+def _best_of_listing(
+    code: _Candidate, codes: list[_Candidate], candidates: list[_Candidate], asked: frozenset[str]
+) -> _Candidate:
+    """A long listing is split over chunks, and retrieval may rank its tail first: of the code-only
+    chunks of the code's section, the block that shares the most of the question's words (identifiers
+    split: "temperature_limits" names what no comment may)."""
     prose = {c.source for c in candidates if not c.unit.lead_in}
-    listing = [c for c in codes if c.source not in prose and _same_section(c.hit, top[0].hit)]
-    return _with_code(max(listing, key=lambda c: (c.lexical, -c.source)), chosen, candidates)
+    if code.source in prose:
+        return code
+    listing = [c for c in codes if c.source not in prose and _same_section(c.hit, code.hit)]
+    return max(listing, key=lambda c: (len(_code_block_terms(c.unit.text) & asked), c is code, -c.source))
 
 
 def _same_section(a: SearchHit, b: SearchHit) -> bool:
@@ -573,6 +585,12 @@ _IDENTIFIER_PARTS = re.compile(r"[\W_]+|(?<=[a-z])(?=[A-Z])")
 def _code_line_terms(line: str) -> frozenset[str]:
     """A code line's terms with its identifiers split ("intimate_zone", "maxVelocity")."""
     return stem_terms(line) | stem_terms(" ".join(_IDENTIFIER_PARTS.split(line)))
+
+
+@lru_cache(maxsize=4096)
+def _code_block_terms(block: str) -> frozenset[str]:
+    """`_code_line_terms` of a whole block."""
+    return frozenset().union(*(terms for _, terms in _code_lines(block)))
 
 
 @lru_cache(maxsize=4096)
