@@ -228,6 +228,8 @@ _TRAILING = re.compile(
     re.IGNORECASE,
 )
 
+_ARTICLES = frozenset({"a", "an", "the"})
+_USED_FOR = re.compile(r"\s+used\s+for\s+(?=(?:in|on|with|by)\b)", re.IGNORECASE)
 _WHAT_DOES = re.compile(r"^\s*what\s+(?:does|do|did)\s+(.+?)\s+do\b.*$", re.IGNORECASE)
 
 
@@ -235,18 +237,23 @@ def topic_of(question: str) -> str:
     """The question's subject as a phrase: "What is Gazebo Harmonic?" -> "Gazebo Harmonic";
     "How do I install ROS 2 on Ubuntu?" -> "ROS 2 on Ubuntu" (for searching) . Empty when it has none."""
     text = question.strip().rstrip("?.! ")
-    stripped = _LEADS.sub("", text, count=1)
+    lead = _LEADS.match(text)
+    stripped = text[lead.end() :] if lead else text
     does = _WHAT_DOES.match(text)
     if does:
         stripped = does.group(1)  # "What does cuVSLAM do on a humanoid?" is about cuVSLAM
     stripped = _TRAILING.sub("", stripped)
+    stripped = _USED_FOR.sub(" ", stripped)  # "Grounding DINO used for in the VLA pipeline"
     tokens = words(stripped)
     # Drop a leading how-to verb and any leading stop/generic words: the rest is the topic.
+    # the lead may end with the article ("What is a ")
+    after_article = bool(lead and lead.group(0).split() and lead.group(0).split()[-1].lower() in _ARTICLES)
     while tokens and (
-        tokens[0].lower() in ACTION_WORDS
+        (tokens[0].lower() in ACTION_WORDS and not after_article)  # "a launch file" names a file
         or tokens[0].lower() in STOP_WORDS
         or tokens[0].lower() in GENERIC_WORDS
     ):
+        after_article = tokens[0].lower() in _ARTICLES
         tokens = tokens[1:]
     # A capitalised word ends a name ("the Capture Point", "Key Topics"): it stays.
     while tokens and (

@@ -159,3 +159,18 @@ def test_a_pronoun_after_its_own_clause_stays_inside_the_question(question: str)
 def test_what_does_x_do_is_about_x() -> None:
     assert topic_of("What does cuVSLAM do on a humanoid?") == "cuVSLAM"
     assert topic_of("What does the robot_state_publisher do?") == "robot_state_publisher"
+
+
+@pytest.mark.parametrize(
+    ("question", "topic"),
+    [
+        # after an article, a how-to verb is part of a name
+        ("What is a launch file used for?", "launch file"),
+        ("What is the build system?", "build system"),
+        ("How do I install ROS 2?", "ROS 2"),
+        # "used for" inside the phrase says nothing about the topic
+        ("What is Grounding DINO used for in the VLA pipeline?", "Grounding DINO in the VLA pipeline"),
+    ],
+)
+def test_topics_keep_their_nouns(question: str, topic: str) -> None:
+    assert topic_of(question) == topic
