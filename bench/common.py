@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from lectern import word_frequency
 from lectern.embeddings.base import Embedder, Vectors, l2_normalise
 from lectern.engine import Engine
 from lectern.ingest.manifest import Manifest
@@ -97,6 +98,8 @@ def build(corpus: Path, data_dir: Path | None = None, **overrides: Any) -> tuple
     )
     pipeline.ingest_paths([corpus])
     index.optimize()
+    # as `lectern ingest` does: answers read word rarity from this table, not wordfreq's list
+    word_frequency.prepare(settings.model_cache_dir)
     seconds = time.perf_counter() - started
     retriever = Retriever(embedder, index, settings)
     return Engine(retriever, create_writer(settings, embedder=embedder), settings), settings, seconds

@@ -59,6 +59,7 @@ CORPORA = {
 # --- Lectern's side (runs in this environment, one phase per process) --------------------------------
 def lectern_ingest(corpus: Path, work: Path) -> dict[str, Any]:
     started, cpu0 = time.perf_counter(), _cpu_s()
+    from lectern import word_frequency
     from lectern.ingest.manifest import Manifest
     from lectern.ingest.pipeline import IngestPipeline
     from lectern.runtime import Runtime
@@ -77,6 +78,7 @@ def lectern_ingest(corpus: Path, work: Path) -> dict[str, Any]:
     )
     report = pipeline.ingest_paths([corpus])
     runtime.index.optimize()
+    word_frequency.prepare(settings.model_cache_dir)  # as `lectern ingest` does (part of its cost)
     return {"wall_s": time.perf_counter() - started, "cpu_s": _cpu_s() - cpu0, "chunks": report.chunks_total}
 
 

@@ -90,6 +90,7 @@ def ms(values: list[float]) -> dict[str, float]:
 
 
 def ingest(folder: Path, data_dir: Path) -> dict[str, Any]:
+    from lectern import word_frequency
     from lectern.ingest.pipeline import IngestOptions, IngestPipeline
     from lectern.runtime import Runtime
     from lectern.sentences import SentenceVectors
@@ -108,6 +109,7 @@ def ingest(folder: Path, data_dir: Path) -> dict[str, Any]:
     )
     report = pipeline.ingest_paths([folder], IngestOptions(flush_chunks=settings.ingest_flush_chunks))
     runtime.index.optimize()
+    word_frequency.prepare(settings.model_cache_dir)  # as `lectern ingest` does
     return {"seconds": round(time.perf_counter() - started, 2), "chunks": report.chunks_total}
 
 
