@@ -125,6 +125,7 @@ def serve(
 
     import uvicorn
 
+    from lectern import word_frequency
     from lectern.api.app import create_app
     from lectern.api.logs import configure_logging, log_formatter_name, uvicorn_log_config
     from lectern.cli.checks import collection_problem
@@ -153,6 +154,9 @@ def serve(
     configure_logging(level, fmt)
     # Once here rather than racing in every worker.
     upgrade_database_sync(config.effective_database_url)
+    # A data dir `lectern ingest` did not fill (an evaluation's, a copied one) has no word-frequency
+    # table: built in a process of its own, or each worker would hold wordfreq's list (~30 MB) for good.
+    word_frequency.prepare_apart(config.model_cache_dir)
     options = {
         "host": host,
         "port": port,
