@@ -98,6 +98,7 @@ def _load_onnx(threads: int, graphs: Path | None = None, precision: QueryPrecisi
                 flavour,
                 threads=threads,
                 disabled_optimizers=disabled,
+                words=path / "model.safetensors",
             )
         except Exception as exc:  # onnxruntime raises its own untyped errors
             last_error = exc
