@@ -142,15 +142,15 @@ class WordRows:
         self._fd = os.open(path, os.O_RDONLY)
 
     def take(self, ids: NDArray[np.int64]) -> NDArray[np.float32]:
-        """The rows of `ids`, shaped ``ids.shape + (dimension,)``; each distinct id read once."""
-        unique, inverse = np.unique(ids, return_inverse=True)
-        if len(unique) and (unique[0] < 0 or unique[-1] >= self.rows):
+        """The rows of `ids`, shaped ``ids.shape + (dimension,)``: one `pread` a token (~1 us; a query
+        has ~20 tokens), joined and viewed as floats once."""
+        flat = ids.reshape(-1)
+        if flat.size and (int(flat.min()) < 0 or int(flat.max()) >= self.rows):
             raise ValueError(f"token ids must lie in [0, {self.rows})")
-        table = np.empty((len(unique), self.dimension), dtype=np.float32)
-        for k, token in enumerate(unique.tolist()):
-            row = os.pread(self._fd, self._row_bytes, self._start + token * self._row_bytes)
-            table[k] = np.frombuffer(row, dtype="<f4")
-        return table[inverse.reshape(ids.shape)]
+        size, start, fd = self._row_bytes, self._start, self._fd
+        data = b"".join([os.pread(fd, size, start + token * size) for token in flat.tolist()])
+        rows = np.frombuffer(data, dtype="<f4").astype(np.float32, copy=False)
+        return rows.reshape(*ids.shape, self.dimension)
 
     def __del__(self) -> None:
         fd = getattr(self, "_fd", None)
