@@ -23,6 +23,7 @@ def calls(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> list[tuple[tuple[A
 
     import lectern.api.logs
     from lectern import word_frequency
+    from lectern.index import heap
 
     monkeypatch.setenv("LECTERN_DATA_DIR", str(tmp_path / "data"))
     monkeypatch.delenv("LECTERN_API_KEYS", raising=False)
@@ -37,6 +38,8 @@ def calls(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> list[tuple[tuple[A
     monkeypatch.setattr(serve_cmd, "port_problem", lambda host, port: None)
     # building the word table takes seconds; test_serve_prepares_the_word_table_apart checks the call
     monkeypatch.setattr(word_frequency, "prepare_apart", lambda folder: recorded.append(((folder,), {})))
+    # the arena cap would hold for the rest of the test process; test_serve_caps_malloc_arenas checks it
+    monkeypatch.setattr(heap, "limit_arenas", lambda: recorded.append((("arenas",), {})))
     return recorded
 
 
@@ -90,9 +93,10 @@ def test_serves_a_public_address_with_keys_or_insecure(
     assert runs[0]["access_log"] is False
 
 
-def test_serve_prepares_the_word_table_apart(calls: list[Any]) -> None:
+def test_serve_caps_malloc_arenas_and_prepares_the_word_table_apart(calls: list[Any]) -> None:
     serve()
-    prepared, run = calls
+    arenas, prepared, run = calls
+    assert arenas == (("arenas",), {})  # first: before LanceDB's and onnxruntime's threads start
     assert prepared == ((serve_cmd.settings().model_cache_dir,), {})
     assert run[1]["host"] == "127.0.0.1"
 

@@ -22,6 +22,9 @@ def mcp(
     ] = "warning",
 ) -> None:
     """Serve the knowledge base over MCP on stdio: tools search_docs and ask, resources lectern://documents."""
+    from lectern.index.heap import limit_arenas
+
+    limit_arenas()  # as `lectern serve`, before any thread of LanceDB's or onnxruntime's
     import anyio
 
     from lectern import word_frequency
