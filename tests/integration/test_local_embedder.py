@@ -228,6 +228,21 @@ def test_the_word_lookup_outside_the_graph_gives_the_same_floats(cases: list[dic
     assert "word_emb" not in {t.name for t in int8.graph.initializer}
 
 
+def test_a_server_builds_a_missing_query_graph_in_another_process(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from lectern.embeddings import minilm_graphs
+
+    def not_here(*args: object) -> None:
+        raise AssertionError("built in this process")
+
+    monkeypatch.setattr(minilm_graphs, "quantise", not_here)
+    monkeypatch.setattr(minilm_graphs, "build_model", not_here)
+    assert minilm_graphs.build_apart(tmp_path, "fused", "int8")
+    assert minilm_graphs.graph_path(tmp_path, "fused", "int8").is_file()  # found, not built
+    assert minilm_graphs.build_apart(tmp_path, "fused", "int8")  # there already: no process started
+
+
 def test_word_rows_are_the_weights_rows() -> None:
     from lectern.embeddings import minilm_assets as assets
 
