@@ -9,6 +9,8 @@ letters once lowered ("ros_gz_bridge", "naïve", "don't", "px4") is split by wor
 its tokens' frequencies combined as wordfreq combines them, from a second table holding every entry of
 the list: wordfreq's list in memory costs a server ~33 MB for the rare question with a digit in it.
 Every word is asked of wordfreq itself while there is no table: building it never delays an answer.
+`lectern serve` and `lectern mcp` build a missing table at startup in a process of their own
+(`prepare_apart`), so a long-lived server never holds the list.
 """
 
 from __future__ import annotations
@@ -18,6 +20,8 @@ import math
 import os
 import re
 import sqlite3
+import subprocess
+import sys
 import threading
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
@@ -69,6 +73,27 @@ def prepare(folder: Path) -> bool:
         log.warning("word_frequency_table_not_built", exc_info=True)
         return False
     return True
+
+
+def prepare_apart(folder: Path, timeout_s: float = 120.0) -> bool:
+    """`prepare` in a Python process of its own: a server never holds wordfreq's list (~30 MB that its
+    resident memory would keep for good), and the table spares it every later lookup. False when the
+    table could not be built; the server then asks wordfreq, as before."""
+    if table_path(folder).exists():
+        return True
+    code = "import sys; from pathlib import Path; from lectern.word_frequency import prepare; "
+    code += "sys.exit(0 if prepare(Path(sys.argv[1])) else 1)"
+    try:
+        done = subprocess.run(
+            [sys.executable, "-c", code, str(folder)], capture_output=True, timeout=timeout_s, check=False
+        )
+    except (OSError, subprocess.SubprocessError):
+        log.warning("word_frequency_table_not_built", exc_info=True)
+        return False
+    if done.returncode != 0:
+        stderr = done.stderr.decode(errors="replace")[-2000:]
+        log.warning("word_frequency_table_not_built", extra={"stderr": stderr})
+    return done.returncode == 0 and table_path(folder).exists()
 
 
 def table_path(folder: Path, table_version: int = TABLE_VERSION) -> Path:

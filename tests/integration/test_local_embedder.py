@@ -196,6 +196,65 @@ def test_unfused_norms_compute_what_the_fused_kernel_does(cases: list[dict[str, 
     assert sum(n.op_type == "LayerNormalization" for n in int8.graph.node) == skip_norms + 1
 
 
+def test_the_word_lookup_outside_the_graph_gives_the_same_floats(cases: list[dict[str, Any]]) -> None:
+    """The int8 query graph takes the tokens' word-embedding rows (read from the weights file) instead of
+    gathering them from a table of its own; shown on the fp32 graph, the outputs are bit for bit those
+    of the lookup inside, padded batches included."""
+    import onnx
+
+    from lectern.embeddings import minilm_assets as assets
+    from lectern.embeddings.minilm_graphs import graph_path, lookup_outside
+    from lectern.embeddings.minilm_onnx import WORD_VECTORS, _session
+
+    graphs = Path(os.environ["LECTERN_MODEL_CACHE"])
+    inside_path = graph_path(graphs, "fused", "fp32")
+    outside = lookup_outside(onnx.load(str(inside_path)))
+    assert [i.name for i in outside.graph.input] == [WORD_VECTORS, "attention_mask"]
+    assert not any(n.op_type == "Gather" and n.input[0] == "word_emb" for n in outside.graph.node)
+    words = assets.WordRows(assets.model_dir() / "model.safetensors")
+    inside, without = _session(str(inside_path), 1), _session(outside.SerializeToString(), 1)
+    tokenizer = LocalMiniLMEmbedder(backend="onnx")._tokenizer
+    encoded = [tokenizer.encode(c["text"]).ids[:40] for c in cases[:4]]
+    ids = np.zeros((len(encoded), max(len(e) for e in encoded)), dtype=np.int64)
+    mask = np.zeros_like(ids)
+    for row, e in enumerate(encoded):
+        ids[row, : len(e)], mask[row, : len(e)] = e, 1
+    for batch in (slice(0, 1), slice(None)):
+        gathered = inside.run(None, {"input_ids": ids[batch], "attention_mask": mask[batch]})[0]
+        fed = without.run(None, {WORD_VECTORS: words.take(ids[batch]), "attention_mask": mask[batch]})[0]
+        assert np.array_equal(gathered, fed)
+    int8 = onnx.load(str(graph_path(graphs, "fused", "int8")), load_external_data=False)
+    assert [i.name for i in int8.graph.input] == [WORD_VECTORS, "attention_mask"]
+    assert "word_emb" not in {t.name for t in int8.graph.initializer}
+
+
+def test_a_server_builds_a_missing_query_graph_in_another_process(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from lectern.embeddings import minilm_graphs
+
+    def not_here(*args: object) -> None:
+        raise AssertionError("built in this process")
+
+    monkeypatch.setattr(minilm_graphs, "quantise", not_here)
+    monkeypatch.setattr(minilm_graphs, "build_model", not_here)
+    assert minilm_graphs.build_apart(tmp_path, "fused", "int8")
+    assert minilm_graphs.graph_path(tmp_path, "fused", "int8").is_file()  # found, not built
+    assert minilm_graphs.build_apart(tmp_path, "fused", "int8")  # there already: no process started
+
+
+def test_word_rows_are_the_weights_rows() -> None:
+    from lectern.embeddings import minilm_assets as assets
+
+    table = assets.load_weights(assets.model_dir())[assets.WORD_EMBEDDINGS]
+    words = assets.WordRows(assets.model_dir() / "model.safetensors")
+    assert (words.rows, words.dimension) == table.shape
+    ids = np.array([[101, 2054, 2054, 0], [102, 30521, 7592, 0]], dtype=np.int64)
+    assert np.array_equal(words.take(ids), table[ids])
+    with pytest.raises(ValueError, match="token ids"):
+        words.take(np.array([[words.rows]], dtype=np.int64))
+
+
 def test_long_texts_go_in_small_batches_with_the_same_vectors() -> None:
     onnx = LocalMiniLMEmbedder(backend="onnx", batch_size=32)
     # 40 rows of 256 word pieces: one batch of 32 would need a 100 MB attention buffer per call.

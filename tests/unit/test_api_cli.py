@@ -22,6 +22,8 @@ def calls(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> list[tuple[tuple[A
     import uvicorn
 
     import lectern.api.logs
+    from lectern import word_frequency
+    from lectern.index import heap
 
     monkeypatch.setenv("LECTERN_DATA_DIR", str(tmp_path / "data"))
     monkeypatch.delenv("LECTERN_API_KEYS", raising=False)
@@ -34,6 +36,10 @@ def calls(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> list[tuple[tuple[A
     monkeypatch.setattr(lectern.api.logs, "configure_logging", lambda level="info", fmt="json": None)
     # The ports named here may be busy on the test machine; whether they are is not what these test.
     monkeypatch.setattr(serve_cmd, "port_problem", lambda host, port: None)
+    # building the word table takes seconds; test_serve_prepares_the_word_table_apart checks the call
+    monkeypatch.setattr(word_frequency, "prepare_apart", lambda folder: recorded.append(((folder,), {})))
+    # the arena cap would hold for the rest of the test process; test_serve_caps_malloc_arenas checks it
+    monkeypatch.setattr(heap, "limit_arenas", lambda: recorded.append((("arenas",), {})))
     return recorded
 
 
@@ -81,14 +87,23 @@ def test_serves_a_public_address_with_keys_or_insecure(
     serve(host="0.0.0.0", insecure=True)
     monkeypatch.setenv("LECTERN_API_KEYS", '["sk-one"]')
     serve(host="0.0.0.0", port=9000)
-    assert [k["host"] for _, k in calls] == ["0.0.0.0", "0.0.0.0"]
-    assert calls[1][1]["port"] == 9000
-    assert calls[0][1]["access_log"] is False
+    runs = [k for _, k in calls if k]
+    assert [k["host"] for k in runs] == ["0.0.0.0", "0.0.0.0"]
+    assert runs[1]["port"] == 9000
+    assert runs[0]["access_log"] is False
+
+
+def test_serve_caps_malloc_arenas_and_prepares_the_word_table_apart(calls: list[Any]) -> None:
+    serve()
+    arenas, prepared, run = calls
+    assert arenas == (("arenas",), {})  # first: before LanceDB's and onnxruntime's threads start
+    assert prepared == ((serve_cmd.settings().model_cache_dir,), {})
+    assert run[1]["host"] == "127.0.0.1"
 
 
 def test_workers_run_the_factory(calls: list[Any]) -> None:
     serve(workers=3)
-    (args, kwargs) = calls[0]
+    (args, kwargs) = calls[-1]
     assert args == ("lectern.api.app:app_factory",)
     assert kwargs["factory"] is True
     assert kwargs["workers"] == 3

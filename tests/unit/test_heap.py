@@ -22,3 +22,46 @@ def test_release_free_memory_without_libc(monkeypatch: pytest.MonkeyPatch) -> No
         assert heap.release_free_memory() is False
     finally:
         heap._libc.cache_clear()
+
+
+class _FakeLibc:
+    def __init__(self) -> None:
+        self.calls: list[tuple[int, int]] = []
+
+    def malloc_trim(self, pad: int) -> int:
+        return 1
+
+    def mallopt(self, param: int, value: int) -> int:
+        self.calls.append((param, value))
+        return 1
+
+
+@pytest.fixture
+def libc(monkeypatch: pytest.MonkeyPatch) -> _FakeLibc:
+    fake = _FakeLibc()
+    monkeypatch.setattr(heap, "_libc", lambda: fake)
+    return fake
+
+
+def test_a_server_caps_its_arenas_and_its_workers_too(
+    libc: _FakeLibc, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(heap.ARENAS_VARIABLE, "")  # registered, so the test's change is undone
+    monkeypatch.delenv(heap.ARENAS_VARIABLE)
+    assert heap.limit_arenas() == 1
+    assert libc.calls == [(heap._M_ARENA_MAX, 1)]
+    assert heap.os.environ[heap.ARENAS_VARIABLE] == "1"  # spawned workers start with it
+
+
+def test_an_operators_arena_count_wins(libc: _FakeLibc, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(heap.ARENAS_VARIABLE, "4")
+    assert heap.limit_arenas() == 4
+    assert libc.calls == [(heap._M_ARENA_MAX, 4)]
+    monkeypatch.setenv(heap.ARENAS_VARIABLE, "many")
+    assert heap.limit_arenas() is None  # glibc ignores it as well
+
+
+def test_no_arena_cap_without_glibc(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(heap, "_libc", lambda: None)
+    monkeypatch.setenv(heap.ARENAS_VARIABLE, "1")
+    assert heap.limit_arenas() is None

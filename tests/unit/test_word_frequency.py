@@ -76,6 +76,23 @@ def test_a_prepared_table_is_not_built_again(folder: Path, monkeypatch: pytest.M
     assert word_frequency.zipf("robot") == zipf_frequency("robot", "en")
 
 
+def test_a_server_builds_the_table_in_another_process(folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    def not_here(path: Path) -> None:
+        raise AssertionError("built in this process")
+
+    monkeypatch.setattr(word_frequency, "_build", not_here)
+    assert word_frequency.prepare_apart(folder)
+    assert word_frequency.table_path(folder).exists()
+    assert word_frequency.zipf("robot") == zipf_frequency("robot", "en")
+    assert word_frequency.prepare_apart(folder)  # there already: no process started
+
+
+def test_a_table_that_cannot_be_built_apart_is_no_error(tmp_path: Path) -> None:
+    blocked = tmp_path / "a-file"
+    blocked.write_text("not a folder")
+    assert not word_frequency.prepare_apart(blocked)
+
+
 def test_answering_never_builds_the_table(folder: Path) -> None:
     assert word_frequency.zipf("laptop") == zipf_frequency("laptop", "en")  # wordfreq answers
     assert not word_frequency.table_path(folder).exists()

@@ -30,7 +30,10 @@ from lectern.store import ConversationStore, NewMessage
 from lectern.store.models import WindowMessage
 
 INTERNAL_ERROR = "internal_error"
-CACHE_SESSIONS = 1024  # sessions whose retrieval cache is kept in this process
+# Sessions whose retrieval cache is kept in this process. A cached retrieval holds its hits' vectors as
+# Python floats (~110 kB at top 8): 1,024 sessions could hold ~110 MB of a small server. A repeat comes
+# within a session's recent turns; an evicted session's repeat only retrieves again (the same hits).
+CACHE_SESSIONS = 128
 CACHE_ENTRIES = 64  # retrievals per session before its cache starts afresh
 T = TypeVar("T")
 

@@ -22,11 +22,16 @@ def mcp(
     ] = "warning",
 ) -> None:
     """Serve the knowledge base over MCP on stdio: tools search_docs and ask, resources lectern://documents."""
+    from lectern.index.heap import limit_arenas
+
+    limit_arenas()  # as `lectern serve`, before any thread of LanceDB's or onnxruntime's
     import anyio
 
+    from lectern import word_frequency
     from lectern.api.logs import configure_logging
     from lectern.mcp import run_stdio
 
     config = settings(collection=collection)
     configure_logging(log_level.lower())
+    word_frequency.prepare_apart(config.model_cache_dir)  # as `lectern serve`: wordfreq's list stays out
     anyio.run(run_stdio, config)

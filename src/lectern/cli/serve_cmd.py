@@ -125,9 +125,11 @@ def serve(
 
     import uvicorn
 
+    from lectern import word_frequency
     from lectern.api.app import create_app
     from lectern.api.logs import configure_logging, log_formatter_name, uvicorn_log_config
     from lectern.cli.checks import collection_problem
+    from lectern.index.heap import limit_arenas
     from lectern.runtime import Runtime
     from lectern.store import upgrade_database_sync
 
@@ -136,6 +138,7 @@ def serve(
             f"refusing to serve {host} without API keys: anyone who can reach it could use it. "
             "Set LECTERN_API_KEYS, bind 127.0.0.1, or pass --insecure."
         )
+    limit_arenas()  # before LanceDB's and onnxruntime's threads exist (the runtime starts them)
     runtime = Runtime(config)
     empty = collection_problem(runtime)
     if empty is not None:
@@ -153,6 +156,9 @@ def serve(
     configure_logging(level, fmt)
     # Once here rather than racing in every worker.
     upgrade_database_sync(config.effective_database_url)
+    # A data dir `lectern ingest` did not fill (an evaluation's, a copied one) has no word-frequency
+    # table: built in a process of its own, or each worker would hold wordfreq's list (~30 MB) for good.
+    word_frequency.prepare_apart(config.model_cache_dir)
     options = {
         "host": host,
         "port": port,

@@ -98,6 +98,7 @@ def _load_onnx(threads: int, graphs: Path | None = None, precision: QueryPrecisi
                 flavour,
                 threads=threads,
                 disabled_optimizers=disabled,
+                words=path / "model.safetensors",
             )
         except Exception as exc:  # onnxruntime raises its own untyped errors
             last_error = exc
@@ -149,6 +150,9 @@ def load_query_model(graphs: Path) -> ModelFn | None:
     One intra-op thread: a query is one short sequence, too small to split over cores with profit,
     and concurrent queries run in their own threads."""
     try:
+        from lectern.embeddings.minilm_graphs import build_apart
+
+        build_apart(graphs, "fused", "int8")  # a missing graph is built outside the server's memory
         return _load_onnx(1, graphs, "int8")
     except Exception as exc:  # an optional speed-up: any failure means "queries use the fp32 model"
         log.warning("int8 query encoder unavailable (%s); queries use the fp32 model", exc)

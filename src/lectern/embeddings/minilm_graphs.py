@@ -9,7 +9,8 @@ every load; onnxruntime loading a serialised graph from a file costs neither. Tw
   gather, not a product) and so does every layer's feed-forward down projection, whose input (the
   GELU's output, long-tailed) loses most to 8-bit activations: cosine to the fp32 vectors >= 0.995 on
   SciFact's and textbook-a's questions, >= 0.99 on the reference texts (with the down projections
-  quantised too, 0.990 and 0.980). Documents keep fp32 vectors.
+  quantised too, 0.990 and 0.980). Documents keep fp32 vectors. Its word-embedding lookup is done
+  outside the graph (`lookup_outside`): the graph takes the token rows, read from the weights file.
 
 Nothing is downloaded: both are derived from the installed model package. A file's name carries a key
 of what it was built from (the weights' size and time, the builder's version, onnxruntime's); its
@@ -24,13 +25,15 @@ import hashlib
 import json
 import logging
 import os
+import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Any, Literal
 
 from lectern.embeddings import minilm_assets as assets
-from lectern.embeddings.minilm_onnx import Flavour, build_model
+from lectern.embeddings.minilm_onnx import WORD_VECTORS, Flavour, build_model
 
 log = logging.getLogger(__name__)
 
@@ -39,7 +42,8 @@ _MS_DOMAIN = "com.microsoft"
 # Bump when build_model or the quantisation recipe changes: older files are then rebuilt.
 GRAPH_VERSION = 3
 # Bump when only the int8 recipe changes (the fp32 graphs, and document vectors, stay as they are).
-INT8_RECIPE = 2
+INT8_RECIPE = 3  # 3: the word-embedding lookup outside the graph
+_WORD_TABLE = "word_emb"  # the initializer build_model names
 # onnxruntime's fusion that would turn the int8 graph's Add + LayerNormalization back into
 # SkipLayerNormalization (see `unfuse_skip_norms`); the query session is created without it.
 SKIP_NORM_FUSION = "SkipLayerNormFusion"
@@ -48,7 +52,7 @@ SKIP_NORM_FUSION = "SkipLayerNormFusion"
 def graph_path(cache_dir: Path, flavour: Flavour, precision: Precision) -> Path:
     """The graph file, built now if missing (seconds for fp32, ~10 s for int8 on 2 cores)."""
     model_dir = assets.model_dir()
-    path = cache_dir / f"minilm-{flavour}-{precision}-{_key(model_dir, flavour, precision)}.onnx"
+    path = _graph_file(cache_dir, flavour, precision)
     if _valid(path):
         return path
     cache_dir.mkdir(parents=True, exist_ok=True)
@@ -61,7 +65,7 @@ def graph_path(cache_dir: Path, flavour: Flavour, precision: Precision) -> Path:
         else:
             quantised = Path(tmp) / "int8-one-file.onnx"
             quantise(graph_path(cache_dir, flavour, "fp32"), quantised)
-            model = unfuse_skip_norms(onnx.load(str(quantised)))
+            model = lookup_outside(unfuse_skip_norms(onnx.load(str(quantised))))
         # The weights go to a file of their own beside the graph: onnxruntime memory-maps it instead
         # of parsing them into a protobuf and copying them out (80 MB less at the peak for int8).
         staged = Path(tmp) / path.name
@@ -96,6 +100,31 @@ def graph_path(cache_dir: Path, flavour: Flavour, precision: Precision) -> Path:
         extra={"path": str(path), "precision": precision, "seconds": round(time.perf_counter() - started, 2)},
     )
     return path
+
+
+def build_apart(cache_dir: Path, flavour: Flavour, precision: Precision, timeout_s: float = 600.0) -> bool:
+    """`graph_path` in a Python process of its own when the graph is missing: building the int8 graph
+    (the fp32 graph, the quantiser) peaks at ~700 MB, which a server's peak resident memory would keep
+    recording after an upgrade. Whether the graph is there now; if not, `graph_path` builds it in this
+    process, as before."""
+    if _valid(_graph_file(cache_dir, flavour, precision)):
+        return True
+    code = "import sys; from pathlib import Path; from lectern.embeddings.minilm_graphs import graph_path; "
+    code += "graph_path(Path(sys.argv[1]), sys.argv[2], sys.argv[3])"
+    try:
+        done = subprocess.run(
+            [sys.executable, "-c", code, str(cache_dir), flavour, precision],
+            capture_output=True,
+            timeout=timeout_s,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        log.warning("minilm_graph_not_built_apart", exc_info=True)
+        return False
+    if done.returncode != 0:
+        stderr = done.stderr.decode(errors="replace")[-2000:]
+        log.warning("minilm_graph_not_built_apart", extra={"stderr": stderr})
+    return _valid(_graph_file(cache_dir, flavour, precision))
 
 
 def quantise(source: Path, target: Path) -> None:
@@ -149,6 +178,32 @@ def unfuse_skip_norms(model: Any) -> Any:
     del model.graph.node[:]
     model.graph.node.extend(nodes)
     return model
+
+
+def lookup_outside(model: Any) -> Any:
+    """The graph without its word-embedding table: input `WORD_VECTORS` (float32, [batch, seq, hidden])
+    takes the rows the Gather on input_ids would have produced (`minilm_assets.WordRows` reads them),
+    and the sequence length comes from the attention mask. The rest of the graph adds the very same
+    floats, so its outputs are unchanged; the 47 MB table is no longer mapped into the process."""
+    from onnx import TensorProto, helper
+
+    graph = model.graph
+    gather = next(n for n in graph.node if n.op_type == "Gather" and n.input[0] == _WORD_TABLE)
+    table = next(t for t in graph.initializer if t.name == _WORD_TABLE)
+    renamed = {gather.output[0]: WORD_VECTORS, "input_ids": "attention_mask"}
+    for node in graph.node:
+        node.input[:] = [renamed.get(name, name) for name in node.input]
+    graph.node.remove(gather)
+    graph.initializer.remove(table)
+    (ids,) = [i for i in graph.input if i.name == "input_ids"]
+    rows = helper.make_tensor_value_info(WORD_VECTORS, TensorProto.FLOAT, ["batch", "seq", table.dims[1]])
+    graph.input.remove(ids)
+    graph.input.insert(0, rows)
+    return model
+
+
+def _graph_file(cache_dir: Path, flavour: Flavour, precision: Precision) -> Path:
+    return cache_dir / f"minilm-{flavour}-{precision}-{_key(assets.model_dir(), flavour, precision)}.onnx"
 
 
 def _key(model_dir: Path, flavour: Flavour, precision: Precision) -> str:

@@ -14,10 +14,11 @@ from typing import Any, Literal
 
 import numpy as np
 
-from lectern.embeddings.minilm_assets import BertConfig, Weights
+from lectern.embeddings.minilm_assets import BertConfig, Weights, WordRows
 from lectern.embeddings.minilm_numpy import F32, I64
 
 Flavour = Literal["fused", "standard"]
+WORD_VECTORS = "word_vectors"  # the input of a graph whose word lookup is outside (minilm_graphs)
 OPSET = 17  # first opset with LayerNormalization
 IR_VERSION = 8  # what opset 17 needs; onnx would stamp its newest, which older runtimes refuse
 _MS = "com.microsoft"
@@ -177,6 +178,8 @@ def _layer(g: _GraphBuilder, w: Weights, cfg: BertConfig, p: str, x: str, mask: 
 class OnnxMiniLM:
     """Same call as NumpyMiniLM, run by an onnxruntime InferenceSession."""
 
+    _words: WordRows | None
+
     def __init__(
         self,
         weights: Weights,
@@ -197,6 +200,7 @@ class OnnxMiniLM:
                 last_error = exc
                 continue
             self.flavour: Flavour = candidate
+            self._words: WordRows | None = None
             return
         assert last_error is not None
         raise last_error
@@ -210,17 +214,29 @@ class OnnxMiniLM:
         *,
         threads: int,
         disabled_optimizers: Sequence[str] = (),
+        words: Path | None = None,
     ) -> OnnxMiniLM:
         """A serialised graph: onnxruntime reads the file itself, with no Python copy of the weights.
-        `disabled_optimizers`: onnxruntime graph rewrites not to apply to it."""
+        `disabled_optimizers`: onnxruntime graph rewrites not to apply to it. `words`: the weights file
+        the rows of a graph that takes `word_vectors` (minilm_graphs.lookup_outside) are read from."""
         model = cls.__new__(cls)
         model.config = config
         model.flavour = flavour
         model._session = _session(str(path), threads, disabled_optimizers)
+        model._words = None
+        if any(i.name == WORD_VECTORS for i in model._session.get_inputs()):
+            if words is None:
+                raise ValueError(f"{path} takes {WORD_VECTORS}: the weights file to read them from is needed")
+            model._words = WordRows(words)
         return model
 
     def __call__(self, input_ids: I64, attention_mask: I64) -> F32:
-        (pooled,) = self._session.run(["pooled"], {"input_ids": input_ids, "attention_mask": attention_mask})
+        feeds: dict[str, np.ndarray[Any, Any]]
+        if self._words is None:
+            feeds = {"input_ids": input_ids, "attention_mask": attention_mask}
+        else:
+            feeds = {WORD_VECTORS: self._words.take(input_ids), "attention_mask": attention_mask}
+        (pooled,) = self._session.run(["pooled"], feeds)
         return np.asarray(pooled, dtype=np.float32)
 
 
