@@ -23,6 +23,7 @@ import sqlite3
 import subprocess
 import sys
 import threading
+from functools import lru_cache
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
@@ -97,12 +98,19 @@ def prepare_apart(folder: Path, timeout_s: float = 120.0) -> bool:
 
 
 def table_path(folder: Path, table_version: int = TABLE_VERSION) -> Path:
-    try:
-        release = version("wordfreq")
-    except PackageNotFoundError:
-        release = "unknown"
+    release = _wordfreq_release()
     suffix = f"-v{table_version}" if table_version > 1 else ""  # version 1 had none
     return folder / f"wordfreq-{LANGUAGE}-{release}{suffix}.sqlite3"
+
+
+@lru_cache(maxsize=1)
+def _wordfreq_release() -> str:
+    """The installed wordfreq's version: read once, since looking it up scans every folder on the
+    path, and a data dir without the table asks for it on every word."""
+    try:
+        return version("wordfreq")
+    except PackageNotFoundError:
+        return "unknown"
 
 
 def _from_wordfreq(word: str) -> float:
