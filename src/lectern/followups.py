@@ -229,7 +229,6 @@ _TRAILING = re.compile(
 )
 
 _ARTICLES = frozenset({"a", "an", "the"})
-_USED_FOR = re.compile(r"\s+used\s+for\s+(?=(?:in|on|with|by)\b)", re.IGNORECASE)
 _WHAT_DOES = re.compile(r"^\s*what\s+(?:does|do|did)\s+(.+?)\s+do\b.*$", re.IGNORECASE)
 
 
@@ -243,7 +242,6 @@ def topic_of(question: str) -> str:
     if does:
         stripped = does.group(1)  # "What does cuVSLAM do on a humanoid?" is about cuVSLAM
     stripped = _TRAILING.sub("", stripped)
-    stripped = _USED_FOR.sub(" ", stripped)  # "Grounding DINO used for in the VLA pipeline"
     tokens = words(stripped)
     # Drop a leading how-to verb and any leading stop/generic words: the rest is the topic.
     # the lead may end with the article ("What is a ")
