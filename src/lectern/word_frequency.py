@@ -20,12 +20,12 @@ import math
 import os
 import re
 import sqlite3
-import subprocess
-import sys
 import threading
 from functools import lru_cache
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
+
+from lectern.apart import run_apart
 
 log = logging.getLogger(__name__)
 
@@ -84,17 +84,8 @@ def prepare_apart(folder: Path, timeout_s: float = 120.0) -> bool:
         return True
     code = "import sys; from pathlib import Path; from lectern.word_frequency import prepare; "
     code += "sys.exit(0 if prepare(Path(sys.argv[1])) else 1)"
-    try:
-        done = subprocess.run(
-            [sys.executable, "-c", code, str(folder)], capture_output=True, timeout=timeout_s, check=False
-        )
-    except (OSError, subprocess.SubprocessError):
-        log.warning("word_frequency_table_not_built", exc_info=True)
-        return False
-    if done.returncode != 0:
-        stderr = done.stderr.decode(errors="replace")[-2000:]
-        log.warning("word_frequency_table_not_built", extra={"stderr": stderr})
-    return done.returncode == 0 and table_path(folder).exists()
+    built = run_apart(code, [str(folder)], timeout_s=timeout_s, event="word_frequency_table_not_built")
+    return built and table_path(folder).exists()
 
 
 def table_path(folder: Path, table_version: int = TABLE_VERSION) -> Path:

@@ -25,13 +25,12 @@ import hashlib
 import json
 import logging
 import os
-import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Any, Literal
 
+from lectern.apart import run_apart
 from lectern.embeddings import minilm_assets as assets
 from lectern.embeddings.minilm_onnx import WORD_VECTORS, Flavour, build_model
 
@@ -111,19 +110,8 @@ def build_apart(cache_dir: Path, flavour: Flavour, precision: Precision, timeout
         return True
     code = "import sys; from pathlib import Path; from lectern.embeddings.minilm_graphs import graph_path; "
     code += "graph_path(Path(sys.argv[1]), sys.argv[2], sys.argv[3])"
-    try:
-        done = subprocess.run(
-            [sys.executable, "-c", code, str(cache_dir), flavour, precision],
-            capture_output=True,
-            timeout=timeout_s,
-            check=False,
-        )
-    except (OSError, subprocess.SubprocessError):
-        log.warning("minilm_graph_not_built_apart", exc_info=True)
-        return False
-    if done.returncode != 0:
-        stderr = done.stderr.decode(errors="replace")[-2000:]
-        log.warning("minilm_graph_not_built_apart", extra={"stderr": stderr})
+    args = [str(cache_dir), flavour, precision]
+    run_apart(code, args, timeout_s=timeout_s, event="minilm_graph_not_built_apart")
     return _valid(_graph_file(cache_dir, flavour, precision))
 
 
