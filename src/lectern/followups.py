@@ -243,11 +243,12 @@ def topic_of(question: str) -> str:
         stripped = does.group(1)  # "What does cuVSLAM do on a humanoid?" is about cuVSLAM
     stripped = _TRAILING.sub("", stripped)
     tokens = words(stripped)
-    # Drop a leading how-to verb and any leading stop/generic words: the rest is the topic.
-    # the lead may end with the article ("What is a ")
-    after_article = bool(lead and lead.group(0).split() and lead.group(0).split()[-1].lower() in _ARTICLES)
+    # Drop a leading how-to verb and any leading stop/generic words: the rest is the topic. A verb after
+    # an article is a noun ("What is a launch file?"), and the lead may end with that article.
+    lead_words = lead.group(0).split() if lead else []
+    after_article = bool(lead_words) and lead_words[-1].lower() in _ARTICLES
     while tokens and (
-        (tokens[0].lower() in ACTION_WORDS and not after_article)  # "a launch file" names a file
+        (tokens[0].lower() in ACTION_WORDS and not after_article)
         or tokens[0].lower() in STOP_WORDS
         or tokens[0].lower() in GENERIC_WORDS
     ):

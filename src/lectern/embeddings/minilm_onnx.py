@@ -200,7 +200,7 @@ class OnnxMiniLM:
                 last_error = exc
                 continue
             self.flavour: Flavour = candidate
-            self._words: WordRows | None = None
+            self._words = None
             return
         assert last_error is not None
         raise last_error

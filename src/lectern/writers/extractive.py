@@ -161,15 +161,15 @@ class ExtractiveWriter:
         chosen = _with_following_code(chosen, codes)
         how_to = bool(_HOW_TO.search(request.question) or _HOW_TO.search(query))
         asked = _code_line_terms(f"{request.question}\n{query}")  # identifiers split like a code line's
+        answering = _answering(codes, asked)
         if how_to or not chosen:
             # Only code came back (a long listing split over chunks): its introduction and the code it is.
-            answering = _answering(codes, asked)
             code = _best_code(answering, chosen, strict=bool(chosen))
             if code is not None:
                 chosen = _with_code(
                     _best_of_listing(code, answering, candidates, query_terms), chosen, candidates
                 )
-        chosen = _with_top_code(chosen, _answering(codes, asked), candidates, query_terms)
+        chosen = _with_top_code(chosen, answering, candidates, query_terms)
         if not chosen:
             return _fallback(sources[0], 1)
         chosen = _with_code_lines(chosen, codes, candidates, query, query_terms)
@@ -452,7 +452,7 @@ def _answering(codes: list[_Candidate], asked: frozenset[str]) -> list[_Candidat
 
 
 def _quoted_by(code: _Candidate, asked: frozenset[str]) -> bool:
-    body = _code_line_terms("\n".join(code.unit.text.split("\n")[1:-1]))
+    body = frozenset().union(*(terms for _, terms in _code_lines(code.unit.text)[1:-1]))  # inside the fence
     return len(body) >= 2 and len(body & asked) >= QUOTED_CODE_SHARE * len(body)
 
 
