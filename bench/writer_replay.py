@@ -1,0 +1,173 @@
+"""Replay the extractive writer on recorded retrievals: writer changes measured in seconds, not minutes.
+
+    uv run python bench/writer_replay.py record NAME CORPUS QUESTIONS.jsonl [...] [--split tune|all]
+    uv run python bench/writer_replay.py replay NAME [--show]
+
+`record` runs bench/answer_quality.py's questions (and writes its usual result file, NAME.json) and keeps,
+for each question, what the writer was given on the scored turn: the retrieval, the question, the search
+query and the stored vectors of the retrieved chunks' sentences (bench/results/NAME.replay.pkl).
+`replay` composes every answered question's answer again with the writer in the working tree and reports
+the answered questions' keyword % and relevant-file-cited % (the engine's answerability decision does not
+depend on the writer, so it is not re-run). Recordings hold vectors row by row for `units_of`'s units: a
+change to how chunks are split into units needs a new recording.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import pickle
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+import answer_quality
+from common import RESULTS, write_result
+from lectern.engine import Engine
+from lectern.models import Chunk
+from lectern.writers.base import WriteRequest
+from lectern.writers.extractive import ExtractiveWriter
+from lectern.writers.units import units_of
+
+EMBEDDER = "local:all-MiniLM-L6-v2"  # the benchmarks' embedding model (bench/common.py)
+
+
+class _Embedder:
+    name = EMBEDDER
+
+
+class _Recorded:
+    """A `SentenceVectors` stand-in that hands out recorded vectors."""
+
+    embedder = _Embedder()
+
+    def __init__(self, vectors: dict[str, np.ndarray]) -> None:
+        self.vectors = vectors
+
+    def of(self, chunks: list[Chunk]) -> list[tuple[Any, np.ndarray]]:
+        return [(units_of(c.text), self.vectors[c.content_hash].astype(np.float32)) for c in chunks]
+
+
+def record(name: str, pairs: list[tuple[Path, Path]], split: str) -> None:
+    seen: dict[str, dict[str, Any]] = {}
+    current: list[str] = [""]
+    compose = ExtractiveWriter.compose
+
+    def recording(self: ExtractiveWriter, request: WriteRequest) -> tuple[str, list[int]]:
+        vectors: dict[str, np.ndarray] = {}
+        if request.retrieval is not None and request.sentences is not None:
+            chunks = [h.chunk for h in request.retrieval.hits]
+            for chunk, (_, matrix) in zip(chunks, request.sentences.of(chunks), strict=True):
+                vectors[chunk.content_hash] = matrix.astype(np.float16)
+        seen[current[0]] = {  # the last turn's request wins: it is the one scored
+            "question": request.question,
+            "search_query": request.search_query,
+            "retrieval": request.retrieval,
+            "user_context": request.user_context,
+            "vectors": vectors,
+        }
+        return compose(self, request)
+
+    ask = answer_quality.ask
+
+    async def asking(engine: Engine, record: dict[str, Any]) -> dict[str, Any]:
+        current[0] = record["id"]
+        return await ask(engine, record)
+
+    ExtractiveWriter.compose = recording  # type: ignore[method-assign]
+    answer_quality.ask = asking
+    result = asyncio.run(answer_quality.run(pairs, split))
+    answer_quality.print_table(result["reports"])
+    write_result(name, result)
+    rows = [r for rows in result["rows"].values() for r in rows]
+    kept = {r["id"]: {"row": r, "request": seen.get(r["id"])} for r in rows}
+    (RESULTS / f"{name}.replay.pkl").write_bytes(pickle.dumps(kept))
+
+
+def _noop_retrieve(call: Any) -> Any:
+    raise RuntimeError("the extractive writer does not retrieve")
+
+
+def request_of(req: dict[str, Any]) -> WriteRequest:
+    """The recorded request, as the writer got it."""
+    return WriteRequest(
+        question=req["question"],
+        search_query=req["search_query"],
+        history=[],
+        system_prompt="",
+        retrieval=req["retrieval"],
+        confidence=None,
+        user_context=req["user_context"],
+        retrieve=_noop_retrieve,
+        sentences=_Recorded(req["vectors"]),  # type: ignore[arg-type]
+    )
+
+
+def replay(name: str, show: bool) -> dict[str, dict[str, Any]]:
+    kept = pickle.loads((RESULTS / f"{name}.replay.pkl").read_bytes())
+    writer = ExtractiveWriter()
+    out: dict[str, dict[str, Any]] = {}
+    for qid, item in kept.items():
+        row, req = item["row"], item["request"]
+        if not row["answered"] or req is None or row["kind"] not in ("in_scope", "followup"):
+            continue
+        text, cited = writer.compose(request_of(req))
+        hits = req["retrieval"].hits
+        paths = {hits[n - 1].chunk.source_path for n in cited if n <= len(hits)}
+        out[qid] = {
+            "kind": row["kind"],
+            "keywords": row["keywords"],
+            "has_keywords": bool(row["keywords"]) and answer_quality.has_keywords(text, row["keywords"]),
+            "was": row["has_keywords"],
+            "relevant_cited": bool(paths & set(row["expected"])),
+            "cited_was": row["relevant_cited"],
+            "words": len(text.split()),
+            "text": text,
+        }
+    for kind in ("in_scope", "followup"):
+        rows = [r for r in out.values() if r["kind"] == kind]
+        if not rows:
+            continue
+        n = len(rows)
+        kw = sum(r["has_keywords"] for r in rows)
+        was = sum(r["was"] for r in rows)
+        cited = sum(r["relevant_cited"] for r in rows)
+        words = sum(r["words"] for r in rows) / n
+        gained = [q for q, r in out.items() if r["kind"] == kind and r["has_keywords"] and not r["was"]]
+        lost = [q for q, r in out.items() if r["kind"] == kind and r["was"] and not r["has_keywords"]]
+        print(
+            f"{name} {kind:9s} n={n:3d} keywords {100 * kw / n:5.1f}% (recorded {100 * was / n:5.1f}%) "
+            f"cited {100 * cited / n:5.1f}% words {words:5.1f}  +{len(gained)} -{len(lost)}"
+        )
+        if show:
+            print("   gained:", " ".join(gained))
+            print("   lost:  ", " ".join(lost))
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+    rec = sub.add_parser("record")
+    rec.add_argument("name")
+    rec.add_argument("pairs", nargs="+")
+    rec.add_argument("--split", choices=("tune", "all"), default="all")
+    rep = sub.add_parser("replay")
+    rep.add_argument("names", nargs="+")
+    rep.add_argument("--show", action="store_true")
+    args = parser.parse_args()
+    if args.command == "record":
+        pairs = [(Path(args.pairs[i]), Path(args.pairs[i + 1])) for i in range(0, len(args.pairs), 2)]
+        record(args.name, pairs, args.split)
+    else:
+        for name in args.names:
+            replay(name, args.show)
+    sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()
