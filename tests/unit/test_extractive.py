@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from lectern.conversation import Message
 from lectern.models import Chunk, RetrievalResult, SearchHit, content_hash
 from lectern.retrieval import Retriever
+from lectern.writers import extractive
 from lectern.writers.base import RetrieveCall, WriteRequest, Written
 from lectern.writers.extractive import ExtractiveWriter
+from lectern.writers.question_kind import question_kind
 from lectern.writers.selection import SELECTED_TITLE, sources_of
 from lectern.writers.units import split_tokens, units_of
 from tests.fakes.hash_embedder import HashEmbedder
@@ -438,3 +441,39 @@ async def test_the_part_of_a_listing_is_matched_by_its_identifiers_too() -> None
     _, written = await write(ExtractiveWriter(), request(question, result))
     assert "'servo_motor': 70," in written.text
     assert "print(check(readings))" not in written.text
+
+
+async def test_a_problem_brings_the_command_of_the_passage_that_answers_it() -> None:
+    # The command shares no word with the question; the passage it sits in names the symptom.
+    text = (
+        "Symptom: the viewer warns that a frame does not exist.\n\n"
+        "Check that the frame names match the link names.\n\n"
+        "```bash\nros2 run tf2_ros tf2_echo map base_link\n```\n"
+    )
+    question = "The viewer keeps warning that a frame does not exist"
+    result = RetrievalResult(query=question, hits=[_hit(text, 1)])
+    _, written = await write(ExtractiveWriter(), request(question, result))
+    assert "tf2_echo map base_link" in written.text
+
+
+def _candidate(text: str, source: int, score: float) -> Any:
+    unit = units_of(text)[0]
+    hit = _hit(text, source)
+    return extractive._Candidate(unit, source, hit, lexical=0.5, rank_prior=1.0, score=score)
+
+
+def test_a_source_not_quoted_yet_gets_a_place_over_the_best_sources_fifth_sentence() -> None:
+    # Sentences that share no word: only their scores and their sources tell them apart.
+    words = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot"]
+    best = [_candidate(f"{w} {w}1 {w}2 {w}3.", 1, 1.0 - i / 100) for i, w in enumerate(words)]
+    other = _candidate("golf golf1 golf2 golf3.", 3, 0.955)
+    chosen = extractive._mmr([*best, other])
+    assert other in chosen
+    assert len(chosen) == extractive.MAX_SENTENCES
+
+
+def test_a_sentence_with_the_cue_the_question_calls_for_is_lifted() -> None:
+    plain = _candidate("The robot pauses before it replies to a person.", 1, 0.5)
+    number = _candidate("The robot pauses 0.5 seconds before it replies.", 1, 0.5)
+    extractive._favour_cues([plain, number], question_kind("How long should the robot pause?"))
+    assert number.score > plain.score

@@ -44,6 +44,7 @@ from lectern.events import Token
 from lectern.followups import GENERIC_WORDS, STOP_WORDS, words
 from lectern.models import SearchHit, TokenUsage
 from lectern.writers.base import WriteRequest, WriterEvent, Written
+from lectern.writers.question_kind import QuestionKind, has_cue, question_kind
 from lectern.writers.selection import sources_of
 from lectern.writers.units import Unit, passage_terms, split_tokens, stem_terms, units_of, with_parts
 
@@ -59,6 +60,13 @@ FIRST_PASS = 8  # sentences embedded per answer at most
 MAX_SENTENCES = 5
 MAX_PROSE_WORDS = 120
 MMR_LAMBDA = 0.7
+# A sentence from a source the answer does not quote yet gets this lift in the selection: the sentence
+# that answers a reader's question often sits in the third or fourth passage (a glossary entry, a
+# troubleshooting row), and without it the answer quotes the best passage's neighbours instead.
+SOURCE_DIVERSITY = 0.03
+# A sentence with the cue its question's kind calls for ("because" for why, a number for how long, a
+# fix for a problem; `question_kind.py`) gets this lift.
+CUE_BONUS = 0.06
 RELATIVE_FLOOR = 0.5  # a sentence scoring below this share of the best one is not worth adding
 DUPLICATE = 0.88
 OWN_WORDS_SHARE = 0.4  # a further sentence shares at least this much of the best one's keyword score
@@ -157,14 +165,19 @@ class ExtractiveWriter:
             _attach_vectors(candidates + codes, sources, request.sentences)
         self._score(candidates, query_vector)
         _favour_definitions(candidates, request.question)
+        kind = question_kind(request.question)
+        _favour_cues(candidates, kind)
         chosen = _with_introduced_code(_with_context(_mmr(candidates), candidates), codes)
         chosen = _with_following_code(chosen, codes)
-        how_to = bool(_HOW_TO.search(request.question) or _HOW_TO.search(query))
+        # A problem ("RViz2 warns that a frame does not exist") is fixed by a command as often as a
+        # how-to question is answered by one.
+        how_to = bool(_HOW_TO.search(request.question) or _HOW_TO.search(query)) or kind == "problem"
         asked = _code_line_terms(f"{request.question}\n{query}")  # identifiers split like a code line's
         answering = _answering(codes, asked)
         if how_to or not chosen:
             # Only code came back (a long listing split over chunks): its introduction and the code it is.
-            code = _best_code(answering, chosen, strict=bool(chosen))
+            lead = chosen[0].source if chosen else None
+            code = _best_code(answering, chosen, strict=bool(chosen), lead=lead)
             if code is not None:
                 chosen = _with_code(
                     _best_of_listing(code, answering, candidates, query_terms), chosen, candidates
@@ -300,6 +313,13 @@ def _favour_definitions(candidates: list[_Candidate], question: str) -> None:
             c.score += DEFINITION_BONUS
 
 
+def _favour_cues(candidates: list[_Candidate], kind: QuestionKind) -> None:
+    """Lift the sentences that have the shape the question's kind calls for (`question_kind.has_cue`)."""
+    for c in candidates:
+        if has_cue(c.unit.text, kind):
+            c.score += CUE_BONUS
+
+
 def _shape(unit: Unit) -> float:
     """Prefer complete, mid-length sentences over fragments and run-ons, and a chunk's opening units."""
     if unit.lead_in:
@@ -345,8 +365,14 @@ def _mmr(candidates: list[_Candidate]) -> list[_Candidate]:
         eligible = [c for c in pool if _adds_to(c, top, chosen)]
         if not eligible:
             break
+        quoted = {s.source for s in chosen}
         scored = [
-            (MMR_LAMBDA * c.score - (1 - MMR_LAMBDA) * max(_similarity(c, s) for s in chosen), c)
+            (
+                MMR_LAMBDA * c.score
+                - (1 - MMR_LAMBDA) * max(_similarity(c, s) for s in chosen)
+                + (SOURCE_DIVERSITY if c.source not in quoted else 0.0),
+                c,
+            )
             for c in eligible
         ]
         value, pick = max(scored, key=lambda x: x[0])
@@ -508,16 +534,18 @@ def _adds_to(c: _Candidate, top: _Candidate, chosen: list[_Candidate]) -> bool:
 
 
 def _best_code(
-    codes: list[_Candidate], chosen: list[_Candidate], *, strict: bool = True
+    codes: list[_Candidate], chosen: list[_Candidate], *, strict: bool = True, lead: int | None = None
 ) -> _Candidate | None:
     """The code block that best matches a how-to question, favouring the sources already quoted.
-    `strict` wants the code itself to share the question's words; otherwise its chunk may."""
+    `strict` wants the code itself to share the question's words; otherwise its chunk may, and so may
+    a block of the `lead` source (the one the answer's best sentence comes from): a command seldom
+    repeats the reader's words ("tf2_echo map base_link" under "Frame [X] does not exist")."""
     quoted = {c.source for c in chosen}
     best: _Candidate | None = None
     best_score = 0.0
     for c in codes:
         score = c.lexical + 0.5 * c.chunk + 0.3 * c.rank_prior + (0.2 if c.source in quoted else 0.0)
-        if (c.lexical >= 0.2 or not strict) and score > best_score:
+        if (c.lexical >= 0.2 or not strict or c.source == lead) and score > best_score:
             best, best_score = c, score
     return best
 
