@@ -477,3 +477,34 @@ def test_a_sentence_with_the_cue_the_question_calls_for_is_lifted() -> None:
     number = _candidate("The robot pauses 0.5 seconds before it replies.", 1, 0.5)
     extractive._favour_cues([plain, number], question_kind("How long should the robot pause?"))
     assert number.score > plain.score
+
+
+def test_list_items_too_short_to_be_units_go_with_the_unit_above_them() -> None:
+    text = (
+        "Parameters are configuration values that can be changed at runtime:\n\n"
+        "- Camera resolution\n- Control gains\n- Safety thresholds\n\n"
+        "**Curriculum Learning**\n\n"
+        "- Start with narrow randomization ranges\n- Gradually expand the domain\n"
+    )
+    units = units_of(text)
+    # No unit is added or moved: stored sentence vectors keep lining up with the units.
+    assert [u.text for u in units] == [
+        "Parameters are configuration values that can be changed at runtime:",
+        "Start with narrow randomization ranges",
+        "Gradually expand the domain",
+    ]
+    assert units[0].items == ("Camera resolution", "Control gains", "Safety thresholds")
+    assert units[1].section == "Curriculum Learning"  # a line of its own titles what follows
+
+
+async def test_a_lead_in_of_short_items_is_quoted_with_them_as_a_list() -> None:
+    text = (
+        "Parameters are configuration values that can be changed at runtime:\n\n"
+        "- Camera resolution\n- Control gains\n- Safety thresholds\n"
+    )
+    question = "What are parameters used for?"
+    result = RetrievalResult(query=question, hits=[_hit(text, 1, "Parameters")])
+    _, written = await write(ExtractiveWriter(), request(question, result))
+    assert written.text.endswith(
+        "changed at runtime [1]:\n\n- Camera resolution\n- Control gains\n- Safety thresholds"
+    )

@@ -347,6 +347,7 @@ def _mmr(candidates: list[_Candidate]) -> list[_Candidate]:
             for c in candidates
             if not c.unit.lead_in
             or (c.source, c.unit.position + 1) in items
+            or c.unit.items
             or c.unit.words >= TELLING_LEAD_IN_WORDS
         ),
         key=lambda c: -c.score,
@@ -493,6 +494,7 @@ def _without_dangling_lead_ins(chosen: list[_Candidate]) -> list[_Candidate]:
         c
         for c in chosen
         if not c.unit.lead_in
+        or c.unit.items  # its list comes with it
         or (c is best and c.unit.words >= TELLING_LEAD_IN_WORDS)
         or (c.source, c.unit.position + 1) in quoted
         or _SOLUTION.match(c.unit.intro)  # the first step of a fix ("Fix:" / "1. Add limits:")
@@ -764,6 +766,8 @@ def _render(chosen: list[_Candidate]) -> tuple[str, list[int]]:
                 add("prose", unit.intro)
             text = _cite(unit.text, source) if i == cited else unit.text
             add("list" if unit.bullet else "prose", text)
+            for item in unit.items:  # short items quoted with the unit above them
+                add("list", item)
         if cited < 0 and label is not None:
             # Only code quoted: the line over it carries the source's number, so the source is cited.
             b, p = label

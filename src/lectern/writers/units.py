@@ -8,7 +8,7 @@ prose so a quoted sentence reads cleanly; the words themselves are the chunk's.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Literal
 
@@ -53,6 +53,10 @@ class Unit:
     intro: str = ""
     """For a code block or a list's first item: the lead-in right above it when that is too short to be
     a unit of its own ("Solution:", "Fix:"); it says what the code or the list is for."""
+    items: tuple[str, ...] = ()
+    """List items right after the unit that are too short to be units of their own ("- Control gains",
+    "- Topic: `/scan`"): quoted with it, as list items. They are not units (no position, no vector), so
+    the stored sentence vectors keep lining up."""
 
 
 _stem = stemmer_for("english")
@@ -210,6 +214,13 @@ def units_of(text: str) -> tuple[Unit, ...]:
     section = ""
     intro = ""  # a lead-in too short to quote, kept for the code block right after it
     for kind, body in blocks:
+        short = kind in ("bullet", "sentence") and len(_clean(body).split()) < MIN_WORDS
+        if short and not _clean(body).endswith(":"):
+            _keep_short(units, kind, _clean(body))
+            if kind == "sentence":
+                section = _clean(body)  # a line of its own ("Curriculum Learning") titles what follows
+            intro = ""
+            continue
         if kind == "heading":
             section, intro = body, ""
             continue
@@ -241,6 +252,17 @@ def units_of(text: str) -> tuple[Unit, ...]:
                 units.append(unit)
                 item_intro = ""
     return tuple(units)
+
+
+def _keep_short(units: list[Unit], kind: BlockKind, text: str) -> None:
+    """A list item too short to be a unit goes with the unit before it (the list's lead-in or the
+    item above it), so a list of short items is quoted whole."""
+    if kind != "bullet" or not text or not units or units[-1].kind != "sentence":
+        return
+    last = units[-1]
+    if not (last.bullet or last.lead_in or last.items):
+        return
+    units[-1] = replace(last, items=(*last.items, text), terms=last.terms | with_parts(stem_terms(text)))
 
 
 def split_tokens(text: str) -> list[str]:
