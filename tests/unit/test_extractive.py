@@ -497,6 +497,11 @@ def test_list_items_too_short_to_be_units_go_with_the_unit_above_them() -> None:
     assert units[1].section == "Curriculum Learning"  # a line of its own titles what follows
 
 
+def test_a_short_item_under_another_heading_does_not_join_the_list_above() -> None:
+    units = units_of("- A long first item of the list\n\n### Next\n\n- Short one\n")
+    assert units[0].items == ()
+
+
 async def test_a_lead_in_of_short_items_is_quoted_with_them_as_a_list() -> None:
     text = (
         "Parameters are configuration values that can be changed at runtime:\n\n"

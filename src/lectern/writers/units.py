@@ -216,7 +216,7 @@ def units_of(text: str) -> tuple[Unit, ...]:
     for kind, body in blocks:
         short = kind in ("bullet", "sentence") and len(_clean(body).split()) < MIN_WORDS
         if short and not _clean(body).endswith(":"):
-            _keep_short(units, kind, _clean(body))
+            _keep_short(units, kind, _clean(body), section)
             if kind == "sentence":
                 section = _clean(body)  # a line of its own ("Curriculum Learning") titles what follows
             intro = ""
@@ -254,10 +254,12 @@ def units_of(text: str) -> tuple[Unit, ...]:
     return tuple(units)
 
 
-def _keep_short(units: list[Unit], kind: BlockKind, text: str) -> None:
+def _keep_short(units: list[Unit], kind: BlockKind, text: str, section: str) -> None:
     """A list item too short to be a unit goes with the unit before it (the list's lead-in or the
-    item above it), so a list of short items is quoted whole."""
+    item above it, under the same heading), so a list of short items is quoted whole."""
     if kind != "bullet" or not text or not units or units[-1].kind != "sentence":
+        return
+    if units[-1].section != section:
         return
     last = units[-1]
     if not (last.bullet or last.lead_in or last.items):
