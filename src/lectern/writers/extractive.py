@@ -5,14 +5,17 @@
    the chunk's own similarity; only the best few go on, so the model is never run on many sentences.
 3. Those are embedded in one batch (vectors cached by text) and scored by cosine with the query vector
    the retriever already computed, plus the keyword score.
-4. Maximal marginal relevance picks a few sentences that do not repeat each other; a how-to question
-   also gets the best matching code block, whole, with the sentence that introduces it (the block
-   after one the question quotes: that one is the symptom). A quoted sentence brings the code a short
-   lead-in ties to it ("Cause: ..." / "Solution:" / code) and the fix list after it ("Symptom: ..." /
-   "Solutions:" / "1. Update the driver:" / code / "2. ..."). A best-ranked source with nothing but code
-   is quoted by its code, or by the chunk of the same listing that matches the question best; a code
-   line may answer on its own, matched with its identifiers split and its abbreviations spelled out
-   ("horizontal_fov" for "field of view").
+   A sentence with the cue its question's kind calls for (a cause for why, a number for how long, a
+   fix for a problem; `question_kind.py`) gets a small lift.
+4. Maximal marginal relevance picks a few sentences that do not repeat each other, with a small lift
+   for a source not quoted yet; a how-to question (or a problem) also gets the best matching code
+   block, whole, with the sentence that introduces it (the block after one the question quotes: that
+   one is the symptom). A quoted sentence brings the code a short lead-in ties to it ("Cause: ..." /
+   "Solution:" / code) and the fix list after it ("Symptom: ..." / "Solutions:" / "1. Update the
+   driver:" / code / "2. ..."). A best-ranked source with nothing but code is quoted by its code,
+   or by the chunk of the same listing that matches the question best; a code line may answer on its
+   own, matched with its identifiers split and its abbreviations spelled out ("horizontal_fov" for
+   "field of view").
 5. Sentences are grouped by source (best source first) and kept in the author's order within a
    source; each group ends with its source number, `[n]` = the n-th source of the turn
    (`writers/sources.py`).
