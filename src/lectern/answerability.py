@@ -119,6 +119,9 @@ def question_terms(question: str) -> list[tuple[str, bool]]:
 
 
 _COMPOUND = re.compile(r"[a-z][_./][a-z0-9]|[a-z]\d|\d[a-z]", re.I)
+# A hyphen before a capital or a digit joins the parts of a name ("ML-Agents", "RTAB-Map", "micro-ROS",
+# "6-DoF"); before a lower-case word it makes an ordinary modifier ("LLM-driven", "camera-based").
+_NAMED_PARTS = re.compile(r"[A-Za-z0-9]-[A-Z0-9]")
 
 
 def written_forms(term: str) -> set[str]:
@@ -129,9 +132,10 @@ def written_forms(term: str) -> set[str]:
 
 
 def is_compound(word: str) -> bool:
-    """A name joined from parts ("ros2_control", "slam_toolbox", "GPT4"): its parts are common words,
-    so only the whole name, as written, says a passage is about it."""
-    return _COMPOUND.search(word) is not None
+    """A name joined from parts ("ros2_control", "slam_toolbox", "GPT4", "ML-Agents"): its parts are
+    common words, so only the whole name, as written, says a passage is about it. Case matters: pass the
+    word as the reader wrote it."""
+    return _COMPOUND.search(word) is not None or _NAMED_PARTS.search(word) is not None
 
 
 def _shares_root(stem: str, terms: frozenset[str]) -> bool:

@@ -228,7 +228,9 @@ class Retriever:
         search matches its parts ("ros", "bridge") anywhere. A failing lookup answers True: an
         infrastructure problem must not turn into a refusal.
         """
-        key = term.lower()
+        compound = is_compound(term)
+        # A compound is looked up as written ("ML-Agents" whole, "ml-agents" by its parts).
+        key = term if compound else term.lower()
         with self._terms_lock:
             cached = self._terms.get(key)
             if cached is not None:
@@ -240,8 +242,8 @@ class Retriever:
             log.warning("term_lookup_failed", exc_info=True)
             return True
         found = bool(hits)
-        if found and is_compound(key):
-            forms = written_forms(key)
+        if found and compound:
+            forms = written_forms(term)
             found = any(any(f in h.chunk.search_text.lower() for f in forms) for h in hits)
         with self._terms_lock:
             self._terms[key] = found

@@ -42,6 +42,22 @@ def test_compound_names_must_appear_as_written() -> None:
     assert "ros 2" in written_forms("ROS2")
 
 
+def test_a_hyphen_before_a_capital_or_digit_joins_a_name() -> None:
+    for name in ("ML-Agents", "RTAB-Map", "micro-ROS", "6-DoF", "Denavit-Hartenberg"):
+        assert is_compound(name), name
+    for modifier in ("LLM-driven", "camera-based", "ALOHA-style", "long-range"):
+        assert not is_compound(modifier), modifier
+    assert "ml agents" in written_forms("ML-Agents")
+
+
+def test_a_hyphenated_name_is_missing_when_only_its_parts_appear() -> None:
+    passages = [hit("Unity renders the scene; the agents are trained with reinforcement learning (ML).", 0.6)]
+    s = signals("Can I train with ML-Agents in Unity?", passages, None, None, known=lambda w: True)
+    assert s.missing == ("ML-Agents",)
+    written = [hit("Unity's ML-Agents toolkit trains agents with reinforcement learning.", 0.6)]
+    assert signals("Can I train with ML-Agents in Unity?", written, None, None).missing == ()
+
+
 def test_a_missing_unknown_name_is_flagged() -> None:
     s = signals("How do I simulate lidar in Webots?", PASSAGES, None, None, known=lambda w: False)
     values = s.as_dict()

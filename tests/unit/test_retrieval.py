@@ -181,3 +181,10 @@ async def test_timings_vectors_and_sufficiency() -> None:
     assert 0.0 <= confidence.chunk_diversity <= 1.0
     assert "vector" not in result.model_dump()["hits"][0]
     assert "query_embedding" not in result.model_dump()
+
+
+def test_a_hyphenated_name_is_known_only_as_written() -> None:
+    retriever, _, _ = scripted(hit("The agents learn in Unity; ML stands for machine learning.", 0.5))
+    assert not retriever.knows("ML-Agents")  # its parts are there, the name is not
+    assert retriever.knows("ml-agents")  # lower case: an ordinary hyphenated word, found by its parts
+    assert retriever.knows("Unity")
