@@ -100,8 +100,10 @@ _GROUP_BACK = re.compile(
     r"|^(?!.*\bor\b.*\bwhich\b).*\bwhich\s+ones?\b(?!\s+of\b)|\bsuch\s+an?\b",
     re.IGNORECASE,
 )
+# "What is a launch file and how ...", "What usually causes migraines and how can I relieve them?": a
+# first question that names its own topic, then a second one whose pronoun points back into the first.
 _NAMES_THEN_ASKS = re.compile(
-    r"^\s*(?:what|who)\s+(?:is|are)\s+(?:an?\s+|the\s+)?(.+?)\s+and\s+(?:what|how|why|when|where|which|who)\b",
+    r"^\s*(.+?)\s+and\s+(?:what|how|why|when|where|which|who)\b",
     re.IGNORECASE,
 )
 _CONTINUES = re.compile(r"^\s*(?:ok(?:ay)?|but|so|then|right|hmm)\b\s*,?", re.IGNORECASE)
@@ -195,7 +197,7 @@ def is_followup(question: str) -> bool:
     if _CONTINUES.match(question) and (points_back(question) or "one" in lowered.split()):
         return True
     names_first = _NAMES_THEN_ASKS.match(question)
-    if names_first and content_words(names_first.group(1)):
+    if names_first and _names_a_topic(names_first.group(1)):
         return False  # "What is a launch file and how do I pass arguments to it?": "it" is the file
     own = content_words(question)
     topical = [w for w in own if w.lower() not in ACTION_WORDS and w.lower() not in ANAPHORA]
@@ -210,6 +212,13 @@ def is_followup(question: str) -> bool:
         # the old topic is added next to the new one.
         return True
     return len(topical) < MIN_OWN_CONTENT_WORDS and not any(_is_specific(w) for w in topical)
+
+
+def _names_a_topic(clause: str) -> bool:
+    """Whether a clause names a topic of its own without pointing back itself."""
+    tokens = [w.lower() for w in words(clause)]
+    topical = [w for w in content_words(clause) if w.lower() not in ACTION_WORDS]
+    return bool(topical) and not any(t in ANAPHORA for t in tokens) and _pronoun_one(tokens) is None
 
 
 _LEADS = re.compile(

@@ -150,6 +150,7 @@ def test_follow_ups_that_name_something_of_their_own(
     [
         "What is a launch file and how do I pass arguments to it?",
         "When I open the URDF in RViz, what should I see in it?",
+        "What usually causes motor overheating and how can I prevent it?",
     ],
 )
 def test_a_pronoun_after_its_own_clause_stays_inside_the_question(question: str) -> None:
@@ -210,3 +211,11 @@ def test_with_previous_topic_adds_the_topic_to_a_question_that_reads_alone() -> 
         "when should I pick small over base Whisper model sizes?"
     )
     assert with_previous_topic(question, []) == question
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["Is it fast and how do I install it?", "what values go in there and how do I change them?"],
+)
+def test_a_first_clause_that_points_back_keeps_the_follow_up(question: str) -> None:
+    assert is_followup(question)
