@@ -30,7 +30,7 @@ import numpy as np
 from lectern import answerability, guardrail, word_frequency
 from lectern.answerability import load_model
 from lectern.citations import Renumberer
-from lectern.confidence import better, no_context, refused
+from lectern.confidence import better, has_sufficient_context, no_context, refused
 from lectern.conversation import Conversation, Message, iso_timestamp
 from lectern.errors import (
     ConfigError,
@@ -44,7 +44,7 @@ from lectern.errors import (
     VectorIndexError,
 )
 from lectern.events import Done, Event, Failed, Retrieved, Token
-from lectern.followups import standalone_query
+from lectern.followups import standalone_query, with_previous_topic
 from lectern.index.base import SearchFilters
 from lectern.models import (
     Answer,
@@ -118,6 +118,16 @@ class AskOptions:
     through each layer of generators cost ~0.5 ms of CPU per answer."""
 
 
+# A follow-up is about what was just said: of the passages its search finds (this many), those from the
+# files the previous answer cited move up by this much of the fused score (a place near the top is worth
+# ~0.0005, so up to ~6 places). Dependent follow-ups, every answer keyword among the five passages:
+# tune split 10 -> 13 of 19, train sets 39 -> 40 of 43, best passage from a relevant file unchanged;
+# 0.005 and 0.008 cost cited answers on the train sets.
+FOLLOWUP_POOL = 20
+PREVIOUS_SOURCE_BONUS = 0.003
+RETRY_LEVELS = ("high", "medium")  # a question searched again with the previous topic is answered at these
+
+
 @dataclass
 class _Turn:
     """What one turn has gathered so far."""
@@ -125,6 +135,10 @@ class _Turn:
     question: str
     search_query: str
     options: AskOptions
+    previous: list[str] = field(default_factory=list)
+    """The conversation's earlier user questions, oldest first."""
+    previous_sources: frozenset[str] = frozenset()
+    """The files the previous answer cited."""
     started: float = field(default_factory=time.perf_counter)
     retrievals: list[tuple[RetrievalResult, ConfidenceMetrics]] = field(default_factory=list)
     text: list[str] = field(default_factory=list)
@@ -206,7 +220,13 @@ class Engine:
     ) -> AsyncIterator[Event]:
         question = _validate(question, options)
         previous = [m.content for m in conversation.history if m.role == "user"]
-        turn = _Turn(question, self._search_query(question, previous, options), options)
+        turn = _Turn(
+            question,
+            self._search_query(question, previous, options),
+            options,
+            previous,
+            _last_sources(conversation),
+        )
         log.debug("query_received", extra={"session_id": conversation.session_id})
         prepare = getattr(self.writer, "prepare", None)
         if prepare is not None:  # an LLM writer learns once whether its server can call tools
@@ -268,12 +288,18 @@ class Engine:
 
     # --- extractive: retrieve, decide, write ---------------------------------------------------------
     async def _retrieve_then_write(self, turn: _Turn, conversation: Conversation) -> AsyncIterator[Event]:
-        retrieved = await self._retrieve(turn, conversation, self._params(turn))
+        retrieved = await self._retrieve_followup(turn, conversation)
         yield retrieved
         result, confidence = retrieved.result, retrieved.confidence
         context = turn.options.user_context
         related = result.hits
         confidence, reason = await self._decide(turn, result, confidence)
+        if reason:
+            again = await self._with_previous_topic(turn, conversation, result)
+            if again is not None:
+                yield again[0]
+                result, confidence, reason = again[0].result, again[1], None
+                related = result.hits
         if reason and context and selection_coverage(turn.question, context) >= SELECTION_RELATED:
             # The documents do not cover it, but the user's selection does: answer from the selection.
             result = result.model_copy(update={"hits": []})
@@ -296,6 +322,54 @@ class Engine:
             return
         sources = sources_of(request)
         yield Done(self._answer(turn, conversation, confidence, _citations(turn.written, sources)))
+
+    async def _retrieve_followup(self, turn: _Turn, conversation: Conversation) -> Retrieved:
+        """The turn's retrieval; a follow-up's favours the files the previous answer cited ("which of
+        those details ..." is answered next to where the details were)."""
+        params = self._params(turn)
+        if not turn.previous_sources or turn.search_query == turn.question or turn.options.user_context:
+            return await self._retrieve(turn, conversation, params)
+        pool = replace(params, top_k=max(params.top_k, min(FOLLOWUP_POOL, turn.options.max_top_k)))
+        found, _ = await self.retriever.retrieve_assessed(pool, conversation.cache)
+        hits = favour_previous_sources(found.hits, turn.previous_sources, params.top_k)
+        average = sum(h.similarity for h in hits) / len(hits) if hits else 0.0
+        result = found.model_copy(
+            update={
+                "hits": hits,
+                "top_k": params.top_k,
+                "average_score": min(1.0, max(0.0, average)),
+                "has_sufficient_context": has_sufficient_context(
+                    average, len(hits), self.retriever.thresholds
+                ),
+            }
+        )
+        confidence = self.retriever.confidence(result)
+        turn.retrievals.append((result, confidence))
+        return Retrieved(result, confidence)
+
+    async def _with_previous_topic(
+        self, turn: _Turn, conversation: Conversation, as_asked: RetrievalResult
+    ) -> tuple[Retrieved, ConfidenceMetrics] | None:
+        """A second question that reads as self-contained but cannot be answered as asked may still lean
+        on the turn before ("when should I pick small over base?" after "What Whisper model sizes are
+        there?"): searched again with the previous topic, it is answered when the passages found
+        answer the question as asked (its own words and meaning: the topic's words would make any
+        question look answered). A question already rewritten, or explained by a selection, is not
+        tried again."""
+        if turn.options.user_context or turn.search_query != turn.question or not turn.previous:
+            return None
+        query = with_previous_topic(turn.question, turn.previous)
+        if query == turn.question:
+            return None
+        retrieved = await self._retrieve(turn, conversation, self._params(turn, query))
+        judged = retrieved.result.model_copy(update={"query_embedding": as_asked.query_embedding})
+        confidence, reason = await self._decide(turn, judged, retrieved.confidence)
+        # Only a clear answer: on the training sets every near miss the second search let through was a
+        # low-confidence one (a question the documents miss looks half-covered next to the topic).
+        if reason or confidence.confidence_level not in RETRY_LEVELS:
+            return None
+        turn.search_query = query
+        return retrieved, confidence
 
     async def _decide(
         self, turn: _Turn, result: RetrievalResult, confidence: ConfidenceMetrics
@@ -778,6 +852,23 @@ class _Numbering:
             answer.citations, keep_uncited=lambda c: c.source_path == SELECTED_PATH
         )
         return answer.model_copy(update={"text": renumberer.text, "citations": citations})
+
+
+def favour_previous_sources(
+    hits: Sequence[SearchHit], previous: frozenset[str], top_k: int
+) -> list[SearchHit]:
+    """The best `top_k` of a follow-up's hits once those from the previous answer's files are moved up
+    by `PREVIOUS_SOURCE_BONUS`, ranked 1..k."""
+    kept = sorted(hits, key=lambda h: -(h.score + PREVIOUS_SOURCE_BONUS * (h.chunk.source_path in previous)))
+    return [h.model_copy(update={"rank": i}) for i, h in enumerate(kept[:top_k], start=1)]
+
+
+def _last_sources(conversation: Conversation) -> frozenset[str]:
+    """The files the conversation's last answer cited (none after a refusal)."""
+    for message in reversed(conversation.history):
+        if message.role == "assistant":
+            return frozenset(c.source_path for c in message.citations)
+    return frozenset()
 
 
 def _numbering(options: AskOptions) -> _Numbering:

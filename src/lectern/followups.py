@@ -100,8 +100,10 @@ _GROUP_BACK = re.compile(
     r"|^(?!.*\bor\b.*\bwhich\b).*\bwhich\s+ones?\b(?!\s+of\b)|\bsuch\s+an?\b",
     re.IGNORECASE,
 )
+# "What is a launch file and how ...", "What usually causes migraines and how can I relieve them?": a
+# first question that names its own topic, then a second one whose pronoun points back into the first.
 _NAMES_THEN_ASKS = re.compile(
-    r"^\s*(?:what|who)\s+(?:is|are)\s+(?:an?\s+|the\s+)?(.+?)\s+and\s+(?:what|how|why|when|where|which|who)\b",
+    r"^\s*(.+?)\s+and\s+(?:what|how|why|when|where|which|who)\b",
     re.IGNORECASE,
 )
 _CONTINUES = re.compile(r"^\s*(?:ok(?:ay)?|but|so|then|right|hmm)\b\s*,?", re.IGNORECASE)
@@ -128,6 +130,9 @@ def _is_specific(word: str) -> bool:
 
 
 _TAKES_OBJECT = _word_set("at with for on in into onto to about from of inside through")
+# Conjunctions that open a clause whose subject pronoun, before any word of the question's own topic,
+# can only stand for something said earlier.
+_SUBORDINATE = _word_set("when if because while until unless once whenever after before")
 _CLAUSES = re.compile(r"[,;:]|\bwhen\b|\bif\b|\bbecause\b", re.IGNORECASE)
 # "it" that stands for nothing: "is it possible", "it's better to", "does it matter".
 _EXPLETIVE_IT = re.compile(
@@ -148,6 +153,8 @@ def _object_pronoun_points_back(question: str, topical: list[str]) -> bool:
             continue
         if token == "it" and _EXPLETIVE_IT.search(" ".join(tokens[max(0, i - 1) : i + 2])):
             continue
+        if i > 0 and tokens[i - 1] in _SUBORDINATE and not any(t in own for t in tokens[:i]):
+            return True  # "what do I do when it can't be inverted ...": the subject comes from before
         if i == 0 or (tokens[i - 1] not in _TAKES_OBJECT and tokens[i - 1] not in _TAKES_ONE):
             continue  # a subject ("so it can adapt") or an idiom ("play it safe") says nothing
         # the verb and preposition that take the pronoun ("look at it") are not a topic of their own
@@ -190,7 +197,7 @@ def is_followup(question: str) -> bool:
     if _CONTINUES.match(question) and (points_back(question) or "one" in lowered.split()):
         return True
     names_first = _NAMES_THEN_ASKS.match(question)
-    if names_first and content_words(names_first.group(1)):
+    if names_first and _names_a_topic(names_first.group(1)):
         return False  # "What is a launch file and how do I pass arguments to it?": "it" is the file
     own = content_words(question)
     topical = [w for w in own if w.lower() not in ACTION_WORDS and w.lower() not in ANAPHORA]
@@ -205,6 +212,13 @@ def is_followup(question: str) -> bool:
         # the old topic is added next to the new one.
         return True
     return len(topical) < MIN_OWN_CONTENT_WORDS and not any(_is_specific(w) for w in topical)
+
+
+def _names_a_topic(clause: str) -> bool:
+    """Whether a clause names a topic of its own without pointing back itself."""
+    tokens = [w.lower() for w in words(clause)]
+    topical = [w for w in content_words(clause) if w.lower() not in ACTION_WORDS]
+    return bool(topical) and not any(t in ANAPHORA for t in tokens) and _pronoun_one(tokens) is None
 
 
 _LEADS = re.compile(
@@ -288,6 +302,18 @@ def standalone_query(question: str, previous_questions: Sequence[str]) -> str:
     question = " ".join(question.split())
     if not previous_questions or not is_followup(question):
         return question
+    return _with_previous(question, previous_questions)
+
+
+def with_previous_topic(question: str, previous_questions: Sequence[str]) -> str:
+    """`question` with the previous turn's topic, even when it reads as self-contained: a second try for
+    a question the documents cannot answer as asked ("when should I pick small over base?" after "What
+    Whisper model sizes are there?"). The question itself when there is no earlier turn."""
+    question = " ".join(question.split())
+    return _with_previous(question, previous_questions) if previous_questions else question
+
+
+def _with_previous(question: str, previous_questions: Sequence[str]) -> str:
     previous = standalone_query(previous_questions[-1], previous_questions[:-1])
     shift = _WHAT_ABOUT.match(question)
     if shift:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from lectern.followups import is_followup, refusal_topic, standalone_query, topic_of
+from lectern.followups import is_followup, refusal_topic, standalone_query, topic_of, with_previous_topic
 
 
 @pytest.mark.parametrize(
@@ -150,6 +150,7 @@ def test_follow_ups_that_name_something_of_their_own(
     [
         "What is a launch file and how do I pass arguments to it?",
         "When I open the URDF in RViz, what should I see in it?",
+        "What usually causes motor overheating and how can I prevent it?",
     ],
 )
 def test_a_pronoun_after_its_own_clause_stays_inside_the_question(question: str) -> None:
@@ -172,3 +173,49 @@ def test_what_does_x_do_is_about_x() -> None:
 )
 def test_topics_keep_their_nouns(question: str, topic: str) -> None:
     assert topic_of(question) == topic
+
+
+@pytest.mark.parametrize(
+    ("previous", "question", "expected"),
+    [
+        # the subject of a "when"/"if" clause, before any word of the question's own topic
+        (
+            ["What's the Jacobian used for in inverse kinematics?"],
+            "what do I do when it can't be inverted directly because the arm is redundant?",
+            "what do I do when Jacobian used for in inverse kinematics can't be inverted directly because "
+            "the arm is redundant?",
+        ),
+        (
+            ["What is Gazebo Harmonic?"],
+            "what should I check if it crashes right after the window opens on my laptop?",
+            "what should I check if Gazebo Harmonic crashes right after the window opens on my laptop?",
+        ),
+    ],
+)
+def test_a_clause_subject_that_comes_first_points_back(
+    previous: list[str], question: str, expected: str
+) -> None:
+    assert standalone_query(question, previous) == expected
+
+
+def test_a_clause_subject_after_its_own_topic_stays_inside() -> None:
+    question = "How does the robot decide whether it heard a voice command correctly?"
+    assert not is_followup(question)
+    assert not is_followup("What happens to a ROS 2 node when it loses its connection to the network?")
+
+
+def test_with_previous_topic_adds_the_topic_to_a_question_that_reads_alone() -> None:
+    question = "when should I pick small over base?"
+    assert not is_followup(question)
+    assert with_previous_topic(question, ["What Whisper model sizes are there?"]) == (
+        "when should I pick small over base Whisper model sizes?"
+    )
+    assert with_previous_topic(question, []) == question
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["Is it fast and how do I install it?", "what values go in there and how do I change them?"],
+)
+def test_a_first_clause_that_points_back_keeps_the_follow_up(question: str) -> None:
+    assert is_followup(question)

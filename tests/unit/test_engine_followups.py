@@ -1,0 +1,105 @@
+"""Follow-ups in the engine: the previous answer's files come first, and a second question refused as
+asked is searched again with the previous topic."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from lectern.engine import PREVIOUS_SOURCE_BONUS, Engine, favour_previous_sources
+from lectern.models import ConfidenceMetrics, RetrievalResult, SearchHit
+from lectern.retrieval import RetrievalParams
+from tests.unit.answer_support import collect, done_of, make_engine, retrieved_of
+
+FIRST = "What is Gazebo Harmonic?"
+STANDALONE = "Which repository do I add on Ubuntu first?"
+
+
+def _hits(engine: Engine) -> list[SearchHit]:
+    found = engine.retriever.retrieve_sync(
+        RetrievalParams("Gazebo Harmonic ROS 2 node", 4, 0.0, "hybrid", None)
+    )
+    assert {h.chunk.source_path for h in found.hits} == {"gazebo.md", "ros.md"}
+    return found.hits
+
+
+def test_previous_answers_files_move_up_a_little() -> None:
+    engine, _, _ = make_engine()
+    hits = _hits(engine)
+    gazebo = next(h for h in hits if h.chunk.source_path == "gazebo.md")
+    ros = next(h for h in hits if h.chunk.source_path == "ros.md")
+    close = [gazebo.model_copy(update={"score": 0.030}), ros.model_copy(update={"score": 0.029})]
+    kept = favour_previous_sources(close, frozenset({"ros.md"}), 1)
+    assert [h.chunk.source_path for h in kept] == ["ros.md"]
+    assert kept[0].rank == 1
+    # a clearly better passage from another file keeps its place
+    far = [close[0].model_copy(update={"score": 0.030 + 2 * PREVIOUS_SOURCE_BONUS}), close[1]]
+    assert [h.chunk.source_path for h in favour_previous_sources(far, frozenset({"ros.md"}), 2)] == [
+        "gazebo.md",
+        "ros.md",
+    ]
+
+
+async def test_a_follow_up_keeps_top_k_of_a_wider_search() -> None:
+    engine, _, _ = make_engine()
+    conversation = engine.new_conversation()
+    first = await engine.run("What is a ROS 2 node?", conversation)
+    assert {c.source_path for c in first.citations} == {"ros.md"}
+    events = await collect(engine.stream("How do I create one?", conversation))
+    result = retrieved_of(events)[0].result
+    assert len(result.hits) <= engine.settings.top_k
+    assert [h.rank for h in result.hits] == list(range(1, len(result.hits) + 1))
+    assert result.hits[0].chunk.source_path == "ros.md"
+    assert done_of(events).answer.search_query == "How do I create ROS 2 node?"
+
+
+def _decide_by_query(answer_queries: set[str], level: str) -> Any:
+    """A stand-in answerability: answers a search whose query is in `answer_queries`, at `level`."""
+
+    async def decide(
+        self: Engine, turn: Any, result: RetrievalResult, confidence: ConfidenceMetrics
+    ) -> tuple[ConfidenceMetrics, str | None]:
+        if result.query in answer_queries:
+            return confidence.model_copy(update={"confidence_level": level, "should_answer": True}), None
+        return confidence.model_copy(update={"confidence_level": "insufficient", "should_answer": False}), (
+            "not_answerable"
+        )
+
+    return decide
+
+
+async def test_a_second_question_refused_as_asked_is_tried_with_the_previous_topic(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    retry = f"{STANDALONE.rstrip('?')} Gazebo Harmonic?"
+    monkeypatch.setattr(Engine, "_decide", _decide_by_query({FIRST, retry}, "medium"))
+    engine, _, _ = make_engine()
+    conversation = engine.new_conversation()
+    await engine.run(FIRST, conversation)
+    events = await collect(engine.stream(STANDALONE, conversation))
+    answer = done_of(events).answer
+    assert answer.search_query == retry
+    assert answer.refusal_reason is None
+    assert answer.grounded
+    assert answer.retrieval_count == 2
+    assert [r.result.query for r in retrieved_of(events)] == [STANDALONE, retry]
+
+
+async def test_a_weak_second_try_leaves_the_refusal(monkeypatch: pytest.MonkeyPatch) -> None:
+    retry = f"{STANDALONE.rstrip('?')} Gazebo Harmonic?"
+    monkeypatch.setattr(Engine, "_decide", _decide_by_query({FIRST, retry}, "low"))
+    engine, _, _ = make_engine()
+    conversation = engine.new_conversation()
+    await engine.run(FIRST, conversation)
+    answer = await engine.run(STANDALONE, conversation)
+    assert answer.refusal_reason == "not_answerable"
+    assert answer.search_query == STANDALONE
+
+
+async def test_a_first_question_is_never_tried_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(Engine, "_decide", _decide_by_query(set(), "high"))
+    engine, _, _ = make_engine()
+    answer = await engine.run(STANDALONE, engine.new_conversation())
+    assert answer.refusal_reason == "not_answerable"
+    assert answer.retrieval_count == 1
