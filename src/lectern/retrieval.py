@@ -283,7 +283,7 @@ class Retriever:
             if hit.vector is None:
                 cached = self._vectors.get(hit.chunk.content_hash)
                 if cached is not None:
-                    hit.vector = cached.tolist()
+                    hit.vector = cached
 
 
 def _from_cache(hit: RetrievalResult) -> RetrievalResult:

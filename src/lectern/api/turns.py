@@ -30,9 +30,9 @@ from lectern.store import ConversationStore, NewMessage
 from lectern.store.models import WindowMessage
 
 INTERNAL_ERROR = "internal_error"
-# Sessions whose retrieval cache is kept in this process. A cached retrieval holds its hits' vectors as
-# Python floats (~110 kB at top 8): 1,024 sessions could hold ~110 MB of a small server. A repeat comes
-# within a session's recent turns; an evicted session's repeat only retrieves again (the same hits).
+# Sessions whose retrieval cache is kept in this process. A cached retrieval holds its hits' vectors
+# (float32 arrays from LanceDB, ~15 kB a search; other engines' Python floats, ~110 kB at top 8). A
+# repeat comes within a session's recent turns; an evicted session's repeat only retrieves again.
 CACHE_SESSIONS = 128
 CACHE_ENTRIES = 64  # retrievals per session before its cache starts afresh
 T = TypeVar("T")
