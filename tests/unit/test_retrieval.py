@@ -181,3 +181,24 @@ async def test_timings_vectors_and_sufficiency() -> None:
     assert 0.0 <= confidence.chunk_diversity <= 1.0
     assert "vector" not in result.model_dump()["hits"][0]
     assert "query_embedding" not in result.model_dump()
+
+
+async def test_retrieval_then_runs_in_the_same_call_and_not_on_a_cached_one() -> None:
+    index, embedder = filled_index()
+    retriever = Retriever(embedder, index, answer_settings())
+    cache: dict = {}  # type: ignore[type-arg]
+    params = retriever.params("How do I install Gazebo Harmonic?", threshold=0.0)
+    seen: list[object] = []
+
+    def then(result: object) -> int:
+        seen.append(result)
+        return 7
+
+    result, confidence, made = await retriever.retrieve_assessed_then(params, cache, then)
+    assert made == 7
+    assert seen == [result]
+    assert confidence == retriever.confidence(result)
+    again, _, made_again = await retriever.retrieve_assessed_then(params, cache, then)
+    assert again.timings.cached
+    assert made_again is None  # from the session cache: the caller works it out itself
+    assert len(seen) == 1
