@@ -13,12 +13,13 @@ from collections import OrderedDict
 from collections.abc import AsyncIterator, Awaitable
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar
-from uuid import UUID, uuid4
+from uuid import UUID
 
 import anyio
 
 from lectern import errors, metrics
 from lectern.api.chat_models import Source, answer_confidence
+from lectern.api.ids import random_uuid
 from lectern.api.logs import LogSink, log
 from lectern.api.session_queue import SessionQueue
 from lectern.conversation import Conversation, RetrievalKey
@@ -54,7 +55,7 @@ class Turn:
     question: str
     options: AskOptions = field(default_factory=AskOptions)
     # The turn's id (the generation API's prompt id), stored on its question and on its answer.
-    prompt_id: UUID | None = field(default_factory=uuid4)
+    prompt_id: UUID | None = field(default_factory=random_uuid)
 
 
 class Turns:
