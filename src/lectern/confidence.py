@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from lectern.models import ConfidenceLevel, ConfidenceMetrics
+from lectern.models import ConfidenceLevel, ConfidenceMetrics, Vector
 from lectern.settings import Settings
 
 HIGH_MIN_CHUNKS = 5
@@ -58,7 +58,7 @@ def has_sufficient_context(average: float, num_chunks: int, t: Thresholds) -> bo
     return average >= t.medium and num_chunks >= MEDIUM_MIN_CHUNKS
 
 
-def chunk_diversity(vectors: NDArray[np.float32] | Sequence[Sequence[float]] | None) -> float:
+def chunk_diversity(vectors: NDArray[np.float32] | Sequence[Vector] | None) -> float:
     """1 - mean pairwise cosine similarity of the chunk embeddings; 0.0 with fewer than two."""
     if vectors is None:
         return 0.0
@@ -77,7 +77,7 @@ def chunk_diversity(vectors: NDArray[np.float32] | Sequence[Sequence[float]] | N
 def assess(
     similarities: Sequence[float],
     thresholds: Thresholds,
-    vectors: NDArray[np.float32] | Sequence[Sequence[float]] | None = None,
+    vectors: NDArray[np.float32] | Sequence[Vector] | None = None,
 ) -> ConfidenceMetrics:
     """The metrics of one retrieval: `similarities` are the dense cosines of the chunks that passed."""
     n = len(similarities)

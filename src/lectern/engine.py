@@ -288,12 +288,15 @@ class Engine:
 
     # --- extractive: retrieve, decide, write ---------------------------------------------------------
     async def _retrieve_then_write(self, turn: _Turn, conversation: Conversation) -> AsyncIterator[Event]:
-        retrieved = await self._retrieve_followup(turn, conversation)
+        if _favours_previous_sources(turn):
+            retrieved, found = await self._retrieve_followup(turn, conversation), None
+        else:
+            retrieved, found = await self._retrieve_to_decide(turn, conversation)
         yield retrieved
         result, confidence = retrieved.result, retrieved.confidence
         context = turn.options.user_context
         related = result.hits
-        confidence, reason = await self._decide(turn, result, confidence)
+        confidence, reason = await self._decide(turn, result, confidence, found)
         if reason:
             again = await self._with_previous_topic(turn, conversation, result)
             if again is not None:
@@ -327,8 +330,6 @@ class Engine:
         """The turn's retrieval; a follow-up's favours the files the previous answer cited ("which of
         those details ..." is answered next to where the details were)."""
         params = self._params(turn)
-        if not turn.previous_sources or turn.search_query == turn.question or turn.options.user_context:
-            return await self._retrieve(turn, conversation, params)
         pool = replace(params, top_k=max(params.top_k, min(FOLLOWUP_POOL, turn.options.max_top_k)))
         found, _ = await self.retriever.retrieve_assessed(pool, conversation.cache)
         hits = favour_previous_sources(found.hits, turn.previous_sources, params.top_k)
@@ -371,14 +372,37 @@ class Engine:
         turn.search_query = query
         return retrieved, confidence
 
+    async def _retrieve_to_decide(
+        self, turn: _Turn, conversation: Conversation
+    ) -> tuple[Retrieved, answerability.Signals | None]:
+        """The turn's retrieval and, in the same worker call, the answerability signals `_decide` reads
+        (None when there is no model to read them, no hit, or the retrieval came from the session's
+        cache): one hand-off to a thread and back per answer instead of two."""
+        if load_model(self.retriever.embedder.name) is None:
+            return await self._retrieve(turn, conversation, self._params(turn)), None
+        query = _decision_query(turn)
+
+        def signals(result: RetrievalResult) -> answerability.Signals | None:
+            return self._signals(query, result) if result.hits else None
+
+        result, confidence, found = await self.retriever.retrieve_assessed_then(
+            self._params(turn), conversation.cache, signals
+        )
+        turn.retrievals.append((result, confidence))
+        return Retrieved(result, confidence), found
+
     async def _decide(
-        self, turn: _Turn, result: RetrievalResult, confidence: ConfidenceMetrics
+        self,
+        turn: _Turn,
+        result: RetrievalResult,
+        confidence: ConfidenceMetrics,
+        found: answerability.Signals | None = None,
     ) -> tuple[ConfidenceMetrics, RefusalReason | None]:
-        """The answerability decision: the confidence to answer with, or why the question is refused."""
+        """The answerability decision: the confidence to answer with, or why the question is refused.
+        `found`: the signals, when the retrieval's worker call worked them out already."""
         if not result.hits:
             return refused(confidence), "no_passages"
-        # With a selection the search query carries the selection's words; only the question's count.
-        query = turn.question if turn.options.user_context else turn.search_query
+        query = _decision_query(turn)
         model = load_model(self.retriever.embedder.name)
         if model is None:  # an embedder without a trained model: similarity thresholds and the term check
             if not confidence.should_answer:
@@ -387,7 +411,8 @@ class Engine:
                 return confidence, None
             cover = await asyncio.to_thread(guardrail.coverage, query, result.hits, self.retriever.knows)
             return (confidence, None) if cover.covered else (refused(confidence), "off_topic")
-        found = await asyncio.to_thread(self._signals, query, result)
+        if found is None:
+            found = await asyncio.to_thread(self._signals, query, result)
         decision = model.decide(found)
         log.debug("answerability", extra={"p": decision.probability, "signals": found.as_dict()})
         decided = confidence.model_copy(
@@ -798,6 +823,19 @@ async def _pump(writer: AnswerWriter, request: WriteRequest, queue: asyncio.Queu
     except BaseException as exc:
         queue.put_nowait(exc)
     queue.put_nowait(_END)
+
+
+def _favours_previous_sources(turn: _Turn) -> bool:
+    """A rewritten follow-up (no selection) whose previous answer cited files: searched with a
+    preference for those files."""
+    rewritten = turn.search_query != turn.question
+    return bool(turn.previous_sources) and rewritten and not turn.options.user_context
+
+
+def _decision_query(turn: _Turn) -> str:
+    """What the answerability decision reads: with a selection the search query carries the
+    selection's words, and only the question's count."""
+    return turn.question if turn.options.user_context else turn.search_query
 
 
 def _validate(question: str, options: AskOptions) -> str:

@@ -13,9 +13,10 @@ import logging
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import MutableMapping, Sequence
+from collections.abc import Callable, MutableMapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
+from typing import TypeVar
 
 import numpy as np
 from numpy.typing import NDArray
@@ -31,6 +32,7 @@ from lectern.models import ConfidenceMetrics, RetrievalResult, RetrievalTimings,
 from lectern.sentences import SentenceVectors
 from lectern.settings import Settings
 
+T = TypeVar("T")
 log = logging.getLogger(__name__)
 
 CHAT_MAX_TOP_K = 10  # seed 000 ChatRequest / seed 001 retrieve_context
@@ -164,6 +166,27 @@ class Retriever:
         _remember(cache, key, result)
         return result, confidence
 
+    async def retrieve_assessed_then(
+        self,
+        params: RetrievalParams,
+        cache: MutableMapping[RetrievalKey, RetrievalResult] | None,
+        then: Callable[[RetrievalResult], T],
+    ) -> tuple[RetrievalResult, ConfidenceMetrics, T | None]:
+        """`retrieve_assessed`, and what `then` makes of the result in the same worker call (one
+        hand-off to a thread and back instead of two); None when the result came from `cache`."""
+        key = params.cache_key()
+        if cache is not None and key in cache:
+            result = _from_cache(cache[key])
+            return result, self.confidence(result), None
+
+        def work() -> tuple[RetrievalResult, ConfidenceMetrics, T]:
+            result, confidence = self._retrieve_and_assess(params)
+            return result, confidence, then(result)
+
+        result, confidence, made = await asyncio.to_thread(work)
+        _remember(cache, key, result)
+        return result, confidence, made
+
     def _retrieve_and_assess(self, params: RetrievalParams) -> tuple[RetrievalResult, ConfidenceMetrics]:
         result = self.retrieve_sync(params)
         return result, self.confidence(result)
@@ -285,7 +308,7 @@ class Retriever:
             if hit.vector is None:
                 cached = self._vectors.get(hit.chunk.content_hash)
                 if cached is not None:
-                    hit.vector = cached.tolist()
+                    hit.vector = cached
 
 
 def _from_cache(hit: RetrievalResult) -> RetrievalResult:

@@ -34,7 +34,7 @@ import numpy as np
 
 from lectern.embeddings.base import Embedder
 from lectern.followups import STOP_WORDS
-from lectern.models import ConfidenceLevel, ConfidenceMetrics, SearchHit, Verification
+from lectern.models import ConfidenceLevel, ConfidenceMetrics, SearchHit, Vector, Verification
 from lectern.writers.sources import parse_citations
 from lectern.writers.units import stem_terms
 
@@ -96,7 +96,7 @@ class Passage:
 
     number: int
     text: str
-    vector: Sequence[float] | None = None
+    vector: Vector | None = None
 
 
 def passages_of(hits: Sequence[SearchHit]) -> list[Passage]:

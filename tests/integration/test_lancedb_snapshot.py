@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from lectern.index import SearchFilters, open_index
-from lectern.index.lancedb_index import LanceDBIndex, _candidates, _keyword_side
+from lectern.index.lancedb_index import LanceDBIndex, _candidates, _keyword_side, _TableRead
 from lectern.index.lancedb_schema import SEARCH_TEXT, where_clause
 from lectern.models import Chunk, SearchHit, SearchModeName
 from tests.integration.test_index_engines import CHUNKS, DIM, INFO, VECTORS, axis, settings_for
@@ -214,3 +214,18 @@ def test_keyword_hits_written_after_the_snapshot_get_their_hashes(tmp_path: Path
         want = _builder_keyword(table, text, None, 10)
         assert {h for h, _, _ in want} - set(snapshot.hashes)  # a row the snapshot lacks is found
         assert index._keyed(table, snapshot, _keyword_side(table, text, None, 10)()) == want
+
+
+def test_one_read_gives_the_version_and_the_keyword_side(tmp_path: Path) -> None:
+    index = LanceDBIndex(tmp_path / "lancedb", "docs")
+    index.create(INFO)
+    index.upsert(CHUNKS, VECTORS)
+    table = index._open()
+    read = _TableRead(table, "subscriber message", None, 10)
+    assert read.version() == int(table.version)
+    assert read.keywords() == _keyword_side(table, "subscriber message", None, 10)()
+    blank = _TableRead(table, "  ", None, 10)
+    assert blank.version() == int(table.version)
+    assert blank.keywords() == []
+    index.upsert([CHUNKS[0].model_copy(update={"title": "Changed"})], VECTORS[:1])
+    assert _TableRead(table, "", None, 10).version() == int(table.version) > read.version()

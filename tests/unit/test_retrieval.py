@@ -188,3 +188,24 @@ def test_a_hyphenated_name_is_known_only_as_written() -> None:
     assert not retriever.knows("ML-Agents")  # its parts are there, the name is not
     assert retriever.knows("ml-agents")  # lower case: an ordinary hyphenated word, found by its parts
     assert retriever.knows("Unity")
+
+
+async def test_retrieval_then_runs_in_the_same_call_and_not_on_a_cached_one() -> None:
+    index, embedder = filled_index()
+    retriever = Retriever(embedder, index, answer_settings())
+    cache: dict = {}  # type: ignore[type-arg]
+    params = retriever.params("How do I install Gazebo Harmonic?", threshold=0.0)
+    seen: list[object] = []
+
+    def then(result: object) -> int:
+        seen.append(result)
+        return 7
+
+    result, confidence, made = await retriever.retrieve_assessed_then(params, cache, then)
+    assert made == 7
+    assert seen == [result]
+    assert confidence == retriever.confidence(result)
+    again, _, made_again = await retriever.retrieve_assessed_then(params, cache, then)
+    assert again.timings.cached
+    assert made_again is None  # from the session cache: the caller works it out itself
+    assert len(seen) == 1

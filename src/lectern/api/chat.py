@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import time
-import uuid
 from collections.abc import AsyncIterator, Callable
 from typing import Annotated, Any
 
@@ -23,6 +22,7 @@ from lectern.api.chat_models import (
     path_uuid4,
 )
 from lectern.api.errors import error_body, status_for_code
+from lectern.api.ids import random_uuid
 from lectern.api.services import Services, owner, services
 from lectern.api.turns import Turn, shielded
 from lectern.engine import AskOptions
@@ -56,7 +56,7 @@ class EngineFailure(errors.LecternError):
 def _turn(body: ChatRequest, key: str | None, *, stream_tokens: bool = True) -> Turn:
     """`stream_tokens`: False where only the whole answer is sent (see `AskOptions.stream_tokens`)."""
     return Turn(
-        session_id=body.session_id or uuid.uuid4(),
+        session_id=body.session_id or random_uuid(),
         owner=key,
         question=body.message,
         options=AskOptions(

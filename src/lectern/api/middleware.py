@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import re
 import time
-import uuid
 from collections.abc import Callable, Collection
 from urllib.parse import urlsplit
 
@@ -18,6 +17,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from lectern.api.auth import ApiKeys, presented_key
 from lectern.api.errors import error_response, request_path_var
+from lectern.api.ids import random_uuid
 from lectern.api.logs import key_id_var, log, request_id_var
 from lectern.api.ratelimit import RateLimiter
 
@@ -40,7 +40,7 @@ class RequestContext:
             await self.app(scope, receive, send)
             return
         given = Headers(scope=scope).get("x-request-id", "")
-        request_id = given if _REQUEST_ID.match(given) else str(uuid.uuid4())
+        request_id = given if _REQUEST_ID.match(given) else str(random_uuid())
         token = request_id_var.set(request_id)
         path_token = request_path_var.set(scope["path"])
         key_token = key_id_var.set(None)

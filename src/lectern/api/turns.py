@@ -13,12 +13,13 @@ from collections import OrderedDict
 from collections.abc import AsyncIterator, Awaitable
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar
-from uuid import UUID, uuid4
+from uuid import UUID
 
 import anyio
 
 from lectern import errors, metrics
 from lectern.api.chat_models import Source, answer_confidence
+from lectern.api.ids import random_uuid
 from lectern.api.logs import LogSink, log
 from lectern.api.session_queue import SessionQueue
 from lectern.conversation import Conversation, RetrievalKey
@@ -30,9 +31,9 @@ from lectern.store import ConversationStore, NewMessage
 from lectern.store.models import WindowMessage
 
 INTERNAL_ERROR = "internal_error"
-# Sessions whose retrieval cache is kept in this process. A cached retrieval holds its hits' vectors as
-# Python floats (~110 kB at top 8): 1,024 sessions could hold ~110 MB of a small server. A repeat comes
-# within a session's recent turns; an evicted session's repeat only retrieves again (the same hits).
+# Sessions whose retrieval cache is kept in this process. A cached retrieval holds its hits' vectors
+# (float32 arrays from LanceDB, ~15 kB a search; other engines' Python floats, ~110 kB at top 8). A
+# repeat comes within a session's recent turns; an evicted session's repeat only retrieves again.
 CACHE_SESSIONS = 128
 CACHE_ENTRIES = 64  # retrievals per session before its cache starts afresh
 T = TypeVar("T")
@@ -54,7 +55,7 @@ class Turn:
     question: str
     options: AskOptions = field(default_factory=AskOptions)
     # The turn's id (the generation API's prompt id), stored on its question and on its answer.
-    prompt_id: UUID | None = field(default_factory=uuid4)
+    prompt_id: UUID | None = field(default_factory=random_uuid)
 
 
 class Turns:

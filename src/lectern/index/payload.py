@@ -112,7 +112,7 @@ def ranked_hits(
             keyword_score=keyword_scores.get(key),
             score=sim if mode == "dense" else score,
             rank=rank,
-            vector=vec.tolist(),  # confidence diversity needs it; never serialised
+            vector=vec,  # confidence diversity needs it; never serialised
         )
         for rank, ((key, score), sim, vec) in enumerate(zip(ranked, sims, vectors, strict=True), start=1)
     ]

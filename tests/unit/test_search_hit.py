@@ -1,0 +1,26 @@
+"""SearchHit carries its chunk vector as an array (LanceDB) or a list of floats (other engines)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tests.unit.answer_support import hit
+
+
+def test_vectors_stay_arrays_and_are_never_serialised() -> None:
+    vector = np.arange(4, dtype=np.float32)
+    h = hit("text", 0.5).model_copy(update={"vector": vector})
+    assert h.vector is vector
+    assert "vector" not in h.model_dump()
+    assert "vector" not in h.model_dump_json()
+
+
+def test_hits_compare_their_vectors_by_value() -> None:
+    base = hit("text", 0.5)
+    a = base.model_copy(update={"vector": np.array([0.25, 0.5], dtype=np.float32)})
+    assert a == base.model_copy(update={"vector": np.array([0.25, 0.5], dtype=np.float32)})
+    assert a == base.model_copy(update={"vector": [0.25, 0.5]})
+    assert a != base.model_copy(update={"vector": np.array([0.25, 0.75], dtype=np.float32)})
+    assert a != base  # no vector
+    assert a != base.model_copy(update={"similarity": 0.6, "vector": a.vector})
+    assert base == hit("text", 0.5)
