@@ -58,7 +58,11 @@ def _decide_by_query(answer_queries: set[str], level: str) -> Any:
     """A stand-in answerability: answers a search whose query is in `answer_queries`, at `level`."""
 
     async def decide(
-        self: Engine, turn: Any, result: RetrievalResult, confidence: ConfidenceMetrics
+        self: Engine,
+        turn: Any,
+        result: RetrievalResult,
+        confidence: ConfidenceMetrics,
+        found: Any = None,
     ) -> tuple[ConfidenceMetrics, str | None]:
         if result.query in answer_queries:
             return confidence.model_copy(update={"confidence_level": level, "should_answer": True}), None
