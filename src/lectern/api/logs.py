@@ -11,7 +11,9 @@ import asyncio
 import contextlib
 import json
 import logging
+import queue
 import sys
+import threading
 import time
 from contextvars import ContextVar
 from typing import Any, Protocol
@@ -98,16 +100,69 @@ def _formatter(fmt: str) -> logging.Formatter:
     return TextFormatter() if log_formatter_name(fmt) == "text" else JsonFormatter()
 
 
+class BackgroundStreamHandler(logging.Handler):
+    """Log lines formatted and written by a thread of their own, whatever is queued in one write.
+
+    A write to stderr releases the GIL and waits to take it back; on the event loop that stalled
+    every request in flight (~5 lines per answer). Records carry their request ids from the moment
+    they are made, so formatting them later is safe. Lines still queued are written at exit; a
+    hard kill loses at most the last few milliseconds of them.
+    """
+
+    def __init__(self, stream: Any = None) -> None:
+        super().__init__()
+        self.stream = stream if stream is not None else sys.stderr
+        self._queue: queue.SimpleQueue[logging.LogRecord | None] = queue.SimpleQueue()
+        self._writer = threading.Thread(target=self._write_queued, name="lectern-log-writer", daemon=True)
+        self._writer.start()  # logging.shutdown, at exit, closes the handler: queued lines are written
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self._queue.put(record)
+
+    def _write_queued(self) -> None:
+        while True:
+            batch = [self._queue.get()]
+            with contextlib.suppress(queue.Empty):
+                while len(batch) < 1000:
+                    batch.append(self._queue.get_nowait())
+            lines = [line for record in batch if record is not None and (line := self._line(record))]
+            if lines:
+                with contextlib.suppress(Exception):  # a closed or broken stream must not kill the writer
+                    self.stream.write("\n".join(lines) + "\n")
+                    self.stream.flush()
+            if None in batch:
+                return
+
+    def _line(self, record: logging.LogRecord) -> str:
+        try:
+            return self.format(record)
+        except Exception:
+            self.handleError(record)
+            return ""
+
+    def close(self) -> None:
+        """Write what is queued, then stop the writer (at exit, or when logging is configured again)."""
+        if self._writer.is_alive():
+            self._queue.put(None)
+            self._writer.join(timeout=5)
+        super().close()
+
+
 def configure_logging(level: str = "info", fmt: str = "json") -> None:
     """Log lines on stderr for lectern and uvicorn (JSON unless `fmt` says otherwise); called by
     ``lectern serve`` and the worker factory."""
-    handler = logging.StreamHandler(sys.stderr)
+    handler = BackgroundStreamHandler(sys.stderr)
     handler.setFormatter(_formatter(fmt))
+    replaced: set[logging.Handler] = set()
     for name in ("lectern", "uvicorn", "uvicorn.error"):
         logger = logging.getLogger(name)
+        replaced.update(logger.handlers)
         logger.handlers[:] = [handler]
         logger.setLevel(level.upper())
         logger.propagate = False
+    for old in replaced:
+        if isinstance(old, BackgroundStreamHandler):
+            old.close()  # its writer thread stops once its lines are out
 
 
 def uvicorn_log_config(level: str = "info", fmt: str = "json") -> dict[str, Any]:
@@ -122,7 +177,11 @@ def uvicorn_log_config(level: str = "info", fmt: str = "json") -> dict[str, Any]
             }
         },
         "handlers": {
-            "stderr": {"class": "logging.StreamHandler", "formatter": "json", "stream": "ext://sys.stderr"}
+            "stderr": {
+                "class": "lectern.api.logs.BackgroundStreamHandler",
+                "formatter": "json",
+                "stream": "ext://sys.stderr",
+            }
         },
         "loggers": {
             "uvicorn": {"handlers": ["stderr"], "level": level.upper(), "propagate": False},
