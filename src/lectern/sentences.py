@@ -84,8 +84,10 @@ class SentenceVectors:
                     out[i] = value
         return [v for v in out if v is not None]
 
-    def precompute(self, chunks: Sequence[Chunk], batch: int = 64) -> int:
-        """Embed and store the units of chunks not stored yet (ingest); how many chunks were embedded."""
+    def precompute(self, chunks: Sequence[Chunk], batch: int = 512) -> int:
+        """Embed and store the units of chunks not stored yet (ingest); how many chunks were embedded.
+        Large groups: the embedder sorts a group's sentences by length, so more of them pad less and
+        fill every batch (an ingest flush is ~512 chunks, ~1,500 sentences: a few MB of vectors)."""
         todo = list({c.content_hash: c for c in chunks}.values())
         stored = set(self._load([c.content_hash for c in todo]))
         todo = [c for c in todo if c.content_hash not in stored]
@@ -118,21 +120,24 @@ class SentenceVectors:
     # --- internals ----------------------------------------------------------------------------------
     def _embed(self, chunks: Sequence[Chunk], *, remember: bool = True) -> list[UnitVectors]:
         per_chunk = [units_of(c.text) for c in chunks]
-        texts = [u.text for units in per_chunk for u in units if u.kind == "sentence"]
+        # Each distinct sentence once: overlapping chunks repeat the sentences at their edges.
+        row_of: dict[str, int] = {}
+        for units in per_chunk:
+            for unit in units:
+                if unit.kind == "sentence":
+                    row_of.setdefault(unit.text, len(row_of))
         vectors = (
-            np.asarray(self.embedder.embed_documents(texts), dtype=np.float32)
-            if texts
+            np.asarray(self.embedder.embed_documents(list(row_of)), dtype=np.float32)
+            if row_of
             else np.zeros((0, self.embedder.dimension), np.float32)
         )
         out: list[UnitVectors] = []
         rows: list[tuple[str, int, bytes]] = []
-        k = 0
         for chunk, units in zip(chunks, per_chunk, strict=True):
             matrix = np.zeros((len(units), self.embedder.dimension), np.float32)
             for i, unit in enumerate(units):
                 if unit.kind == "sentence":
-                    matrix[i] = vectors[k]
-                    k += 1
+                    matrix[i] = vectors[row_of[unit.text]]
             out.append((units, matrix))
             half = matrix.astype(np.float16)
             rows.append((chunk.content_hash, len(units), half.tobytes()))

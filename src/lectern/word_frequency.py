@@ -113,7 +113,7 @@ def _from_wordfreq(word: str) -> float:
 def _from_tokens(word: str, db: sqlite3.Connection) -> float:
     """wordfreq's `zipf_frequency(word, "en")` (its `_word_frequency`, minimum Zipf 0) with the list
     entries read from the table instead of wordfreq's in-memory list."""
-    from wordfreq import freq_to_zipf, zipf_to_freq
+    from wordfreq import zipf_to_freq
     from wordfreq.numbers import digit_freq, smash_numbers
     from wordfreq.tokens import lossy_tokenize
 
@@ -135,7 +135,14 @@ def _from_tokens(word: str, db: sqlite3.Connection) -> float:
             one_over_result += 1.0 / token_freq
         if one_over_result:
             freq = max(1.0 / one_over_result, minimum)
-    # wordfreq's rounding: 3 significant digits, then the Zipf value to 2 decimals
+    return _rounded_zipf(freq)
+
+
+def _rounded_zipf(freq: float) -> float:
+    """wordfreq's rounding of a frequency (at least its minimum, Zipf 0): 3 significant digits, then
+    the Zipf value to 2 decimals."""
+    from wordfreq import freq_to_zipf
+
     rounded = round(freq, math.floor(-math.log(freq, 10)) + 3)
     return float(round(freq_to_zipf(rounded), 2))
 
@@ -160,10 +167,10 @@ def _table() -> sqlite3.Connection | None:
 
 
 def _build(path: Path) -> None:
-    from wordfreq import get_frequency_dict, zipf_frequency
+    from wordfreq import get_frequency_dict
 
     freqs = get_frequency_dict(LANGUAGE)
-    rows = [(w, zipf_frequency(w, LANGUAGE)) for w in freqs if _PLAIN.fullmatch(w)]
+    rows = _plain_rows(freqs)
     path.parent.mkdir(parents=True, exist_ok=True)
     partial = path.with_name(f"{path.name}.{os.getpid()}.partial")
     db = sqlite3.connect(partial)
@@ -176,3 +183,23 @@ def _build(path: Path) -> None:
     finally:
         db.close()
     os.replace(partial, path)  # another process building the same table at once writes the same rows
+
+
+def _plain_rows(freqs: dict[str, float]) -> list[tuple[str, float]]:
+    """`zipf_frequency(word, "en")` of every plain lower-case list entry, computed from its frequency:
+    wordfreq's tokenizer leaves such a word whole (no normalisation, case folding, digits or quotes to
+    change), so its value is its own entry's, rounded as wordfreq rounds. Asking wordfreq word by word
+    runs its tokenizer on each of ~290k entries: most of a cold ingest's CPU on a small corpus."""
+    from wordfreq import zipf_to_freq
+
+    minimum = zipf_to_freq(0.0)
+    # frequencies come in ~800 buckets (centibels): each distinct value is rounded once
+    zipfs: dict[float, float] = {}
+    rows: list[tuple[str, float]] = []
+    for word, freq in freqs.items():
+        if _PLAIN.fullmatch(word):
+            value = zipfs.get(freq)
+            if value is None:
+                value = zipfs[freq] = _rounded_zipf(max(freq, minimum))
+            rows.append((word, value))
+    return rows

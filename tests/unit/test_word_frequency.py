@@ -124,3 +124,14 @@ def test_a_table_from_before_the_token_table_still_answers_plain_words(
     assert word_frequency.zipf("px4") == 9.0  # no token table in it: wordfreq answers
     assert asked == ["px4"]
     assert not word_frequency.table_path(folder).exists()
+
+
+def test_plain_words_are_stored_with_wordfreqs_own_values() -> None:
+    """The table's plain words are computed from their list entries, not asked of wordfreq one by one:
+    every ~50th entry (frequent, rare, one letter, long) matches `zipf_frequency`."""
+    freqs = get_frequency_dict("en")
+    rows = word_frequency._plain_rows(freqs)
+    assert len(rows) > 100_000
+    assert all(word.isascii() and word.isalpha() and word.islower() for word, _ in rows)
+    for word, value in rows[::50]:
+        assert value == zipf_frequency(word, "en"), word
