@@ -30,7 +30,7 @@ import numpy as np
 from lectern import answerability, guardrail, word_frequency
 from lectern.answerability import load_model
 from lectern.citations import Renumberer
-from lectern.confidence import better, has_sufficient_context, no_context, refused
+from lectern.confidence import better, no_context, refused
 from lectern.conversation import Conversation, Message, iso_timestamp
 from lectern.errors import (
     ConfigError,
@@ -333,17 +333,7 @@ class Engine:
         pool = replace(params, top_k=max(params.top_k, min(FOLLOWUP_POOL, turn.options.max_top_k)))
         found, _ = await self.retriever.retrieve_assessed(pool, conversation.cache)
         hits = favour_previous_sources(found.hits, turn.previous_sources, params.top_k)
-        average = sum(h.similarity for h in hits) / len(hits) if hits else 0.0
-        result = found.model_copy(
-            update={
-                "hits": hits,
-                "top_k": params.top_k,
-                "average_score": min(1.0, max(0.0, average)),
-                "has_sufficient_context": has_sufficient_context(
-                    average, len(hits), self.retriever.thresholds
-                ),
-            }
-        )
+        result = self.retriever.narrowed(found, hits, params.top_k)
         confidence = self.retriever.confidence(result)
         turn.retrievals.append((result, confidence))
         return Retrieved(result, confidence)

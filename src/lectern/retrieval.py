@@ -158,12 +158,7 @@ class Retriever:
     ) -> tuple[RetrievalResult, ConfidenceMetrics]:
         """`retrieve` and the result's `confidence`, both in the one worker call: the confidence's
         numpy work stays off the event loop."""
-        key = params.cache_key()
-        if cache is not None and key in cache:
-            result = _from_cache(cache[key])
-            return result, self.confidence(result)
-        result, confidence = await asyncio.to_thread(self._retrieve_and_assess, params)
-        _remember(cache, key, result)
+        result, confidence, _ = await self.retrieve_assessed_then(params, cache, _nothing)
         return result, confidence
 
     async def retrieve_assessed_then(
@@ -180,16 +175,12 @@ class Retriever:
             return result, self.confidence(result), None
 
         def work() -> tuple[RetrievalResult, ConfidenceMetrics, T]:
-            result, confidence = self._retrieve_and_assess(params)
-            return result, confidence, then(result)
+            result = self.retrieve_sync(params)
+            return result, self.confidence(result), then(result)
 
         result, confidence, made = await asyncio.to_thread(work)
         _remember(cache, key, result)
         return result, confidence, made
-
-    def _retrieve_and_assess(self, params: RetrievalParams) -> tuple[RetrievalResult, ConfidenceMetrics]:
-        result = self.retrieve_sync(params)
-        return result, self.confidence(result)
 
     def retrieve_sync(self, params: RetrievalParams) -> RetrievalResult:
         started = time.perf_counter()
@@ -218,14 +209,13 @@ class Retriever:
         ranking_started = time.perf_counter()
         hits = rank(found, params.threshold, params.top_k)
         self._attach_vectors(hits)
-        scores = [h.similarity for h in hits]
-        average = sum(scores) / len(scores) if scores else 0.0
+        average, sufficient = self._averaged(hits)
         done = time.perf_counter()
         result = RetrievalResult(
             query=params.query,
             hits=hits,
-            average_score=min(1.0, max(0.0, average)),
-            has_sufficient_context=has_sufficient_context(average, len(hits), self.thresholds),
+            average_score=average,
+            has_sufficient_context=sufficient,
             timings=RetrievalTimings(
                 embedding_ms=embedding.seconds * 1000,
                 search_ms=search_s * 1000,
@@ -243,6 +233,23 @@ class Retriever:
             extra={"chunks": len(hits), "candidates": len(found), "timings": result.timings.model_dump()},
         )
         return result
+
+    def narrowed(self, result: RetrievalResult, hits: list[SearchHit], top_k: int) -> RetrievalResult:
+        """`result` with `hits` (a re-ranked `top_k` of its own) and the figures that follow from them."""
+        average, sufficient = self._averaged(hits)
+        return result.model_copy(
+            update={
+                "hits": hits,
+                "top_k": top_k,
+                "average_score": average,
+                "has_sufficient_context": sufficient,
+            }
+        )
+
+    def _averaged(self, hits: Sequence[SearchHit]) -> tuple[float, bool]:
+        """The hits' average similarity (within 0..1) and whether they are enough context."""
+        average = sum(h.similarity for h in hits) / len(hits) if hits else 0.0
+        return min(1.0, max(0.0, average)), has_sufficient_context(average, len(hits), self.thresholds)
 
     def knows(self, term: str) -> bool:
         """Whether any chunk of the collection contains `term` (a keyword search, cached).
@@ -309,6 +316,10 @@ class Retriever:
                 cached = self._vectors.get(hit.chunk.content_hash)
                 if cached is not None:
                     hit.vector = cached
+
+
+def _nothing(result: RetrievalResult) -> None:
+    return None
 
 
 def _from_cache(hit: RetrievalResult) -> RetrievalResult:

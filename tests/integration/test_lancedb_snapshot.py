@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from lectern.index import SearchFilters, open_index
-from lectern.index.lancedb_index import LanceDBIndex, _candidates, _keyword_side, _TableRead
+from lectern.index.lancedb_index import LanceDBIndex, _candidates, _TableRead
 from lectern.index.lancedb_schema import SEARCH_TEXT, where_clause
 from lectern.models import Chunk, SearchHit, SearchModeName
 from tests.integration.test_index_engines import CHUNKS, DIM, INFO, VECTORS, axis, settings_for
@@ -162,6 +162,11 @@ def _builder_keyword(table: Any, text: str, where: str | None, n: int) -> list[t
     return _candidates(builder.limit(n).to_arrow(), "_score", float)
 
 
+def _keywords(table: Any, text: str, where: str | None, n: int) -> list[tuple[int, float]]:
+    """The keyword side of a search (its one read through LanceDB's loop)."""
+    return _TableRead(table, text, where, n).keywords()
+
+
 def _row_ids_and_scores(found: list[tuple[str, int, float]]) -> list[tuple[int, float]]:
     """What the keyword side returns (it reads no column; the hashes come from the snapshot)."""
     return [(row_id, score) for _, row_id, score in found]
@@ -178,12 +183,12 @@ def test_keyword_side_matches_the_sync_builder(
     for _ in range(5):
         text = " ".join(rng.choice(WORDS, size=3))
         want = _builder_keyword(table, text, where, 40)
-        got = _keyword_side(table, text, where, 40)()
+        got = _keywords(table, text, where, 40)
         assert got == _row_ids_and_scores(want)
         snapshot = fast._snapshots.get(table, int(table.version), ["content_hash"], lambda _: True)
         assert fast._keyed(table, snapshot, got) == want  # hashes from the snapshot
         assert fast._keyed(table, None, got) == want  # hashes read from the table
-    assert _keyword_side(table, "  ", where, 40)() == []
+    assert _keywords(table, "  ", where, 40) == []
 
 
 def test_keyword_side_sees_unindexed_rows(tmp_path: Path) -> None:
@@ -195,7 +200,7 @@ def test_keyword_side_sees_unindexed_rows(tmp_path: Path) -> None:
     table = index._open()
     for text in ("subscriber message", "robot", CHUNKS[4].text.split()[0]):
         want = _builder_keyword(table, text, None, 10)
-        assert _keyword_side(table, text, None, 10)() == _row_ids_and_scores(want)
+        assert _keywords(table, text, None, 10) == _row_ids_and_scores(want)
 
 
 def test_keyword_hits_written_after_the_snapshot_get_their_hashes(tmp_path: Path) -> None:
@@ -213,7 +218,7 @@ def test_keyword_hits_written_after_the_snapshot_get_their_hashes(tmp_path: Path
     for text in ("subscriber message humanoid", "publishers topic", "humanoid walking"):
         want = _builder_keyword(table, text, None, 10)
         assert {h for h, _, _ in want} - set(snapshot.hashes)  # a row the snapshot lacks is found
-        assert index._keyed(table, snapshot, _keyword_side(table, text, None, 10)()) == want
+        assert index._keyed(table, snapshot, _keywords(table, text, None, 10)) == want
 
 
 def test_one_read_gives_the_version_and_the_keyword_side(tmp_path: Path) -> None:
@@ -223,7 +228,7 @@ def test_one_read_gives_the_version_and_the_keyword_side(tmp_path: Path) -> None
     table = index._open()
     read = _TableRead(table, "subscriber message", None, 10)
     assert read.version() == int(table.version)
-    assert read.keywords() == _keyword_side(table, "subscriber message", None, 10)()
+    assert read.keywords() == _row_ids_and_scores(_builder_keyword(table, "subscriber message", None, 10))
     blank = _TableRead(table, "  ", None, 10)
     assert blank.version() == int(table.version)
     assert blank.keywords() == []

@@ -421,20 +421,6 @@ class _Layout:
     columns: list[str]  # the chunk's
 
 
-def _no_candidates() -> list[tuple[int, float]]:
-    return []
-
-
-def _keyword_side(table: Any, text: str, where: str | None, n: int) -> Callable[[], list[tuple[int, float]]]:
-    """The keyword candidates (row id, BM25 score), to be collected by calling the result. The query
-    runs on LanceDB's own event loop from now on, so the caller can embed the query and search densely
-    meanwhile (lance and the embedder release the GIL)."""
-    if not text.strip():
-        return _no_candidates
-    future = asyncio.run_coroutine_threadsafe(_keyword_query(table, text, where, n), LOOP.loop)
-    return partial(_collect, future)
-
-
 class _TableRead:
     """What a search reads through LanceDB's event loop, in one hand-off to it: the table's version,
     then the keyword candidates of `text` (none when it is blank). ``table.version`` on its own is a
