@@ -65,11 +65,13 @@ async def ask(engine: Engine, record: dict[str, Any]) -> dict[str, Any]:
     conversation = engine.new_conversation()
     answer: Answer | None = None
     top: list[str] = []
+    passages = ""
     for turn in turns:
         top = []
         async for event in engine.stream(turn, conversation, AskOptions(top_k=5)):
             if isinstance(event, Retrieved) and not top:
                 top = [h.chunk.source_path for h in event.result.hits[:5]]
+                passages = "\n".join(h.chunk.text for h in event.result.hits[:5])
             elif isinstance(event, Done):
                 answer = event.answer
     assert answer is not None, record
@@ -86,6 +88,9 @@ async def ask(engine: Engine, record: dict[str, Any]) -> dict[str, Any]:
         "dependent": record.get("dependent"),
         "answered": answered,
         "relevant_top5": bool(expected & set(top)),
+        # every answer keyword somewhere in the retrieved passages (answered or not): what the writer
+        # could have quoted
+        "passages_keywords": bool(record.get("keywords")) and has_keywords(passages, record["keywords"]),
         "relevant_cited": answered and bool(expected & cited),
         "keywords": record.get("keywords", []),
         "has_keywords": answered
@@ -130,6 +135,8 @@ def report(rows: list[dict[str, Any]]) -> dict[str, Any]:
         "in_scope_answered": share(ins, "answered"),
         "in_scope_cited": share(ins, "relevant_cited"),
         "in_scope_keywords": share(answered_ins, "has_keywords"),
+        "in_scope_top5": share(ins, "relevant_top5"),
+        "in_scope_passage_keywords": share(ins, "passages_keywords"),
         "paraphrase_cited": share([r for r in ins if r["paraphrase"]], "relevant_cited"),
         "followup_cited": share(fus, "relevant_cited"),
         "followup_keywords": share(answered_fus, "has_keywords"),
@@ -147,6 +154,8 @@ COLUMNS = (
     ("in_scope_cited", "in-scope answered, relevant file cited"),
     ("paraphrase_cited", "  of them paraphrased, cited"),
     ("in_scope_keywords", "answers with every keyword"),
+    ("in_scope_top5", "in-scope, relevant file in the top 5"),
+    ("in_scope_passage_keywords", "in-scope, every keyword in the top 5"),
     ("followup_cited", "follow-ups answered, relevant cited"),
     ("followup_keywords", "follow-up answers with every keyword"),
     ("standalone_as_asked", "self-contained second questions as asked"),
