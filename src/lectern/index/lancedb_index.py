@@ -39,7 +39,7 @@ from lectern.index.lancedb_schema import (
     table_schema,
     where_clause,
 )
-from lectern.index.lancedb_snapshot import Candidate, SnapshotCache, TableSnapshot
+from lectern.index.lancedb_snapshot import Candidate, Row, SnapshotCache, TableSnapshot
 from lectern.index.payload import chunk_from_record, engine_errors, ranked_hits, summarise_documents
 from lectern.models import Chunk, CollectionInfo, IndexStats, SearchHit, SearchModeName
 from lectern.settings import Settings
@@ -330,8 +330,10 @@ class LanceDBIndex:
             row_ids = {key: row_id for key, row_id, _ in [*keyword, *dense]}
             rows = self._rows(table, layout, snapshot, [(key, row_ids[key]) for key, _ in ranked])
         ranked = [(key, score) for key, score in ranked if key in rows]
-        vectors = stack([rows[key][VECTOR] for key, _ in ranked])
-        return ranked_hits(ranked, rows, vectors, query, bm25, mode)
+        vectors = stack([rows[key][1] for key, _ in ranked])
+        return ranked_hits(
+            ranked, {key: chunk for key, (chunk, _) in rows.items()}, vectors, query, bm25, mode
+        )
 
     def _dense(
         self,
@@ -362,13 +364,14 @@ class LanceDBIndex:
 
     def _rows(
         self, table: Any, layout: _Layout, snapshot: TableSnapshot | None, wanted: list[tuple[str, int]]
-    ) -> dict[str, dict[str, Any]]:
-        """Full rows (vector included) of the hits: from the snapshot, or from the table for those it
-        lacks (a keyword hit a write added since) or without one."""
+    ) -> dict[str, Row]:
+        """The hits' chunks and vectors: from the snapshot, or from the table for those it lacks (a
+        keyword hit a write added since) or without one."""
         rows = snapshot.records([key for key, _ in wanted]) if snapshot is not None else {}
         missing = [(key, row_id) for key, row_id in wanted if key not in rows]
         if missing:
-            rows.update(self._fetch(table, [*layout.columns, VECTOR], missing))
+            fetched = self._fetch(table, [*layout.columns, VECTOR], missing)
+            rows.update({key: (chunk_from_record(r), r[VECTOR]) for key, r in fetched.items()})
         return rows
 
     def _fetch(
