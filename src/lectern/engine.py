@@ -186,7 +186,6 @@ class Engine:
         self.retriever = retriever
         self.writer = writer
         self.settings = settings
-        self._composer = writer if isinstance(writer, ComposingWriter) else None
         # Word rarity (the answerability decision) from a table next to the model graphs.
         word_frequency.configure(settings.model_cache_dir)
 
@@ -210,6 +209,11 @@ class Engine:
         return Conversation(
             system_prompt=SYSTEM_PROMPT, max_history=self.settings.max_history, session_id=session_id
         )
+
+    @property
+    def _composer(self) -> ComposingWriter | None:
+        """The writer, when the engine may compose its answers for it (`ComposingWriter`)."""
+        return self.writer if isinstance(self.writer, ComposingWriter) else None
 
     # --- public API ---------------------------------------------------------------------------------
     async def stream(
@@ -423,11 +427,12 @@ class Engine:
             return _Prepared()
         found = self._signals(_decision_query(turn), result)
         decided = _decided(model, confidence, found)
-        if decided[1] is not None or self._composer is None:
+        composer = self._composer
+        if decided[1] is not None or composer is None:
             return _Prepared(found, decided)
         request = self._request(turn, conversation, result, decided[0])
         started = time.perf_counter()
-        text, cited = self._composer.compose(request)
+        text, cited = composer.compose(request)
         request.composed = Composed(text, cited, (time.perf_counter() - started) * 1000)
         return _Prepared(found, decided, request)
 

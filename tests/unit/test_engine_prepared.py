@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from typing import Any, TypeVar
 
 import pytest
@@ -15,7 +15,7 @@ from lectern.answerability import FEATURES, AnswerabilityModel
 from lectern.engine import AskOptions, Engine
 from lectern.events import Token
 from lectern.models import Answer
-from lectern.writers.base import Composed, WriteRequest
+from lectern.writers.base import Composed, WriteRequest, WriterEvent
 from lectern.writers.extractive import ExtractiveWriter
 from tests.unit.answer_support import collect, done_of, make_engine
 
@@ -39,6 +39,18 @@ class _ThreadedWriter(ExtractiveWriter):
     def compose(self, request: WriteRequest) -> tuple[str, list[int]]:
         self.threads.append(threading.current_thread().name)
         return super().compose(request)
+
+
+class _Delegating:
+    """An AnswerWriter that is not a ComposingWriter: writes with the writer it wraps."""
+
+    def __init__(self, inner: ExtractiveWriter) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self.retrieves_itself = False
+
+    def write(self, request: WriteRequest) -> AsyncIterator[WriterEvent]:
+        return self.inner.write(request)
 
 
 def _engine(monkeypatch: pytest.MonkeyPatch, bias: float) -> tuple[Engine, _ThreadedWriter]:
@@ -82,8 +94,8 @@ async def test_an_answer_is_decided_and_composed_in_the_retrievals_worker_call(
     assert answer.citations
     assert answer.timings.generation_ms > 0  # composing counts as generation, wherever it ran
 
-    # The answer the writer composes itself (no composer: the engine hands the request over).
-    engine._composer = None
+    # The answer the writer composes itself (not a ComposingWriter: the engine hands the request over).
+    engine.writer = _Delegating(writer)
     _same(await engine.run(QUESTION, engine.new_conversation()), answer)
     assert len(hand_offs) == 3  # retrieval, then the writer's own
 
