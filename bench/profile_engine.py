@@ -2,11 +2,14 @@
 and cProfile's top self-time functions.
 
     uv run python bench/profile_engine.py CORPUS QUESTIONS.jsonl [--rounds 3] [--top 25] [--limit N]
+        [--target CHUNKS]
 
 Every question is asked in a fresh conversation (no session cache) with the query cache off, after one
 warm-up round. CPU per answer is the process's CPU time (all threads) over the answers, measured
 without the profiler; the profile is a separate round. On a shared machine quote the load average
-printed with the figures. Writes bench/results/profile-<corpus>.json.
+printed with the figures. With --target the engine answers from the corpus copied up to that many
+chunks (bench/latency.py's synthesised collection, built there on first use). Writes
+bench/results/profile-<corpus>[-<target>].json.
 """
 
 from __future__ import annotations
@@ -22,8 +25,11 @@ import time
 from pathlib import Path
 from typing import Any
 
-from common import build, read_jsonl, write_result
+from common import RESULTS, build, read_jsonl, write_result
+from latency import synthesise
 from lectern.engine import Engine
+from lectern.retrieval import Retriever
+from lectern.writers import create_writer
 
 
 async def _round(engine: Engine, questions: list[str]) -> tuple[float, float, list[float]]:
@@ -71,11 +77,18 @@ async def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--top", type=int, default=25)
     parser.add_argument("--limit", type=int, default=0, help="Ask only the first N questions (0: all).")
+    parser.add_argument("--target", type=int, default=0, help="Chunks to copy the corpus up to (0: as is).")
     args = parser.parse_args()
     # reader sets' `question`, BEIR queries' `text` (SciFact), a follow-up's first turn
     questions = [str(q.get("question") or q.get("text") or q["turns"][0]) for q in read_jsonl(args.questions)]
     questions = questions[: args.limit] if args.limit else questions
-    engine, _, _ = build(args.corpus, query_cache_size=0)
+    engine, settings, _ = build(args.corpus, query_cache_size=0)
+    name = args.corpus.name
+    if args.target:
+        name = f"{name}-{args.target}"
+        big, embedder = synthesise(engine.retriever.index, args.target, RESULTS / "index" / name)
+        writer = create_writer(settings, embedder=embedder)
+        engine = Engine(Retriever(embedder, big, settings), writer, settings)
     await _round(engine, questions)  # warm-up: opens the table, loads the model, fills the term cache
     rounds = [await _round(engine, questions) for _ in range(args.rounds)]
     cpu = statistics.median(r[0] for r in rounds)
@@ -97,7 +110,8 @@ async def main() -> None:
     top = _top(profile, args.top)
     load = os.getloadavg()
     n = len(questions)
-    print(f"{args.corpus.name}: {n} questions x {args.rounds} rounds, load average {load[0]:.2f}")
+    chunks = engine.retriever.index.count()
+    print(f"{name} ({chunks} chunks): {n} questions x {args.rounds} rounds, load average {load[0]:.2f}")
     print(f"  CPU per answer (median round) {cpu:.2f} ms, wall per answer {wall:.2f} ms")
     print(f"  CPU per answer over {len(answers)} answers: p50 {p50:.2f} ms, p99 {p99:.2f} ms")
     print(f"  top self-time (profiled round, {n} answers):")
@@ -107,9 +121,10 @@ async def main() -> None:
             f"  {r['self_s'] * 1000 / n:14.3f} {r['cum_s'] * 1000 / n:13.3f} {r['calls']:7}  {r['function']}"
         )
     path = write_result(
-        f"profile-{args.corpus.name}",
+        f"profile-{name}",
         {
             "corpus": args.corpus.name,
+            "chunks": chunks,
             "answers": n,
             "rounds": [{"cpu_ms": c, "wall_ms": w} for c, w, _ in rounds],
             "cpu_ms_per_answer": cpu,

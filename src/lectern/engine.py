@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from lectern import answerability, guardrail, word_frequency
-from lectern.answerability import load_model
+from lectern.answerability import AnswerabilityModel, load_model
 from lectern.citations import Renumberer
 from lectern.confidence import better, no_context, refused
 from lectern.conversation import Conversation, Message, iso_timestamp
@@ -61,7 +61,15 @@ from lectern.models import (
 from lectern.retrieval import TOOL_MAX_TOP_K, RetrievalParams, Retriever
 from lectern.settings import Settings
 from lectern.verification import StreamGate, lowered, passages_of
-from lectern.writers.base import AnswerWriter, Retrieve, RetrieveCall, WriteRequest, Written
+from lectern.writers.base import (
+    AnswerWriter,
+    Composed,
+    ComposingWriter,
+    Retrieve,
+    RetrieveCall,
+    WriteRequest,
+    Written,
+)
 from lectern.writers.selection import (
     MAX_USER_CONTEXT_CHARS,
     SELECTED_PATH,
@@ -158,6 +166,21 @@ class _Turn:
         return best
 
 
+Decided = tuple[ConfidenceMetrics, RefusalReason | None]
+"""The answerability decision: the confidence to answer with, or the reason to refuse."""
+
+
+@dataclass(frozen=True)
+class _Prepared:
+    """What the retrieval's worker call worked out beyond the retrieval (nothing when it came from the
+    session's cache): the answerability signals, the decision on them, and for an answer the write
+    request with the answer a `ComposingWriter` composed for it."""
+
+    signals: answerability.Signals | None = None
+    decided: Decided | None = None
+    request: WriteRequest | None = None
+
+
 class Engine:
     def __init__(self, retriever: Retriever, writer: AnswerWriter, settings: Settings) -> None:
         self.retriever = retriever
@@ -186,6 +209,11 @@ class Engine:
         return Conversation(
             system_prompt=SYSTEM_PROMPT, max_history=self.settings.max_history, session_id=session_id
         )
+
+    @property
+    def _composer(self) -> ComposingWriter | None:
+        """The writer, when the engine may compose its answers for it (`ComposingWriter`)."""
+        return self.writer if isinstance(self.writer, ComposingWriter) else None
 
     # --- public API ---------------------------------------------------------------------------------
     async def stream(
@@ -289,14 +317,16 @@ class Engine:
     # --- extractive: retrieve, decide, write ---------------------------------------------------------
     async def _retrieve_then_write(self, turn: _Turn, conversation: Conversation) -> AsyncIterator[Event]:
         if _favours_previous_sources(turn):
-            retrieved, found = await self._retrieve_followup(turn, conversation), None
+            retrieved, prepared = await self._retrieve_followup(turn, conversation), _Prepared()
         else:
-            retrieved, found = await self._retrieve_to_decide(turn, conversation)
+            retrieved, prepared = await self._retrieve_to_decide(turn, conversation)
         yield retrieved
         result, confidence = retrieved.result, retrieved.confidence
         context = turn.options.user_context
         related = result.hits
-        confidence, reason = await self._decide(turn, result, confidence, found)
+        confidence, reason = prepared.decided or await self._decide(
+            turn, result, confidence, prepared.signals
+        )
         if reason:
             again = await self._with_previous_topic(turn, conversation, result)
             if again is not None:
@@ -314,7 +344,8 @@ class Engine:
             async for event in self._refusal(turn, conversation, confidence, reason, related):
                 yield event
             return
-        request = self._request(turn, conversation, result, confidence)
+        # prepared: decided to answer, so neither the result nor the confidence changed since
+        request = prepared.request or self._request(turn, conversation, result, confidence)
         if self._verifies:
             self._gate_stream(turn, list(result.hits), confidence)
         async for event in self._write(turn, request, confidence):
@@ -364,22 +395,46 @@ class Engine:
 
     async def _retrieve_to_decide(
         self, turn: _Turn, conversation: Conversation
-    ) -> tuple[Retrieved, answerability.Signals | None]:
-        """The turn's retrieval and, in the same worker call, the answerability signals `_decide` reads
-        (None when there is no model to read them, no hit, or the retrieval came from the session's
-        cache): one hand-off to a thread and back per answer instead of two."""
-        if load_model(self.retriever.embedder.name) is None:
-            return await self._retrieve(turn, conversation, self._params(turn)), None
-        query = _decision_query(turn)
+    ) -> tuple[Retrieved, _Prepared]:
+        """The turn's retrieval and, in the same worker call, the answerability decision and, when it
+        answers, the composed answer (`_prepare`): one hand-off to a thread and back per answer. Nothing
+        is prepared without a model to decide, without a hit, or for a retrieval from the session's
+        cache (`_decide` and the writer then do it)."""
+        model = load_model(self.retriever.embedder.name)
+        if model is None:
+            return await self._retrieve(turn, conversation, self._params(turn)), _Prepared()
 
-        def signals(result: RetrievalResult) -> answerability.Signals | None:
-            return self._signals(query, result) if result.hits else None
+        def prepare(result: RetrievalResult, confidence: ConfidenceMetrics) -> _Prepared:
+            return self._prepare(turn, conversation, model, result, confidence)
 
-        result, confidence, found = await self.retriever.retrieve_assessed_then(
-            self._params(turn), conversation.cache, signals
+        result, confidence, prepared = await self.retriever.retrieve_assessed_then(
+            self._params(turn), conversation.cache, prepare
         )
         turn.retrievals.append((result, confidence))
-        return Retrieved(result, confidence), found
+        return Retrieved(result, confidence), prepared or _Prepared()
+
+    def _prepare(
+        self,
+        turn: _Turn,
+        conversation: Conversation,
+        model: AnswerabilityModel,
+        result: RetrievalResult,
+        confidence: ConfidenceMetrics,
+    ) -> _Prepared:
+        """In the retrieval's worker thread: the signals and the decision on them; for an answer, the
+        request and, from a `ComposingWriter`, its answer (what `_retrieve_then_write` would write)."""
+        if not result.hits:
+            return _Prepared()
+        found = self._signals(_decision_query(turn), result)
+        decided = _decided(model, confidence, found)
+        composer = self._composer
+        if decided[1] is not None or composer is None:
+            return _Prepared(found, decided)
+        request = self._request(turn, conversation, result, decided[0])
+        started = time.perf_counter()
+        text, cited = composer.compose(request)
+        request.composed = Composed(text, cited, (time.perf_counter() - started) * 1000)
+        return _Prepared(found, decided, request)
 
     async def _decide(
         self,
@@ -403,16 +458,7 @@ class Engine:
             return (confidence, None) if cover.covered else (refused(confidence), "off_topic")
         if found is None:
             found = await asyncio.to_thread(self._signals, query, result)
-        decision = model.decide(found)
-        log.debug("answerability", extra={"p": decision.probability, "signals": found.as_dict()})
-        decided = confidence.model_copy(
-            update={
-                "confidence_level": decision.level,
-                "should_answer": decision.answer,
-                "answerability": decision.probability,
-            }
-        )
-        return decided, decision.reason
+        return _decided(model, confidence, found)
 
     def _signals(self, query: str, result: RetrievalResult) -> answerability.Signals:
         top = result.hits[: answerability.PASSAGES]
@@ -663,13 +709,15 @@ class Engine:
             user_context=turn.options.user_context,
             retrieve=retrieve or refuse_retrieval,
             sentences=self.retriever.sentences,
+            stream=turn.options.stream_tokens,
         )
 
     async def _write(
         self, turn: _Turn, request: WriteRequest, confidence: ConfidenceMetrics
     ) -> AsyncIterator[Event]:
-        """What the writer writes, as shown: word by word, or as one token (`AskOptions.stream_tokens`)."""
-        started = time.perf_counter()
+        """What the writer writes, as shown: word by word, or as one token (`AskOptions.stream_tokens`).
+        An answer composed ahead (`WriteRequest.composed`) counts its composing time as generation."""
+        started = time.perf_counter() - (request.composed.ms / 1000 if request.composed else 0.0)
         if turn.options.stream_tokens:
             async for text in self._shown_words(turn, request, confidence):
                 yield Token(text)
@@ -813,6 +861,22 @@ async def _pump(writer: AnswerWriter, request: WriteRequest, queue: asyncio.Queu
     except BaseException as exc:
         queue.put_nowait(exc)
     queue.put_nowait(_END)
+
+
+def _decided(
+    model: AnswerabilityModel, confidence: ConfidenceMetrics, found: answerability.Signals
+) -> Decided:
+    """The model's decision on the signals, as the confidence to answer with or the refusal reason."""
+    decision = model.decide(found)
+    log.debug("answerability", extra={"p": decision.probability, "signals": found.as_dict()})
+    decided = confidence.model_copy(
+        update={
+            "confidence_level": decision.level,
+            "should_answer": decision.answer,
+            "answerability": decision.probability,
+        }
+    )
+    return decided, decision.reason
 
 
 def _favours_previous_sources(turn: _Turn) -> bool:

@@ -165,10 +165,11 @@ class Retriever:
         self,
         params: RetrievalParams,
         cache: MutableMapping[RetrievalKey, RetrievalResult] | None,
-        then: Callable[[RetrievalResult], T],
+        then: Callable[[RetrievalResult, ConfidenceMetrics], T],
     ) -> tuple[RetrievalResult, ConfidenceMetrics, T | None]:
-        """`retrieve_assessed`, and what `then` makes of the result in the same worker call (one
-        hand-off to a thread and back instead of two); None when the result came from `cache`."""
+        """`retrieve_assessed`, and what `then` makes of the result and its confidence in the same
+        worker call (one hand-off to a thread and back instead of two); None when the result came
+        from `cache`."""
         key = params.cache_key()
         if cache is not None and key in cache:
             result = _from_cache(cache[key])
@@ -176,7 +177,8 @@ class Retriever:
 
         def work() -> tuple[RetrievalResult, ConfidenceMetrics, T]:
             result = self.retrieve_sync(params)
-            return result, self.confidence(result), then(result)
+            confidence = self.confidence(result)
+            return result, confidence, then(result, confidence)
 
         result, confidence, made = await asyncio.to_thread(work)
         _remember(cache, key, result)
@@ -318,7 +320,7 @@ class Retriever:
                     hit.vector = cached
 
 
-def _nothing(result: RetrievalResult) -> None:
+def _nothing(result: RetrievalResult, confidence: ConfidenceMetrics) -> None:
     return None
 
 

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from lectern.index import SearchFilters, open_index
+from lectern.index import SearchFilters, lancedb_snapshot, open_index
 from lectern.index.lancedb_index import LanceDBIndex, _candidates, _TableRead
 from lectern.index.lancedb_schema import SEARCH_TEXT, where_clause
 from lectern.models import Chunk, SearchHit, SearchModeName
@@ -57,6 +57,27 @@ def test_another_instance_writes_show_at_once(tmp_path: Path, reload_s: float) -
     writer.upsert([renamed], VECTORS[:1])  # the same hash, new metadata
     hits = reader.search(vector=axis(0), text="", mode="dense", top_k=1)
     assert hits[0].chunk.title == "Renamed"
+
+
+def test_a_hits_chunk_is_built_once_per_snapshot(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    index = LanceDBIndex(tmp_path / "lancedb", "docs", snapshot_reload_s=0.0)
+    index.create(INFO)
+    index.upsert(CHUNKS, VECTORS)
+    first = index.search(vector=axis(1), text="", mode="dense", top_k=3)
+    again = index.search(vector=axis(1), text="", mode="dense", top_k=3)
+    assert in_memory(index)
+    assert all(a.chunk is b.chunk for a, b in zip(first, again, strict=True))  # shared, not rebuilt
+    assert {h.chunk.content_hash: h.chunk for h in first} == {
+        c.content_hash: c for c in CHUNKS if c.content_hash in keys(first)
+    }
+    monkeypatch.setattr(lancedb_snapshot, "MAX_CHUNKS", len(CHUNKS) - 1)  # past it: starts over
+    index.search(vector=axis(1), text="", mode="dense", top_k=len(CHUNKS))  # every chunk
+    third = index.search(vector=axis(1), text="", mode="dense", top_k=3)
+    assert [h.chunk for h in third] == [h.chunk for h in first]
+    assert not all(a.chunk is b.chunk for a, b in zip(first, third, strict=True))
+    index.upsert([CHUNKS[0].model_copy(update={"title": "Renamed"})], VECTORS[:1])  # a new version
+    renamed = index.search(vector=axis(0), text="", mode="dense", top_k=1)
+    assert renamed[0].chunk.title == "Renamed"
 
 
 def test_own_writes_and_drop(tmp_path: Path) -> None:

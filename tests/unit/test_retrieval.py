@@ -197,13 +197,13 @@ async def test_retrieval_then_runs_in_the_same_call_and_not_on_a_cached_one() ->
     params = retriever.params("How do I install Gazebo Harmonic?", threshold=0.0)
     seen: list[object] = []
 
-    def then(result: object) -> int:
-        seen.append(result)
+    def then(result: object, confidence: object) -> int:
+        seen.append((result, confidence))
         return 7
 
     result, confidence, made = await retriever.retrieve_assessed_then(params, cache, then)
     assert made == 7
-    assert seen == [result]
+    assert seen == [(result, confidence)]
     assert confidence == retriever.confidence(result)
     again, _, made_again = await retriever.retrieve_assessed_then(params, cache, then)
     assert again.timings.cached

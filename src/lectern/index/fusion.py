@@ -41,7 +41,7 @@ def unit(vector: NDArray[np.float32]) -> NDArray[np.float32]:
     return v / norm if norm > 0 else v
 
 
-def stack(vectors: Sequence[Sequence[float]]) -> NDArray[np.float32]:
+def stack(vectors: Sequence[Sequence[float] | NDArray[np.float32]]) -> NDArray[np.float32]:
     """Rows as a float32 matrix; an empty list gives an empty matrix."""
     if not vectors:
         return np.zeros((0, 0), dtype=np.float32)

@@ -96,7 +96,7 @@ def engine_errors(engine: str, action: str) -> Iterator[None]:
 
 def ranked_hits(
     ranked: Sequence[tuple[Any, float]],
-    records: Mapping[Any, Mapping[str, Any]],
+    chunks: Mapping[Any, Chunk],
     vectors: NDArray[np.float32],
     query: NDArray[np.float32] | None,
     keyword_scores: Mapping[Any, float],
@@ -107,7 +107,7 @@ def ranked_hits(
     sims = cosine_similarities(query, vectors)
     return [
         SearchHit(
-            chunk=chunk_from_record(records[key]),
+            chunk=chunks[key],
             similarity=sim,
             keyword_score=keyword_scores.get(key),
             score=sim if mode == "dense" else score,

@@ -370,7 +370,8 @@ class PgVectorIndex:
         bm25 = dict(keyword)
         ranked = [(key, score) for key, score in ranked if key in rows]  # deleted since: left out
         vectors = _matrix([rows[key]["embedding"] for key, _ in ranked])
-        return ranked_hits(ranked, rows, vectors, query, bm25, mode)
+        chunks = {key: chunk_from_record(rows[key]) for key, _ in ranked}
+        return ranked_hits(ranked, chunks, vectors, query, bm25, mode)
 
     def _dense(
         self,

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from lectern.conversation import Message
 from lectern.events import Token
@@ -50,6 +50,22 @@ class WriteRequest:
     extra: dict[str, Any] = field(default_factory=dict)
     sentences: SentenceVectors | None = None
     """Vectors of the sources' sentences (the extractive writer ranks sentences by meaning with them)."""
+    stream: bool = True
+    """False where nobody reads the words as they come (`AskOptions.stream_tokens`): a writer may then
+    send its text as one `Token`."""
+    composed: Composed | None = None
+    """What a `ComposingWriter` already composed for this very request (the engine has it composed in
+    the retrieval's worker call, one hand-off to a thread per answer): the writer sends it as is."""
+
+
+@dataclass(frozen=True)
+class Composed:
+    """An answer composed ahead of `AnswerWriter.write`: its text, the sources it cites, and how long
+    composing took (counted as the answer's generation time)."""
+
+    text: str
+    cited: list[int]
+    ms: float
 
 
 @dataclass(frozen=True)
@@ -80,3 +96,13 @@ class AnswerWriter(Protocol):
         ...
 
     def write(self, request: WriteRequest) -> AsyncIterator[WriterEvent]: ...
+
+
+@runtime_checkable
+class ComposingWriter(Protocol):
+    """A writer whose answer is a plain function of the request (no model, no I/O): the engine may
+    compose it in a worker thread it already uses and pass it on as `WriteRequest.composed`."""
+
+    def compose(self, request: WriteRequest) -> tuple[str, list[int]]:
+        """The answer text and the (1-based) source numbers it cites."""
+        ...

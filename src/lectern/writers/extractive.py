@@ -148,10 +148,18 @@ class ExtractiveWriter:
         return False
 
     async def write(self, request: WriteRequest) -> AsyncIterator[WriterEvent]:
-        text, cited = await asyncio.to_thread(self.compose, request)
+        composed = request.composed
+        text, cited = (
+            (composed.text, composed.cited)
+            if composed is not None
+            else await asyncio.to_thread(self.compose, request)
+        )
         tokens = split_tokens(text)
-        for token in tokens:
-            yield Token(token)
+        if request.stream:
+            for token in tokens:
+                yield Token(token)
+        elif text:
+            yield Token(text)  # the tokens join to the text
         yield Written(text=text, cited=cited, usage=TokenUsage(completion_tokens=len(tokens)), model=NAME)
 
     # --- composition --------------------------------------------------------------------------------
