@@ -64,6 +64,9 @@ PASSAGES = 5  # the decision looks at the best five passages
 ROOT_CHARS = 5  # shortest shared beginning that counts as the same root ("behav", "simul")
 ROOT_SHARE = 0.8  # ... and it must be most of the shorter word ("life" is not "lifecycle")
 _CONTRACTIONS = frozenset({"re", "ve", "ll", "nt"})  # what "we're", "I've" leave behind as words
+# Words for the documents themselves ("the book's example", "the course's version"): a reader names the
+# book, the book does not name itself, so a passage that lacks the word lacks nothing.
+_DOCUMENT_WORDS = frozenset({"book", "textbook", "course", "chapter", "tutorial", "author", "documentation"})
 # Questions up to this long count as equally long: a short, precise question ("How do I delete a
 # collection?") must not read as less answerable than one of ten words.
 SHORT_QUESTION_WORDS = 10
@@ -111,7 +114,7 @@ def question_terms(question: str) -> list[tuple[str, bool]]:
     out: list[tuple[str, bool]] = []
     for word in tokens:
         key = word.lower()
-        if key in seen or key in GENERIC_WORDS:
+        if key in seen or key in GENERIC_WORDS or key in _DOCUMENT_WORDS:
             continue
         seen.add(key)
         out.append((word, is_name(word, first=word == first)))
@@ -172,9 +175,80 @@ def _present(word: str, terms: frozenset[str], text: str) -> bool:
         return True
     if len(stems) == 1 and _shares_root(next(iter(stems)), terms):
         return True
-    # A hyphenated ordinary word is there when its parts are ("box-shaped": box ... shaped).
     parts = [p for p in word.split("-") if p]
-    return len(parts) > 1 and all(stem_terms(p) <= terms for p in parts)
+    if len(parts) > 1:
+        # A hyphenated ordinary word is there when its parts are ("box-shaped": box ... shaped), when
+        # its head is and the rest only says how ("PDDL-style", "LLM-driven"), or when the documents
+        # write it as an identifier ("add-two-ints": add_two_ints).
+        if all(stem_terms(p) <= terms for p in parts if p.lower() not in _MODIFIER_SUFFIXES):
+            return True
+        if "_".join(parts).lower() in text:
+            return True
+    # ... or in a name's parts ("fusion" in enable_imu_fusion, "head" in head_link), written as one word
+    # ("nonlinear": non-linear), or spelled the other side of the Atlantic ("aluminium", "colour",
+    # "optimise"; and the other way round).
+    if _in_identifier(word.lower()).search(text):
+        return True
+    expanded = _expanded(terms)
+    forms = {word.replace("-", ""), *_spellings(word)}
+    return any((found := stem_terms(form)) and found <= expanded for form in forms)
+
+
+# What a hyphen joins to a name to say how it is done, not what it is about.
+_MODIFIER_SUFFIXES = frozenset(
+    {
+        "style", "like", "based", "driven", "powered", "enabled", "aware", "related", "specific",
+        "friendly", "oriented", "level", "type", "ready", "compatible", "capable", "only", "free",
+    }
+)  # fmt: skip
+
+
+@lru_cache(maxsize=4096)
+def _in_identifier(word: str) -> re.Pattern[str]:
+    """The word as one part of a snake_case name: "fusion" in enable_imu_fusion, not in "confusion_x"."""
+    w = re.escape(word)
+    return re.compile(rf"(?<![a-z0-9]){w}_|_{w}(?![a-z0-9])")
+
+
+@lru_cache(maxsize=256)
+def _expanded(terms: frozenset[str]) -> frozenset[str]:
+    """The terms and, for those written with a hyphen, without it ("non-linear" -> "nonlinear")."""
+    return terms | frozenset(t.replace("-", "") for t in terms if "-" in t)
+
+
+_BRITISH = (
+    (re.compile(r"(..)our(s|ed|ing|ite|ites|able)?$"), r"\1or\2"),  # colour, behaviour
+    (re.compile(r"(..)is(e|ed|es|ing|ation|ations|er|ers)$"), r"\1iz\2"),  # optimise, organisation
+    (re.compile(r"(..)ys(e|ed|es|ing)$"), r"\1yz\2"),  # analyse
+    (re.compile(r"([^aeiou])re(s|d)?$"), r"\1er\2"),  # centre, metre, fibre
+    (re.compile(r"ogue(s)?$"), r"og\1"),  # catalogue, dialogue
+    (re.compile(r"^(licen|defen|offen)ce(s)?$"), r"\1se\2"),
+    (re.compile(r"^aluminium$"), "aluminum"),
+    (re.compile(r"^grey$"), "gray"),
+    (re.compile(r"^programme(s)?$"), r"program\1"),
+)
+_AMERICAN = (
+    (re.compile(r"(..)or(s|ed|ing|ite|ites|able)?$"), r"\1our\2"),
+    (re.compile(r"(..)iz(e|ed|es|ing|ation|ations|er|ers)$"), r"\1is\2"),
+    (re.compile(r"(..)yz(e|ed|es|ing)$"), r"\1ys\2"),
+    (re.compile(r"([^aeiou])er(s)?$"), r"\1re\2"),
+    (re.compile(r"og(s)?$"), r"ogue\1"),
+    (re.compile(r"^(licen|defen|offen)se(s)?$"), r"\1ce\2"),
+    (re.compile(r"^aluminum$"), "aluminium"),
+    (re.compile(r"^gray$"), "grey"),
+)
+
+
+@lru_cache(maxsize=4096)
+def _spellings(word: str) -> tuple[str, ...]:
+    """The word as the other side of the Atlantic spells it (a guess per ending: the documents decide
+    whether the guess is a word)."""
+    lower = word.lower()
+    if len(lower) < 4 or not lower.isalpha():
+        return ()
+    out = {pattern.sub(repl, lower) for pattern, repl in (*_BRITISH, *_AMERICAN)}
+    out.discard(lower)
+    return tuple(sorted(out))
 
 
 @dataclass(frozen=True)
