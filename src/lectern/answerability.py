@@ -11,7 +11,9 @@ single lexical rule decides. The signals, all computed from what retrieval alrea
   answers it;
 - coverage of the question's content words by the passages, each word weighted by how rare it is in
   general English (`wordfreq`): a missing "PX4" or "Webots" weighs much more than a missing "laptop";
-  and whether a missing word occurs anywhere in the collection at all;
+  and whether a missing word occurs anywhere in the collection at all. A word counts however the
+  passages write it (hyphen or none, inside a snake_case name, British or American spelling), and the
+  reader's words for the book itself ("the book's example") are not part of the topic;
 - whether the best passage's headings name the question's topic;
 - how long the question is beyond ten words (`q_words`): every word a reader adds ("I'm trying to
   plan my last few weeks...") pulls the question's vector away from the passage that answers it, so a
@@ -167,7 +169,9 @@ def _by_root(terms: frozenset[str]) -> dict[str, tuple[str, ...]]:
     return {root: tuple(found) for root, found in roots.items()}
 
 
-def _present(word: str, terms: frozenset[str], text: str) -> bool:
+def _present(word: str, terms: frozenset[str], text: str, hyphenless: frozenset[str] = frozenset()) -> bool:
+    """Whether the passages (their `terms` and `text`; `hyphenless`: their hyphenated terms without the
+    hyphens, see `_hyphenless`) contain the question word."""
     if is_compound(word):
         return any(form in text for form in written_forms(word))
     stems = stem_terms(word)
@@ -187,11 +191,18 @@ def _present(word: str, terms: frozenset[str], text: str) -> bool:
     # ... or in a name's parts ("fusion" in enable_imu_fusion, "head" in head_link), written as one word
     # ("nonlinear": non-linear), or spelled the other side of the Atlantic ("aluminium", "colour",
     # "optimise"; and the other way round).
-    if _in_identifier(word.lower()).search(text):
+    lower = word.lower()
+    if (f"_{lower}" in text or f"{lower}_" in text) and _in_identifier(lower).search(text):
         return True
-    expanded = _expanded(terms)
-    forms = {word.replace("-", ""), *_spellings(word)}
-    return any((found := stem_terms(form)) and found <= expanded for form in forms)
+    return any(all(t in terms or t in hyphenless for t in form) for form in _other_forms(word))
+
+
+@lru_cache(maxsize=4096)
+def _other_forms(word: str) -> tuple[frozenset[str], ...]:
+    """The stems of the word as the passages may also write it: without its hyphens (to meet a passage's
+    hyphenated word with its hyphens dropped), British or American."""
+    found = {stem_terms(form) for form in (word.replace("-", ""), *_spellings(word))}
+    return tuple(f for f in found if f)
 
 
 # What a hyphen joins to a name to say how it is done, not what it is about.
@@ -210,43 +221,46 @@ def _in_identifier(word: str) -> re.Pattern[str]:
     return re.compile(rf"(?<![a-z0-9]){w}_|_{w}(?![a-z0-9])")
 
 
-@lru_cache(maxsize=256)
-def _expanded(terms: frozenset[str]) -> frozenset[str]:
-    """The terms and, for those written with a hyphen, without it ("non-linear" -> "nonlinear")."""
-    return terms | frozenset(t.replace("-", "") for t in terms if "-" in t)
+@lru_cache(maxsize=8192)
+def _hyphenless(terms: frozenset[str]) -> frozenset[str]:
+    """A passage's hyphenated terms with the hyphens dropped ("non-linear" -> "nonlinear"); cached per
+    passage (its terms are `passage_terms`' cached set)."""
+    return frozenset(t.replace("-", "") for t in terms if "-" in t)
 
 
-_BRITISH = (
-    (re.compile(r"(..)our(s|ed|ing|ite|ites|able)?$"), r"\1or\2"),  # colour, behaviour
-    (re.compile(r"(..)is(e|ed|es|ing|ation|ations|er|ers)$"), r"\1iz\2"),  # optimise, organisation
-    (re.compile(r"(..)ys(e|ed|es|ing)$"), r"\1yz\2"),  # analyse
-    (re.compile(r"([^aeiou])re(s|d)?$"), r"\1er\2"),  # centre, metre, fibre
-    (re.compile(r"ogue(s)?$"), r"og\1"),  # catalogue, dialogue
-    (re.compile(r"^(licen|defen|offen)ce(s)?$"), r"\1se\2"),
-    (re.compile(r"^aluminium$"), "aluminum"),
-    (re.compile(r"^grey$"), "gray"),
-    (re.compile(r"^programme(s)?$"), r"program\1"),
-)
-_AMERICAN = (
-    (re.compile(r"(..)or(s|ed|ing|ite|ites|able)?$"), r"\1our\2"),
-    (re.compile(r"(..)iz(e|ed|es|ing|ation|ations|er|ers)$"), r"\1is\2"),
-    (re.compile(r"(..)yz(e|ed|es|ing)$"), r"\1ys\2"),
-    (re.compile(r"([^aeiou])er(s)?$"), r"\1re\2"),
-    (re.compile(r"og(s)?$"), r"ogue\1"),
-    (re.compile(r"^(licen|defen|offen)se(s)?$"), r"\1ce\2"),
-    (re.compile(r"^aluminum$"), "aluminium"),
-    (re.compile(r"^gray$"), "grey"),
-)
+# (a cheap test on the word's ending, the change): British to American and back, each a guess.
+_SPELLINGS: tuple[tuple[tuple[str, ...], re.Pattern[str], str], ...] = tuple(
+    (ends, re.compile(pattern), repl)
+    for ends, pattern, repl in (
+        (("our", "ours", "oured", "ouring", "ourite", "ourites", "ourable"), r"(..)our(\w*)$", r"\1or\2"),
+        (("or", "ors", "ored", "oring", "orite", "orites", "orable"), r"(..)or(\w*)$", r"\1our\2"),
+        (("ise", "ised", "ises", "ising", "isation", "isations", "iser"), r"(..)is(\w+)$", r"\1iz\2"),
+        (("ize", "ized", "izes", "izing", "ization", "izations", "izer"), r"(..)iz(\w+)$", r"\1is\2"),
+        (("yse", "ysed", "yses", "ysing"), r"(..)ys(\w+)$", r"\1yz\2"),
+        (("yze", "yzed", "yzes", "yzing"), r"(..)yz(\w+)$", r"\1ys\2"),
+        (("re", "res", "red"), r"([^aeiou])re(s|d)?$", r"\1er\2"),  # centre, metre, fibre
+        (("er", "ers"), r"([^aeiou])er(s)?$", r"\1re\2"),
+        (("ogue", "ogues"), r"ogue(s)?$", r"og\1"),  # catalogue, dialogue
+        (("og", "ogs"), r"og(s)?$", r"ogue\1"),
+        (("ence", "ences"), r"^(licen|defen|offen)ce(s)?$", r"\1se\2"),
+        (("ense", "enses"), r"^(licen|defen|offen)se(s)?$", r"\1ce\2"),
+        (("aluminium",), r"^aluminium$", "aluminum"),
+        (("aluminum",), r"^aluminum$", "aluminium"),
+        (("grey",), r"^grey$", "gray"),
+        (("gray",), r"^gray$", "grey"),
+        (("programme", "programmes"), r"^programme(s)?$", r"program\1"),
+    )
+)  # fmt: skip
 
 
 @lru_cache(maxsize=4096)
 def _spellings(word: str) -> tuple[str, ...]:
-    """The word as the other side of the Atlantic spells it (a guess per ending: the documents decide
-    whether the guess is a word)."""
+    """The word as the other side of the Atlantic spells it (colour / color, optimise / optimize,
+    centre / center: a guess per ending; the documents decide whether the guess is a word)."""
     lower = word.lower()
     if len(lower) < 4 or not lower.isalpha():
         return ()
-    out = {pattern.sub(repl, lower) for pattern, repl in (*_BRITISH, *_AMERICAN)}
+    out = {pattern.sub(repl, lower) for ends, pattern, repl in _SPELLINGS if lower.endswith(ends)}
     out.discard(lower)
     return tuple(sorted(out))
 
@@ -304,8 +318,10 @@ def signals(
     miss_rare = miss_unknown = 0.0
     miss_name_unknown = 0.0
     heading_terms = stem_terms(" ".join(top[0].chunk.heading_hierarchy)) if top else frozenset()
+    heading_text = " ".join(top[0].chunk.heading_hierarchy).lower() if top else ""
+    hyphenless = frozenset().union(*map(_hyphenless, per_passage))
     for (word, name), weight in zip(terms, weights, strict=True):
-        if _present(word, everything, all_text):
+        if _present(word, everything, all_text, hyphenless):
             cov += weight
         else:
             missing.append(word)
@@ -315,9 +331,9 @@ def signals(
                 miss_unknown = max(miss_unknown, rarity(word))
                 if name:
                     miss_name_unknown = 1.0
-        if per_passage and _present(word, per_passage[0], texts[0]):
+        if per_passage and _present(word, per_passage[0], texts[0], _hyphenless(per_passage[0])):
             cov_top1 += weight
-        if _present(word, heading_terms, " ".join(top[0].chunk.heading_hierarchy).lower() if top else ""):
+        if _present(word, heading_terms, heading_text, _hyphenless(heading_terms)):
             heading += weight
     values = (
         sims[0] if sims else 0.0,
