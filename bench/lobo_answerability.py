@@ -1,7 +1,7 @@
 """Leave-one-book-out cross-validation of the answerability decision (`lectern/answerability.py`).
 
     uv run python bench/lobo_answerability.py CORPUS QUESTIONS.jsonl [CORPUS QUESTIONS.jsonl ...]
-        [--drop FEATURE ...] [--target 0.91]
+        [--drop FEATURE ...] [--target 0.92]
 
 Takes the same arguments as `bench/train_answerability.py` and builds the same examples, then for each
 book (corpus folder) trains on the other books' examples, picks the threshold there as the training

@@ -11,7 +11,9 @@ single lexical rule decides. The signals, all computed from what retrieval alrea
   answers it;
 - coverage of the question's content words by the passages, each word weighted by how rare it is in
   general English (`wordfreq`): a missing "PX4" or "Webots" weighs much more than a missing "laptop";
-  and whether a missing word occurs anywhere in the collection at all;
+  and whether a missing word occurs anywhere in the collection at all. A word counts however the
+  passages write it (hyphen or none, inside a snake_case name, British or American spelling), and the
+  reader's words for the book itself ("the book's example") are not part of the topic;
 - whether the best passage's headings name the question's topic;
 - how long the question is beyond ten words (`q_words`): every word a reader adds ("I'm trying to
   plan my last few weeks...") pulls the question's vector away from the passage that answers it, so a
@@ -64,6 +66,9 @@ PASSAGES = 5  # the decision looks at the best five passages
 ROOT_CHARS = 5  # shortest shared beginning that counts as the same root ("behav", "simul")
 ROOT_SHARE = 0.8  # ... and it must be most of the shorter word ("life" is not "lifecycle")
 _CONTRACTIONS = frozenset({"re", "ve", "ll", "nt"})  # what "we're", "I've" leave behind as words
+# Words for the documents themselves ("the book's example", "the course's version"): a reader names the
+# book, the book does not name itself, so a passage that lacks the word lacks nothing.
+_DOCUMENT_WORDS = frozenset({"book", "textbook", "course", "chapter", "tutorial", "author", "documentation"})
 # Questions up to this long count as equally long: a short, precise question ("How do I delete a
 # collection?") must not read as less answerable than one of ten words.
 SHORT_QUESTION_WORDS = 10
@@ -111,7 +116,7 @@ def question_terms(question: str) -> list[tuple[str, bool]]:
     out: list[tuple[str, bool]] = []
     for word in tokens:
         key = word.lower()
-        if key in seen or key in GENERIC_WORDS:
+        if key in seen or key in GENERIC_WORDS or key in _DOCUMENT_WORDS:
             continue
         seen.add(key)
         out.append((word, is_name(word, first=word == first)))
@@ -164,7 +169,9 @@ def _by_root(terms: frozenset[str]) -> dict[str, tuple[str, ...]]:
     return {root: tuple(found) for root, found in roots.items()}
 
 
-def _present(word: str, terms: frozenset[str], text: str) -> bool:
+def _present(word: str, terms: frozenset[str], text: str, hyphenless: frozenset[str] = frozenset()) -> bool:
+    """Whether the passages (their `terms` and `text`; `hyphenless`: their hyphenated terms without the
+    hyphens, see `_hyphenless`) contain the question word."""
     if is_compound(word):
         return any(form in text for form in written_forms(word))
     stems = stem_terms(word)
@@ -172,9 +179,90 @@ def _present(word: str, terms: frozenset[str], text: str) -> bool:
         return True
     if len(stems) == 1 and _shares_root(next(iter(stems)), terms):
         return True
-    # A hyphenated ordinary word is there when its parts are ("box-shaped": box ... shaped).
     parts = [p for p in word.split("-") if p]
-    return len(parts) > 1 and all(stem_terms(p) <= terms for p in parts)
+    if len(parts) > 1:
+        # A hyphenated ordinary word is there when its parts are ("box-shaped": box ... shaped), when
+        # its head is and the rest only says how ("PDDL-style", "LLM-driven"), or when the documents
+        # write it as an identifier ("add-two-ints": add_two_ints).
+        if all(stem_terms(p) <= terms for p in parts if p.lower() not in _MODIFIER_SUFFIXES):
+            return True
+        if "_".join(parts).lower() in text:
+            return True
+    # ... or in a name's parts ("fusion" in enable_imu_fusion, "head" in head_link), written as one word
+    # ("nonlinear": non-linear), or spelled the other side of the Atlantic ("aluminium", "colour",
+    # "optimise"; and the other way round).
+    lower = word.lower()
+    if (f"_{lower}" in text or f"{lower}_" in text) and _in_identifier(lower).search(text):
+        return True
+    return any(all(t in terms or t in hyphenless for t in form) for form in _other_forms(word))
+
+
+@lru_cache(maxsize=4096)
+def _other_forms(word: str) -> tuple[frozenset[str], ...]:
+    """The stems of the word as the passages may also write it: without its hyphens (to meet a passage's
+    hyphenated word with its hyphens dropped), British or American."""
+    found = {stem_terms(form) for form in (word.replace("-", ""), *_spellings(word))}
+    return tuple(f for f in found if f)
+
+
+# What a hyphen joins to a name to say how it is done, not what it is about.
+_MODIFIER_SUFFIXES = frozenset(
+    {
+        "style", "like", "based", "driven", "powered", "enabled", "aware", "related", "specific",
+        "friendly", "oriented", "level", "type", "ready", "compatible", "capable", "only", "free",
+    }
+)  # fmt: skip
+
+
+@lru_cache(maxsize=4096)
+def _in_identifier(word: str) -> re.Pattern[str]:
+    """The word as one part of a snake_case name: "fusion" in enable_imu_fusion, not in "confusion_x"."""
+    w = re.escape(word)
+    return re.compile(rf"(?<![a-z0-9]){w}_|_{w}(?![a-z0-9])")
+
+
+@lru_cache(maxsize=8192)
+def _hyphenless(terms: frozenset[str]) -> frozenset[str]:
+    """A passage's hyphenated terms with the hyphens dropped ("non-linear" -> "nonlinear"); cached per
+    passage (its terms are `passage_terms`' cached set)."""
+    return frozenset(t.replace("-", "") for t in terms if "-" in t)
+
+
+# (a cheap test on the word's ending, the change): British to American and back, each a guess.
+_SPELLINGS: tuple[tuple[tuple[str, ...], re.Pattern[str], str], ...] = tuple(
+    (ends, re.compile(pattern), repl)
+    for ends, pattern, repl in (
+        (("our", "ours", "oured", "ouring", "ourite", "ourites", "ourable"), r"(..)our(\w*)$", r"\1or\2"),
+        (("or", "ors", "ored", "oring", "orite", "orites", "orable"), r"(..)or(\w*)$", r"\1our\2"),
+        (("ise", "ised", "ises", "ising", "isation", "isations", "iser"), r"(..)is(\w+)$", r"\1iz\2"),
+        (("ize", "ized", "izes", "izing", "ization", "izations", "izer"), r"(..)iz(\w+)$", r"\1is\2"),
+        (("yse", "ysed", "yses", "ysing"), r"(..)ys(\w+)$", r"\1yz\2"),
+        (("yze", "yzed", "yzes", "yzing"), r"(..)yz(\w+)$", r"\1ys\2"),
+        (("re", "res", "red"), r"([^aeiou])re(s|d)?$", r"\1er\2"),  # centre, metre, fibre
+        (("er", "ers"), r"([^aeiou])er(s)?$", r"\1re\2"),
+        (("ogue", "ogues"), r"ogue(s)?$", r"og\1"),  # catalogue, dialogue
+        (("og", "ogs"), r"og(s)?$", r"ogue\1"),
+        (("ence", "ences"), r"^(licen|defen|offen)ce(s)?$", r"\1se\2"),
+        (("ense", "enses"), r"^(licen|defen|offen)se(s)?$", r"\1ce\2"),
+        (("aluminium",), r"^aluminium$", "aluminum"),
+        (("aluminum",), r"^aluminum$", "aluminium"),
+        (("grey",), r"^grey$", "gray"),
+        (("gray",), r"^gray$", "grey"),
+        (("programme", "programmes"), r"^programme(s)?$", r"program\1"),
+    )
+)  # fmt: skip
+
+
+@lru_cache(maxsize=4096)
+def _spellings(word: str) -> tuple[str, ...]:
+    """The word as the other side of the Atlantic spells it (colour / color, optimise / optimize,
+    centre / center: a guess per ending; the documents decide whether the guess is a word)."""
+    lower = word.lower()
+    if len(lower) < 4 or not lower.isalpha():
+        return ()
+    out = {pattern.sub(repl, lower) for ends, pattern, repl in _SPELLINGS if lower.endswith(ends)}
+    out.discard(lower)
+    return tuple(sorted(out))
 
 
 @dataclass(frozen=True)
@@ -230,8 +318,10 @@ def signals(
     miss_rare = miss_unknown = 0.0
     miss_name_unknown = 0.0
     heading_terms = stem_terms(" ".join(top[0].chunk.heading_hierarchy)) if top else frozenset()
+    heading_text = " ".join(top[0].chunk.heading_hierarchy).lower() if top else ""
+    hyphenless = frozenset().union(*map(_hyphenless, per_passage))
     for (word, name), weight in zip(terms, weights, strict=True):
-        if _present(word, everything, all_text):
+        if _present(word, everything, all_text, hyphenless):
             cov += weight
         else:
             missing.append(word)
@@ -241,9 +331,9 @@ def signals(
                 miss_unknown = max(miss_unknown, rarity(word))
                 if name:
                     miss_name_unknown = 1.0
-        if per_passage and _present(word, per_passage[0], texts[0]):
+        if per_passage and _present(word, per_passage[0], texts[0], _hyphenless(per_passage[0])):
             cov_top1 += weight
-        if _present(word, heading_terms, " ".join(top[0].chunk.heading_hierarchy).lower() if top else ""):
+        if _present(word, heading_terms, heading_text, _hyphenless(heading_terms)):
             heading += weight
     values = (
         sims[0] if sims else 0.0,

@@ -90,6 +90,34 @@ def test_root_shared_with_another_derivation_counts_as_present() -> None:
     assert "lifecycle" in life.missing
 
 
+def test_a_word_is_present_however_the_documents_write_it() -> None:
+    passage = [
+        hit(
+            "Particle filters suit non-linear systems. Brushed aluminum looks metallic; optimize the color. "
+            "Set enable_imu_fusion to true and call the add_two_ints service from a PDDL planner.",
+            0.5,
+        )
+    ]
+    s = signals(
+        "Which filter for a nonlinear system? Does aluminium colour need optimising? Should I turn on "
+        "fusion for add-two-ints, PDDL-style?",
+        passage,
+        None,
+        None,
+    )
+    for word in ("nonlinear", "aluminium", "colour", "optimising", "fusion", "add-two-ints", "PDDL-style"):
+        assert word not in s.missing
+    # A part of an identifier counts only as a whole part; a guessed spelling only when it is there.
+    other = signals("Any confusion?", [hit("Set enable_confusion_x.", 0.5)], None, None)
+    assert "confusion" not in other.missing
+    assert signals("Is there confusion?", [hit("Set fusion_x.", 0.5)], None, None).missing == ("confusion",)
+
+
+def test_words_for_the_book_itself_are_not_the_topic() -> None:
+    s = signals("How far can the head turn in the book's example neck joint?", PASSAGES, None, None)
+    assert "book" not in s.missing
+
+
 def test_acronym_plurals_and_word_pairs_are_written_as_the_documents_write_them() -> None:
     imu = [hit("The IMU reports angular velocity; the talker publishes and the listener subscribes.", 0.5)]
     s = signals("Are IMUs noisy in the talker/listener demo?", imu, None, None, known=lambda w: w != "IMUs")
