@@ -513,3 +513,52 @@ async def test_a_lead_in_of_short_items_is_quoted_with_them_as_a_list() -> None:
     assert written.text.endswith(
         "changed at runtime [1]:\n\n- Camera resolution\n- Control gains\n- Safety thresholds"
     )
+
+
+def test_a_quoted_issue_brings_the_solutions_after_its_list_of_causes() -> None:
+    text = (
+        "Issue: Grasp attempts fail repeatedly\n\nPossible Causes:\n\n- Pose estimate inaccurate\n"
+        "- Object geometry unsuitable for the gripper\n- Motion planning failed\n\nSolutions:\n\n"
+        "1. Calibrate the depth camera for better poses\n2. Add multiple approach angles\n\n"
+        "Issue: System becomes unresponsive\n\nSolutions:\n\n1. Restart the crashed node\n"
+    )
+    hit = _hit(text, 1)
+    candidates = [extractive._Candidate(u, 1, hit, 0.0) for u in units_of(text)]
+    quoted = extractive._with_context([candidates[0]], candidates)
+    assert [c.unit.text for c in quoted] == [
+        "Issue: Grasp attempts fail repeatedly",
+        "Calibrate the depth camera for better poses",
+        "Add multiple approach angles",
+    ]
+
+
+def test_the_solution_of_a_problem_is_looked_for_only_before_the_next_problem() -> None:
+    text = (
+        "Issue: Robot drives to the wrong room\n\nPossible Causes:\n\n- Map outdated\n- Bad coordinates\n\n"
+        "Issue: System becomes unresponsive\n\nSolutions:\n\n1. Restart the crashed node\n"
+    )
+    hit = _hit(text, 1)
+    same = {u.position: extractive._Candidate(u, 1, hit, 0.0) for u in units_of(text)}
+    first, second = (p for p, c in same.items() if c.unit.text.startswith("Issue"))
+    assert extractive._solution_after(same, first) is None
+    found = extractive._solution_after(same, second)
+    assert found is not None
+    assert found.unit.text == "Restart the crashed node"
+
+
+async def test_a_short_solution_lead_in_can_lead_the_answer_with_its_code() -> None:
+    fix = (
+        "Solution: Check the drive configuration:\n\n"
+        "```\n1. Joint type must be revolute\n2. The drive must have non-zero stiffness\n```\n"
+    )
+    listing = (
+        "```csharp\npublic class JointPanel : MonoBehaviour\n{\n    public Slider slider;\n"
+        "    void Move() { joint.drive = slider.value; }\n}\n```\n"
+    )
+    question = "My joints won't move when I drag the sliders. What should I check?"
+    result = RetrievalResult(
+        query=question, hits=[_hit(listing, 1, "Joint sliders"), _hit(fix, 2, "Error: Joints don't move")]
+    )
+    _, written = await write(ExtractiveWriter(), request(question, result))
+    assert "Solution: Check the drive configuration" in written.text
+    assert "non-zero stiffness" in written.text

@@ -12,10 +12,11 @@
    block, whole, with the sentence that introduces it (the block after one the question quotes: that
    one is the symptom). A quoted sentence brings the code a short lead-in ties to it ("Cause: ..." /
    "Solution:" / code) and the fix list after it ("Symptom: ..." / "Solutions:" / "1. Update the
-   driver:" / code / "2. ..."). A best-ranked source with nothing but code is quoted by its code,
-   or by the chunk of the same listing that matches the question best; a code line may answer on its
-   own, matched with its identifiers split and its abbreviations spelled out ("horizontal_fov" for
-   "field of view").
+   driver:" / code / "2. ..."), past a list of causes when a stated problem ("Issue: ...") has one; a
+   short "Solution: check X:" may lead the answer with its code. A best-ranked source with nothing
+   but code is quoted by its code, or by the chunk of the same listing that matches the question
+   best; a code line may answer on its own, matched with its identifiers split and its abbreviations
+   spelled out ("horizontal_fov" for "field of view").
 5. Sentences are grouped by source (best source first) and kept in the author's order within a
    source; each group ends with its source number, `[n]` = the n-th source of the turn
    (`writers/sources.py`).
@@ -352,6 +353,7 @@ def _mmr(candidates: list[_Candidate]) -> list[_Candidate]:
             or (c.source, c.unit.position + 1) in items
             or c.unit.items
             or c.unit.words >= TELLING_LEAD_IN_WORDS
+            or _SOLUTION.match(c.unit.text)  # "Solution: check X:" says what to do (and brings its code)
         ),
         key=lambda c: -c.score,
     )
@@ -393,6 +395,10 @@ TELLING_LEAD_IN_WORDS = 6  # a lead-in this long says something of its own
 SHORT_LIST = 5  # another list the answer quotes from comes whole when it is this short
 MAX_CONTEXT_WORDS = 160  # ... and while the answer is still this short
 _SOLUTION = re.compile(r"^(solution|fix|workaround|resolution|answer)s?\b", re.IGNORECASE)
+# A unit that states a problem ("Issue: Grasp attempts fail repeatedly", "Problem: ..."): its fix may
+# come after a list of causes, before the next problem of the same passage.
+_ISSUE = re.compile(r"^(issue|problem|error|symptom|challenge|bug)s?\s*:", re.IGNORECASE)
+ISSUE_REACH = 12  # units after a problem searched for its solution
 
 
 _ANAPHOR = re.compile(r"^(it|its|this|these|that|those|they|their|such|both|each)\b", re.I)
@@ -428,6 +434,8 @@ def _with_context(chosen: list[_Candidate], candidates: list[_Candidate]) -> lis
             if before is not None and before not in out:
                 out.append(before)
         after = same.get(c.unit.position + 1)
+        if after is not None and _ISSUE.match(c.unit.text) and not _SOLUTION.match(after.unit.text):
+            after = _solution_after(same, c.unit.position) or after
         if after is not None and after not in out and _SOLUTION.match(after.unit.text):
             out.append(after)
         elif after is not None and after not in out and _SOLUTION.match(after.unit.intro):
@@ -435,6 +443,20 @@ def _with_context(chosen: list[_Candidate], candidates: list[_Candidate]) -> lis
             steps = _list_items(same, after.unit.position, through_code=True)[:SHORT_LIST]
             out.extend(i for i in steps if i not in out)
     return out
+
+
+def _solution_after(same: dict[int, _Candidate], pos: int) -> _Candidate | None:
+    """The solution of the problem stated at `pos` ("Issue: ..." / "Possible causes:" / a list /
+    "Solutions:" / a list): the first unit that opens or heads a fix before the next problem."""
+    for p in range(pos + 1, pos + 1 + ISSUE_REACH):
+        u = same.get(p)
+        if u is None:
+            continue  # a code block (not in `same`) between the problem and its fix
+        if _ISSUE.match(u.unit.text):
+            return None
+        if _SOLUTION.match(u.unit.text) or _SOLUTION.match(u.unit.intro):
+            return u
+    return None
 
 
 def _with_introduced_code(chosen: list[_Candidate], codes: list[_Candidate]) -> list[_Candidate]:
