@@ -562,3 +562,33 @@ async def test_a_short_solution_lead_in_can_lead_the_answer_with_its_code() -> N
     _, written = await write(ExtractiveWriter(), request(question, result))
     assert "Solution: Check the drive configuration" in written.text
     assert "non-zero stiffness" in written.text
+
+
+async def test_a_quoted_sentence_that_names_a_file_brings_the_opening_of_that_files_code() -> None:
+    files = (
+        "- `params.yaml` - Navigation parameters tuned for the robot\n"
+        "- `send_goal.py` - Send navigation goals to the robot programmatically\n"
+    )
+    tail = (
+        '```python title="examples/send_goal.py"\n        goal.pose.x = x\n'
+        "        self.client.send_goal_async(goal)\n```\n"
+    )
+    head = (
+        '```python title="examples/send_goal.py"\nimport rclpy\nfrom nav_msgs.action import GoToPose\n\n'
+        "class GoalSender:\n    pass\n```\n"
+    )
+    question = "How do I send navigation goals to the robot from a script?"
+    hits = [_hit(files, 1, "Files"), _hit(tail, 2, "Script"), _hit(head, 3, "Script")]
+    result = RetrievalResult(query=question, hits=hits)
+    _, written = await write(ExtractiveWriter(), request(question, result))
+    assert "from nav_msgs.action import GoToPose" in written.text
+    assert "send_goal_async" not in written.text
+
+
+def test_a_file_name_is_matched_whole_in_a_blocks_title() -> None:
+    block = '```python title="examples/resend_goal.py"\nimport rclpy\nprint(1)\n```'
+    hit = _hit(block, 2)
+    code = extractive._Candidate(units_of(block)[0], 2, hit, 0.0)
+    text = "- `send_goal.py` - Send navigation goals programmatically"
+    sentence = extractive._Candidate(units_of(text)[0], 1, _hit(text, 1), 0.0)
+    assert extractive._with_named_code([sentence], [code], [sentence]) == [sentence]

@@ -13,7 +13,8 @@
    one is the symptom). A quoted sentence brings the code a short lead-in ties to it ("Cause: ..." /
    "Solution:" / code) and the fix list after it ("Symptom: ..." / "Solutions:" / "1. Update the
    driver:" / code / "2. ..."), past a list of causes when a stated problem ("Issue: ...") has one; a
-   short "Solution: check X:" may lead the answer with its code. A best-ranked source with nothing
+   short "Solution: check X:" may lead the answer with its code; a quoted sentence that names a file
+   ("`send_goal.py` - Send goals") brings that file's code. A best-ranked source with nothing
    but code is quoted by its code, or by the chunk of the same listing that matches the question
    best; a code line may answer on its own, matched with its identifiers split and its abbreviations
    spelled out ("horizontal_fov" for "field of view").
@@ -187,6 +188,7 @@ class ExtractiveWriter:
                     _best_of_listing(code, answering, candidates, query_terms), chosen, candidates
                 )
         chosen = _with_top_code(chosen, answering, candidates, query_terms)
+        chosen = _with_named_code(chosen, codes, candidates)
         if not chosen:
             return _fallback(sources[0], 1)
         chosen = _with_code_lines(chosen, codes, candidates, query, query_terms)
@@ -605,6 +607,38 @@ def _best_of_listing(
         return code
     listing = [c for c in codes if c.source not in prose and _same_section(c.hit, code.hit)]
     return max(listing, key=lambda c: (len(_code_block_terms(c.unit.text) & asked), c is code, -c.source))
+
+
+# A file a sentence names ("`send_goal.py` - Send goals from a script"): a program or configuration file.
+_FILE_NAME = re.compile(
+    r"\b[\w-]+\.(?:py|cpp|hpp|cc|h|c|cs|js|ts|java|rs|go|yaml|yml|xml|urdf|xacro|sdf|json|sh|bash|toml|cfg|ini)\b"
+)
+FILE_TITLE_LINES = 2  # a block names its file in its fence (title="...") or its first line ("# File: ...")
+
+
+def _with_named_code(
+    chosen: list[_Candidate], codes: list[_Candidate], candidates: list[_Candidate]
+) -> list[_Candidate]:
+    """A quoted sentence that names a file brings the code block of that file ("`send_goal.py` - Send
+    goals programmatically" and the block titled "send_goal.py"): the file is the answer it points
+    to. One block, for the best sentence that names one, when the answer quotes no code yet."""
+    if not codes or any(c.unit.kind == "code" for c in chosen):
+        return chosen
+    for c in chosen:
+        for name in dict.fromkeys(m.group(0) for m in _FILE_NAME.finditer(c.unit.text)):
+            named = re.compile(rf"(?<![\w-]){re.escape(name)}\b")
+            files = [k for k in codes if named.search("\n".join(k.unit.text.split("\n")[:FILE_TITLE_LINES]))]
+            if files:
+                # A long file is split over chunks: its opening part (not indented) says what it is.
+                code = min(files, key=lambda k: (_continues(k.unit.text), k.source))
+                return _with_code(code, chosen, candidates)
+    return chosen
+
+
+def _continues(block: str) -> bool:
+    """Whether a fenced block starts inside a listing (its first line is indented)."""
+    lines = block.split("\n")
+    return len(lines) > 1 and lines[1][:1] in (" ", "\t")
 
 
 def _same_section(a: SearchHit, b: SearchHit) -> bool:
