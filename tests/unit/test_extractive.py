@@ -592,3 +592,17 @@ def test_a_file_name_is_matched_whole_in_a_blocks_title() -> None:
     text = "- `send_goal.py` - Send navigation goals programmatically"
     sentence = extractive._Candidate(units_of(text)[0], 1, _hit(text, 1), 0.0)
     assert extractive._with_named_code([sentence], [code], [sentence]) == [sentence]
+
+
+async def test_a_quoted_comment_on_code_brings_the_code_above_it() -> None:
+    text = (
+        "### Velocity limits\n\n```yaml\nmax_vel_x: 0.5      # m/s forward walking speed\n"
+        "acc_lim_x: 0.5      # m/s² smooth acceleration\n```\n\n"
+        "Rationale: Slower than wheeled robots to keep the humanoid balanced.\n"
+    )
+    other = "Wheeled robots drive at one to two metres per second on flat ground."
+    question = "How fast should a humanoid walk compared to wheeled robots?"
+    result = RetrievalResult(query=question, hits=[_hit(text, 1, "Navigation"), _hit(other, 2, "Wheels")])
+    _, written = await write(ExtractiveWriter(), request(question, result))
+    assert "Rationale: Slower than wheeled robots" in written.text
+    assert "max_vel_x: 0.5" in written.text

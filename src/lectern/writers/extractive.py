@@ -14,7 +14,8 @@
    "Solution:" / code) and the fix list after it ("Symptom: ..." / "Solutions:" / "1. Update the
    driver:" / code / "2. ..."), past a list of causes when a stated problem ("Issue: ...") has one; a
    short "Solution: check X:" may lead the answer with its code; a quoted sentence that names a file
-   ("`send_goal.py` - Send goals") brings that file's code. A best-ranked source with nothing
+   ("`send_goal.py` - Send goals") brings that file's code, and one that comments on the block above
+   it ("Rationale: ...") brings that block. A best-ranked source with nothing
    but code is quoted by its code, or by the chunk of the same listing that matches the question
    best; a code line may answer on its own, matched with its identifiers split and its abbreviations
    spelled out ("horizontal_fov" for "field of view").
@@ -173,7 +174,7 @@ class ExtractiveWriter:
         kind = question_kind(request.question)
         _favour_cues(candidates, kind)
         chosen = _with_introduced_code(_with_context(_mmr(candidates), candidates), codes)
-        chosen = _with_following_code(chosen, codes)
+        chosen = _with_commented_code(_with_following_code(chosen, codes), codes)
         # A problem ("RViz2 warns that a frame does not exist") is fixed by a command as often as a
         # how-to question is answered by one.
         how_to = bool(_HOW_TO.search(request.question) or _HOW_TO.search(query)) or kind == "problem"
@@ -468,6 +469,23 @@ def _with_introduced_code(chosen: list[_Candidate], codes: list[_Candidate]) -> 
         if c.unit.lead_in:
             follows = [k for k in codes if k.source == c.source and k.unit.position == c.unit.position + 1]
             out.extend(k for k in follows if k not in out)
+    return out
+
+
+# A sentence that comments on what comes before it ("Rationale: slower than wheeled robots ...").
+_COMMENTARY = re.compile(r"^(rationale|effect|result|explanation|why)s?\s*:", re.IGNORECASE)
+
+
+def _with_commented_code(chosen: list[_Candidate], codes: list[_Candidate]) -> list[_Candidate]:
+    """A quoted sentence that comments on the code block right above it ("Rationale: ...", "Effect:
+    ...") brings that block: the comment says why, the block says what (the values asked for)."""
+    out = list(chosen)
+    for c in chosen:
+        if c.unit.kind == "code" or not _COMMENTARY.match(c.unit.text):
+            continue
+        for k in codes:
+            if k.source == c.source and k.unit.position == c.unit.position - 1 and k not in out:
+                out.append(k)
     return out
 
 
