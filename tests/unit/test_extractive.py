@@ -606,3 +606,23 @@ async def test_a_quoted_comment_on_code_brings_the_code_above_it() -> None:
     _, written = await write(ExtractiveWriter(), request(question, result))
     assert "Rationale: Slower than wheeled robots" in written.text
     assert "max_vel_x: 0.5" in written.text
+
+
+def _context_of(best_text: str, list_text: str, pick: int) -> list[str]:
+    """`_with_context` for the best sentence of source 1 and item `pick` of the list of source 2."""
+    best = extractive._Candidate(units_of(best_text)[0], 1, _hit(best_text, 1), 0.0)
+    listed = [extractive._Candidate(u, 2, _hit(list_text, 2), 0.0) for u in units_of(list_text)]
+    quoted = extractive._with_context([best, listed[pick]], [best, *listed])
+    return [c.unit.text for c in quoted if c.source == 2]
+
+
+def test_another_list_of_terse_items_comes_whole_and_one_of_long_items_does_not() -> None:
+    best = "The bridge node connects the robot to the language model."
+    terse = "".join(f"- Part {n}: does step {n}\n" for n in "ABCDEFG")
+    assert len(_context_of(best, terse, 2)) == 7
+    wordy = "".join(
+        f"- Part {n}: does a long step {n} with many words that explain it in detail and again "
+        "in more detail than anyone needs, then once more for the reader who skipped the first two\n"
+        for n in "ABC"
+    )
+    assert _context_of(best, wordy, 1) == [units_of(wordy)[1].text]

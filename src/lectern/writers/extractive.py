@@ -395,7 +395,12 @@ def _mmr(candidates: list[_Candidate]) -> list[_Candidate]:
 
 LIST_ITEMS = 8  # a list the best sentence belongs to is quoted whole, up to this many items
 TELLING_LEAD_IN_WORDS = 6  # a lead-in this long says something of its own
-SHORT_LIST = 5  # another list the answer quotes from comes whole when it is this short
+SHORT_LIST = 5  # the first steps of a fix quoted after its problem
+# Another list the answer quotes from comes whole (up to LIST_ITEMS items) when the rest of it is this
+# short in words: eight terse items ("Executor: runs the parsed actions") read better whole, five long
+# ones bury the answer (on the training questions: +1 answer with every keyword, and shorter answers,
+# than a limit of five items).
+SHORT_LIST_WORDS = 50
 MAX_CONTEXT_WORDS = 160  # ... and while the answer is still this short
 _SOLUTION = re.compile(r"^(solution|fix|workaround|resolution|answer)s?\b", re.IGNORECASE)
 # A unit that states a problem ("Issue: Grasp attempts fail repeatedly", "Problem: ..."): its fix may
@@ -425,7 +430,9 @@ def _with_context(chosen: list[_Candidate], candidates: list[_Candidate]) -> lis
             if c is best and len(items) > LIST_ITEMS:
                 items = items[:LIST_ITEMS]
             elif c is not best and (
-                sum(1 for i in items if i.unit.bullet) > SHORT_LIST or words > MAX_CONTEXT_WORDS
+                sum(1 for i in items if i.unit.bullet) > LIST_ITEMS
+                or sum(i.unit.words for i in items if i not in out) > SHORT_LIST_WORDS
+                or words > MAX_CONTEXT_WORDS
             ):
                 continue
             for item in items:
