@@ -513,3 +513,116 @@ async def test_a_lead_in_of_short_items_is_quoted_with_them_as_a_list() -> None:
     assert written.text.endswith(
         "changed at runtime [1]:\n\n- Camera resolution\n- Control gains\n- Safety thresholds"
     )
+
+
+def test_a_quoted_issue_brings_the_solutions_after_its_list_of_causes() -> None:
+    text = (
+        "Issue: Grasp attempts fail repeatedly\n\nPossible Causes:\n\n- Pose estimate inaccurate\n"
+        "- Object geometry unsuitable for the gripper\n- Motion planning failed\n\nSolutions:\n\n"
+        "1. Calibrate the depth camera for better poses\n2. Add multiple approach angles\n\n"
+        "Issue: System becomes unresponsive\n\nSolutions:\n\n1. Restart the crashed node\n"
+    )
+    hit = _hit(text, 1)
+    candidates = [extractive._Candidate(u, 1, hit, 0.0) for u in units_of(text)]
+    quoted = extractive._with_context([candidates[0]], candidates)
+    assert [c.unit.text for c in quoted] == [
+        "Issue: Grasp attempts fail repeatedly",
+        "Calibrate the depth camera for better poses",
+        "Add multiple approach angles",
+    ]
+
+
+def test_the_solution_of_a_problem_is_looked_for_only_before_the_next_problem() -> None:
+    text = (
+        "Issue: Robot drives to the wrong room\n\nPossible Causes:\n\n- Map outdated\n- Bad coordinates\n\n"
+        "Issue: System becomes unresponsive\n\nSolutions:\n\n1. Restart the crashed node\n"
+    )
+    hit = _hit(text, 1)
+    same = {u.position: extractive._Candidate(u, 1, hit, 0.0) for u in units_of(text)}
+    first, second = (p for p, c in same.items() if c.unit.text.startswith("Issue"))
+    assert extractive._solution_after(same, first) is None
+    found = extractive._solution_after(same, second)
+    assert found is not None
+    assert found.unit.text == "Restart the crashed node"
+
+
+async def test_a_short_solution_lead_in_can_lead_the_answer_with_its_code() -> None:
+    fix = (
+        "Solution: Check the drive configuration:\n\n"
+        "```\n1. Joint type must be revolute\n2. The drive must have non-zero stiffness\n```\n"
+    )
+    listing = (
+        "```csharp\npublic class JointPanel : MonoBehaviour\n{\n    public Slider slider;\n"
+        "    void Move() { joint.drive = slider.value; }\n}\n```\n"
+    )
+    question = "My joints won't move when I drag the sliders. What should I check?"
+    result = RetrievalResult(
+        query=question, hits=[_hit(listing, 1, "Joint sliders"), _hit(fix, 2, "Error: Joints don't move")]
+    )
+    _, written = await write(ExtractiveWriter(), request(question, result))
+    assert "Solution: Check the drive configuration" in written.text
+    assert "non-zero stiffness" in written.text
+
+
+async def test_a_quoted_sentence_that_names_a_file_brings_the_opening_of_that_files_code() -> None:
+    files = (
+        "- `params.yaml` - Navigation parameters tuned for the robot\n"
+        "- `send_goal.py` - Send navigation goals to the robot programmatically\n"
+    )
+    tail = (
+        '```python title="examples/send_goal.py"\n        goal.pose.x = x\n'
+        "        self.client.send_goal_async(goal)\n```\n"
+    )
+    head = (
+        '```python title="examples/send_goal.py"\nimport rclpy\nfrom nav_msgs.action import GoToPose\n\n'
+        "class GoalSender:\n    pass\n```\n"
+    )
+    question = "How do I send navigation goals to the robot from a script?"
+    hits = [_hit(files, 1, "Files"), _hit(tail, 2, "Script"), _hit(head, 3, "Script")]
+    result = RetrievalResult(query=question, hits=hits)
+    _, written = await write(ExtractiveWriter(), request(question, result))
+    assert "from nav_msgs.action import GoToPose" in written.text
+    assert "send_goal_async" not in written.text
+
+
+def test_a_file_name_is_matched_whole_in_a_blocks_title() -> None:
+    block = '```python title="examples/resend_goal.py"\nimport rclpy\nprint(1)\n```'
+    hit = _hit(block, 2)
+    code = extractive._Candidate(units_of(block)[0], 2, hit, 0.0)
+    text = "- `send_goal.py` - Send navigation goals programmatically"
+    sentence = extractive._Candidate(units_of(text)[0], 1, _hit(text, 1), 0.0)
+    assert extractive._with_named_code([sentence], [code], [sentence]) == [sentence]
+
+
+async def test_a_quoted_comment_on_code_brings_the_code_above_it() -> None:
+    text = (
+        "### Velocity limits\n\n```yaml\nmax_vel_x: 0.5      # m/s forward walking speed\n"
+        "acc_lim_x: 0.5      # m/s² smooth acceleration\n```\n\n"
+        "Rationale: Slower than wheeled robots to keep the humanoid balanced.\n"
+    )
+    other = "Wheeled robots drive at one to two metres per second on flat ground."
+    question = "How fast should a humanoid walk compared to wheeled robots?"
+    result = RetrievalResult(query=question, hits=[_hit(text, 1, "Navigation"), _hit(other, 2, "Wheels")])
+    _, written = await write(ExtractiveWriter(), request(question, result))
+    assert "Rationale: Slower than wheeled robots" in written.text
+    assert "max_vel_x: 0.5" in written.text
+
+
+def _context_of(best_text: str, list_text: str, pick: int) -> list[str]:
+    """`_with_context` for the best sentence of source 1 and item `pick` of the list of source 2."""
+    best = extractive._Candidate(units_of(best_text)[0], 1, _hit(best_text, 1), 0.0)
+    listed = [extractive._Candidate(u, 2, _hit(list_text, 2), 0.0) for u in units_of(list_text)]
+    quoted = extractive._with_context([best, listed[pick]], [best, *listed])
+    return [c.unit.text for c in quoted if c.source == 2]
+
+
+def test_another_list_of_terse_items_comes_whole_and_one_of_long_items_does_not() -> None:
+    best = "The bridge node connects the robot to the language model."
+    terse = "".join(f"- Part {n}: does step {n}\n" for n in "ABCDEFG")
+    assert len(_context_of(best, terse, 2)) == 7
+    wordy = "".join(
+        f"- Part {n}: does a long step {n} with many words that explain it in detail and again "
+        "in more detail than anyone needs, then once more for the reader who skipped the first two\n"
+        for n in "ABC"
+    )
+    assert _context_of(best, wordy, 1) == [units_of(wordy)[1].text]

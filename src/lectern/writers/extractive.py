@@ -12,10 +12,13 @@
    block, whole, with the sentence that introduces it (the block after one the question quotes: that
    one is the symptom). A quoted sentence brings the code a short lead-in ties to it ("Cause: ..." /
    "Solution:" / code) and the fix list after it ("Symptom: ..." / "Solutions:" / "1. Update the
-   driver:" / code / "2. ..."). A best-ranked source with nothing but code is quoted by its code,
-   or by the chunk of the same listing that matches the question best; a code line may answer on its
-   own, matched with its identifiers split and its abbreviations spelled out ("horizontal_fov" for
-   "field of view").
+   driver:" / code / "2. ..."), past a list of causes when a stated problem ("Issue: ...") has one; a
+   short "Solution: check X:" may lead the answer with its code; a quoted sentence that names a file
+   ("`send_goal.py` - Send goals") brings that file's code, and one that comments on the block above
+   it ("Rationale: ...") brings that block. A best-ranked source with nothing
+   but code is quoted by its code, or by the chunk of the same listing that matches the question
+   best; a code line may answer on its own, matched with its identifiers split and its abbreviations
+   spelled out ("horizontal_fov" for "field of view").
 5. Sentences are grouped by source (best source first) and kept in the author's order within a
    source; each group ends with its source number, `[n]` = the n-th source of the turn
    (`writers/sources.py`).
@@ -179,7 +182,7 @@ class ExtractiveWriter:
         kind = question_kind(request.question)
         _favour_cues(candidates, kind)
         chosen = _with_introduced_code(_with_context(_mmr(candidates), candidates), codes)
-        chosen = _with_following_code(chosen, codes)
+        chosen = _with_commented_code(_with_following_code(chosen, codes), codes)
         # A problem ("RViz2 warns that a frame does not exist") is fixed by a command as often as a
         # how-to question is answered by one.
         how_to = bool(_HOW_TO.search(request.question) or _HOW_TO.search(query)) or kind == "problem"
@@ -194,6 +197,7 @@ class ExtractiveWriter:
                     _best_of_listing(code, answering, candidates, query_terms), chosen, candidates
                 )
         chosen = _with_top_code(chosen, answering, candidates, query_terms)
+        chosen = _with_named_code(chosen, codes, candidates)
         if not chosen:
             return _fallback(sources[0], 1)
         chosen = _with_code_lines(chosen, codes, candidates, query, query_terms)
@@ -360,6 +364,7 @@ def _mmr(candidates: list[_Candidate]) -> list[_Candidate]:
             or (c.source, c.unit.position + 1) in items
             or c.unit.items
             or c.unit.words >= TELLING_LEAD_IN_WORDS
+            or _SOLUTION.match(c.unit.text)  # "Solution: check X:" says what to do (and brings its code)
         ),
         key=lambda c: -c.score,
     )
@@ -398,9 +403,18 @@ def _mmr(candidates: list[_Candidate]) -> list[_Candidate]:
 
 LIST_ITEMS = 8  # a list the best sentence belongs to is quoted whole, up to this many items
 TELLING_LEAD_IN_WORDS = 6  # a lead-in this long says something of its own
-SHORT_LIST = 5  # another list the answer quotes from comes whole when it is this short
+SHORT_LIST = 5  # the first steps of a fix quoted after its problem
+# Another list the answer quotes from comes whole (up to LIST_ITEMS items) when the rest of it is this
+# short in words: eight terse items ("Executor: runs the parsed actions") read better whole, five long
+# ones bury the answer (on the training questions: +1 answer with every keyword, and shorter answers,
+# than a limit of five items).
+SHORT_LIST_WORDS = 50
 MAX_CONTEXT_WORDS = 160  # ... and while the answer is still this short
 _SOLUTION = re.compile(r"^(solution|fix|workaround|resolution|answer)s?\b", re.IGNORECASE)
+# A unit that states a problem ("Issue: Grasp attempts fail repeatedly", "Problem: ..."): its fix may
+# come after a list of causes, before the next problem of the same passage.
+_ISSUE = re.compile(r"^(issue|problem|error|symptom|challenge|bug)s?\s*:", re.IGNORECASE)
+ISSUE_REACH = 12  # units after a problem searched for its solution
 
 
 _ANAPHOR = re.compile(r"^(it|its|this|these|that|those|they|their|such|both|each)\b", re.I)
@@ -424,7 +438,9 @@ def _with_context(chosen: list[_Candidate], candidates: list[_Candidate]) -> lis
             if c is best and len(items) > LIST_ITEMS:
                 items = items[:LIST_ITEMS]
             elif c is not best and (
-                sum(1 for i in items if i.unit.bullet) > SHORT_LIST or words > MAX_CONTEXT_WORDS
+                sum(1 for i in items if i.unit.bullet) > LIST_ITEMS
+                or sum(i.unit.words for i in items if i not in out) > SHORT_LIST_WORDS
+                or words > MAX_CONTEXT_WORDS
             ):
                 continue
             for item in items:
@@ -436,6 +452,8 @@ def _with_context(chosen: list[_Candidate], candidates: list[_Candidate]) -> lis
             if before is not None and before not in out:
                 out.append(before)
         after = same.get(c.unit.position + 1)
+        if after is not None and _ISSUE.match(c.unit.text) and not _SOLUTION.match(after.unit.text):
+            after = _solution_after(same, c.unit.position) or after
         if after is not None and after not in out and _SOLUTION.match(after.unit.text):
             out.append(after)
         elif after is not None and after not in out and _SOLUTION.match(after.unit.intro):
@@ -445,6 +463,20 @@ def _with_context(chosen: list[_Candidate], candidates: list[_Candidate]) -> lis
     return out
 
 
+def _solution_after(same: dict[int, _Candidate], pos: int) -> _Candidate | None:
+    """The solution of the problem stated at `pos` ("Issue: ..." / "Possible causes:" / a list /
+    "Solutions:" / a list): the first unit that opens or heads a fix before the next problem."""
+    for p in range(pos + 1, pos + 1 + ISSUE_REACH):
+        u = same.get(p)
+        if u is None:
+            continue  # a code block (not in `same`) between the problem and its fix
+        if _ISSUE.match(u.unit.text):
+            return None
+        if _SOLUTION.match(u.unit.text) or _SOLUTION.match(u.unit.intro):
+            return u
+    return None
+
+
 def _with_introduced_code(chosen: list[_Candidate], codes: list[_Candidate]) -> list[_Candidate]:
     """A quoted sentence that introduces a code block ("Solution: preserve the context:") brings it."""
     out = list(chosen)
@@ -452,6 +484,23 @@ def _with_introduced_code(chosen: list[_Candidate], codes: list[_Candidate]) -> 
         if c.unit.lead_in:
             follows = [k for k in codes if k.source == c.source and k.unit.position == c.unit.position + 1]
             out.extend(k for k in follows if k not in out)
+    return out
+
+
+# A sentence that comments on what comes before it ("Rationale: slower than wheeled robots ...").
+_COMMENTARY = re.compile(r"^(rationale|effect|result|explanation|why)s?\s*:", re.IGNORECASE)
+
+
+def _with_commented_code(chosen: list[_Candidate], codes: list[_Candidate]) -> list[_Candidate]:
+    """A quoted sentence that comments on the code block right above it ("Rationale: ...", "Effect:
+    ...") brings that block: the comment says why, the block says what (the values asked for)."""
+    out = list(chosen)
+    for c in chosen:
+        if c.unit.kind == "code" or not _COMMENTARY.match(c.unit.text):
+            continue
+        for k in codes:
+            if k.source == c.source and k.unit.position == c.unit.position - 1 and k not in out:
+                out.append(k)
     return out
 
 
@@ -591,6 +640,38 @@ def _best_of_listing(
         return code
     listing = [c for c in codes if c.source not in prose and _same_section(c.hit, code.hit)]
     return max(listing, key=lambda c: (len(_code_block_terms(c.unit.text) & asked), c is code, -c.source))
+
+
+# A file a sentence names ("`send_goal.py` - Send goals from a script"): a program or configuration file.
+_FILE_NAME = re.compile(
+    r"\b[\w-]+\.(?:py|cpp|hpp|cc|h|c|cs|js|ts|java|rs|go|yaml|yml|xml|urdf|xacro|sdf|json|sh|bash|toml|cfg|ini)\b"
+)
+FILE_TITLE_LINES = 2  # a block names its file in its fence (title="...") or its first line ("# File: ...")
+
+
+def _with_named_code(
+    chosen: list[_Candidate], codes: list[_Candidate], candidates: list[_Candidate]
+) -> list[_Candidate]:
+    """A quoted sentence that names a file brings the code block of that file ("`send_goal.py` - Send
+    goals programmatically" and the block titled "send_goal.py"): the file is the answer it points
+    to. One block, for the best sentence that names one, when the answer quotes no code yet."""
+    if not codes or any(c.unit.kind == "code" for c in chosen):
+        return chosen
+    for c in chosen:
+        for name in dict.fromkeys(m.group(0) for m in _FILE_NAME.finditer(c.unit.text)):
+            named = re.compile(rf"(?<![\w-]){re.escape(name)}\b")
+            files = [k for k in codes if named.search("\n".join(k.unit.text.split("\n")[:FILE_TITLE_LINES]))]
+            if files:
+                # A long file is split over chunks: its opening part (not indented) says what it is.
+                code = min(files, key=lambda k: (_continues(k.unit.text), k.source))
+                return _with_code(code, chosen, candidates)
+    return chosen
+
+
+def _continues(block: str) -> bool:
+    """Whether a fenced block starts inside a listing (its first line is indented)."""
+    lines = block.split("\n")
+    return len(lines) > 1 and lines[1][:1] in (" ", "\t")
 
 
 def _same_section(a: SearchHit, b: SearchHit) -> bool:
