@@ -7,7 +7,9 @@ a runner gives them one, inside a transaction, without blocking the event loop.
   queue in order instead of meeting at SQLite's busy handler, which polls with sleeps of up to 100 ms;
   other processes still take turns through the database lock (busy_timeout). With the statements of
   ``ThreadOps`` a chat turn went from 5.5 to 1.0 ms of CPU, and from 8.7 ms with a 1.6 s p99 to 1.0 ms
-  with a 59 ms p99 at 32 concurrent turns (bench/store_turn.py).
+  with a 59 ms p99 at 32 concurrent turns (bench/store_turn.py). Hot writes (``write_statements``: a
+  turn's question and answer, the log events) skip SQLAlchemy's per-execution work as well, on a driver
+  connection the writer thread keeps (lectern.store.statements).
 * PostgreSQL: the async engine (asyncpg) runs the function through ``AsyncConnection.run_sync``.
 
 A caller cancelled while a threaded transaction runs stops waiting, but the transaction itself still
@@ -17,6 +19,7 @@ finishes (commits or rolls back) in its thread: a cancel can never leave the wri
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import sqlite3
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -100,7 +103,8 @@ class ThreadedSqlite:
 
     async def close(self) -> None:
         def shutdown() -> None:
-            self._writes.submit(self._release_held)  # after the queued writes, on the writer thread
+            with contextlib.suppress(RuntimeError):  # closed already
+                self._writes.submit(self._release_held)  # after the queued writes, on the writer thread
             self._writes.shutdown(wait=True)  # queued writes finish first
             self._reads.shutdown(wait=True)
             self._engine.dispose()
