@@ -40,8 +40,8 @@ CHUNK = (
 class _Engine:
     """What ``Turns.begin`` needs of the engine: a fresh conversation."""
 
-    def new_conversation(self) -> Conversation:
-        return Conversation(system_prompt="You answer from the documents.")
+    def new_conversation(self, session_id: str | None = None) -> Conversation:
+        return Conversation(system_prompt="You answer from the documents.", session_id=session_id or "")
 
 
 def _answer() -> Answer:

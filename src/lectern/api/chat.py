@@ -7,7 +7,7 @@ import time
 from collections.abc import AsyncIterator, Callable
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Path
+from fastapi import APIRouter, Depends, Path, Request
 from sse_starlette import EventSourceResponse, ServerSentEvent
 from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
@@ -23,7 +23,7 @@ from lectern.api.chat_models import (
 )
 from lectern.api.errors import error_body, status_for_code
 from lectern.api.ids import random_uuid
-from lectern.api.services import Services, owner, services
+from lectern.api.services import Services, owner, owner_of, services, services_of
 from lectern.api.turns import Turn, shielded
 from lectern.engine import AskOptions
 from lectern.events import Done, Failed, Token
@@ -81,8 +81,11 @@ def _json(model: ChatResponse | ConversationThread) -> Response:
     response_model=ChatResponse,
     responses=ERRORS,
 )
-async def chat_run(body: ChatRequest, svc: Svc, key: Owner) -> Response:
+async def chat_run(body: ChatRequest, request: Request) -> Response:
+    # The services and the key from the request itself: as dependencies they cost FastAPI's
+    # dependency resolution twice more per request, on the busiest route.
     started = time.perf_counter()
+    svc, key = services_of(request), owner_of(request)
     turn = _turn(body, key, stream_tokens=False)
     async with svc.turns.queue.turn(turn.session_id):  # the session's earlier question first
         conversation = await svc.turns.begin(turn, new=body.session_id is None)
@@ -117,8 +120,9 @@ def _sse(kind: str, payload: dict[str, Any], seq: int) -> ServerSentEvent:
         **ERRORS,
     },
 )
-async def chat_stream(body: ChatRequest, svc: Svc, key: Owner) -> EventSourceResponse:
+async def chat_stream(body: ChatRequest, request: Request) -> EventSourceResponse:
     started = time.perf_counter()
+    svc, key = services_of(request), owner_of(request)
     turn = _turn(body, key)
     # The session's turn is held until the stream ends, however it ends (TurnStream's on_close).
     release = await svc.turns.queue.acquire(turn.session_id)

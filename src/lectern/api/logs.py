@@ -153,6 +153,12 @@ def configure_logging(level: str = "info", fmt: str = "json") -> None:
     ``lectern serve`` and the worker factory."""
     handler = BackgroundStreamHandler(sys.stderr)
     handler.setFormatter(_formatter(fmt))
+    # What no line of ours shows, not gathered for every record (the logging HOWTO's "Optimization"):
+    # the caller's file and line (a stack walk), thread, process and multiprocessing names.
+    logging._srcfile = None
+    logging.logThreads = False
+    logging.logProcesses = False
+    logging.logMultiprocessing = False
     replaced: set[logging.Handler] = set()
     for name in ("lectern", "uvicorn", "uvicorn.error"):
         logger = logging.getLogger(name)

@@ -112,11 +112,19 @@ def public_reason(exc: BaseException) -> str:
 # Dependencies are ``async def``: FastAPI runs plain ``def`` ones in its thread pool, two thread hops
 # per request for an attribute lookup.
 async def services(request: Request) -> Services:
+    return services_of(request)
+
+
+async def owner(request: Request) -> str | None:
+    return owner_of(request)
+
+
+def services_of(request: Request) -> Services:
     found: Services = request.app.state.services
     return found
 
 
-async def owner(request: Request) -> str | None:
+def owner_of(request: Request) -> str | None:
     """The caller's key id (set by the Guard middleware); None when API keys are off."""
     value = request.scope.get("state", {}).get("owner")
     return value if isinstance(value, str) else None

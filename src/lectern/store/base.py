@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 from uuid import UUID
@@ -20,7 +20,7 @@ from lectern.store import tables as t
 from lectern.store.engine import is_outage, is_transient
 from lectern.store.models import ThreadInfo
 from lectern.store.outage import OutageLog
-from lectern.store.runner import Runner, Work
+from lectern.store.runner import Runner, StatementsWork, Work
 from lectern.store.summary import Summarizer, extractive_summary
 
 T = TypeVar("T")
@@ -62,6 +62,8 @@ class StoreBase:
         self.outage = OutageLog()
         # Built once: the dialect is fixed, and building a statement costs about as much as running it.
         self._create_thread_stmt = self._insert_ignore(t.threads).returning(*t.threads.c)
+        # The same without RETURNING, for a caller that claims the thread next.
+        self._create_thread_quietly = self._insert_ignore(t.threads)
 
     @property
     def engine(self) -> AsyncEngine:
@@ -92,9 +94,16 @@ class StoreBase:
 
     async def _write(self, work: Work[T]) -> T:
         """Run ``work`` in one write transaction; retry the whole of it on lock timeouts and deadlocks."""
+        return await self._write_with(self._runner.write, work)
+
+    async def _write_statements(self, work: StatementsWork[T]) -> T:
+        """``_write`` for a hot write written over ``Statements`` (lectern.store.statements)."""
+        return await self._write_with(self._runner.write_statements, work)
+
+    async def _write_with(self, write: Callable[[Any], Awaitable[T]], work: Any) -> T:
         for attempt in range(1, self._max_attempts + 1):
             try:
-                result = await self._runner.write(work)
+                result = await write(work)
             except DBAPIError as exc:
                 if attempt == self._max_attempts or not is_transient(exc):
                     if self._outage(exc):

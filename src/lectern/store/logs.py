@@ -13,6 +13,9 @@ from lectern.store import convert
 from lectern.store import tables as t
 from lectern.store.base import StoreBase
 from lectern.store.models import EventType, LogEvent, NewLogEvent
+from lectern.store.statements import Statements
+
+_INSERT = sa.insert(t.log_events)
 
 
 class LogOps(StoreBase):
@@ -24,10 +27,10 @@ class LogOps(StoreBase):
         now = self._now()
         rows = [{**e.model_dump(exclude={"timestamp"}), "timestamp": e.timestamp or now} for e in events]
 
-        def work(conn: Connection) -> None:
-            conn.execute(sa.insert(t.log_events), rows)
+        def work(ex: Statements) -> None:
+            ex.run(_INSERT, rows)
 
-        await self._write(work)
+        await self._write_statements(work)
 
     async def log_event(self, event: NewLogEvent) -> None:
         await self.log_events([event])

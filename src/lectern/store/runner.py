@@ -7,7 +7,9 @@ a runner gives them one, inside a transaction, without blocking the event loop.
   queue in order instead of meeting at SQLite's busy handler, which polls with sleeps of up to 100 ms;
   other processes still take turns through the database lock (busy_timeout). With the statements of
   ``ThreadOps`` a chat turn went from 5.5 to 1.0 ms of CPU, and from 8.7 ms with a 1.6 s p99 to 1.0 ms
-  with a 59 ms p99 at 32 concurrent turns (bench/store_turn.py).
+  with a 59 ms p99 at 32 concurrent turns (bench/store_turn.py). Hot writes (``write_statements``: a
+  turn's question and answer, the log events) skip SQLAlchemy's per-execution work as well, on a driver
+  connection the writer thread keeps (lectern.store.statements).
 * PostgreSQL: the async engine (asyncpg) runs the function through ``AsyncConnection.run_sync``.
 
 A caller cancelled while a threaded transaction runs stops waiting, but the transaction itself still
@@ -17,17 +19,23 @@ finishes (commits or rolls back) in its thread: a cancel can never leave the wri
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import sqlite3
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Protocol, TypeVar
 
 from sqlalchemy.engine import Connection, Engine
+from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import AsyncEngine
+from sqlalchemy.pool import PoolProxiedConnection
 
 from lectern.store.engine import create_sqlite_sync_engine, writer
+from lectern.store.statements import CoreStatements, PreparedCache, Statements, sqlite_transaction
 
 T = TypeVar("T")
 Work = Callable[[Connection], T]
+StatementsWork = Callable[[Statements], T]
 
 SQLITE_READERS = 4  # WAL readers never wait on the writer, so a few threads read side by side
 
@@ -44,6 +52,10 @@ class Runner(Protocol):
         """``work`` in a write transaction, committed when it returns, rolled back when it raises."""
         ...
 
+    async def write_statements(self, work: StatementsWork[T]) -> T:
+        """``write`` for work written over ``Statements`` (a hot write: see lectern.store.statements)."""
+        ...
+
     async def close(self) -> None: ...
 
 
@@ -53,6 +65,10 @@ class ThreadedSqlite:
         self._writer_engine = writer(self._engine)
         self._writes = ThreadPoolExecutor(1, thread_name_prefix="lectern-store-write")
         self._reads = ThreadPoolExecutor(SQLITE_READERS, thread_name_prefix="lectern-store-read")
+        self._prepared = PreparedCache(self._engine.dialect)
+        # The writer thread's own driver connection for hot writes, kept between them (a pool checkout
+        # and return cost as much as a statement); only that one thread touches it.
+        self._held: PoolProxiedConnection | None = None
 
     @property
     def dialect(self) -> str:
@@ -65,8 +81,30 @@ class ThreadedSqlite:
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self._writes, _transaction, self._writer_engine, work)
 
+    async def write_statements(self, work: StatementsWork[T]) -> T:
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._writes, self._statements_transaction, work)
+
+    def _statements_transaction(self, work: StatementsWork[T]) -> T:
+        if self._held is None:
+            # From the pool, so set up like every other (busy_timeout, WAL, foreign keys, autocommit).
+            self._held = self._engine.raw_connection()
+        raw: sqlite3.Connection = self._held.driver_connection  # type: ignore[assignment]
+        try:
+            return sqlite_transaction(raw, self._prepared, work, begin="IMMEDIATE")
+        except DBAPIError:
+            self._release_held()  # whatever went wrong, the next write starts on a fresh connection
+            raise
+
+    def _release_held(self) -> None:
+        held, self._held = self._held, None
+        if held is not None:
+            held.close()
+
     async def close(self) -> None:
         def shutdown() -> None:
+            with contextlib.suppress(RuntimeError):  # closed already
+                self._writes.submit(self._release_held)  # after the queued writes, on the writer thread
             self._writes.shutdown(wait=True)  # queued writes finish first
             self._reads.shutdown(wait=True)
             self._engine.dispose()
@@ -94,6 +132,9 @@ class AsyncDriver:
     async def write(self, work: Work[T]) -> T:
         async with self._engine.begin() as conn:
             return await conn.run_sync(work)
+
+    async def write_statements(self, work: StatementsWork[T]) -> T:
+        return await self.write(lambda conn: work(CoreStatements(conn)))
 
     async def close(self) -> None:
         """The engine belongs to the store, which disposes of it."""

@@ -18,6 +18,7 @@ from lectern.store import convert
 from lectern.store import tables as t
 from lectern.store.base import SUMMARY_EVERY, StoreBase
 from lectern.store.models import Message, NewMessage, Thread, ThreadInfo, WindowMessage
+from lectern.store.statements import Statements
 from lectern.store.summary import clip_summary
 from lectern.store.types import UTCDateTime
 
@@ -60,6 +61,18 @@ _ANSWERS = (
     .select_from(t.messages)
     .where(t.messages.c.thread_id == sa.bindparam("tid"), t.messages.c.role == "assistant")
 )
+# A summary's input: the thread's newest questions (a window's worth).
+_QUESTIONS = (
+    sa.select(t.messages.c.content)
+    .where(t.messages.c.thread_id == sa.bindparam("tid"), t.messages.c.role == "user")
+    .order_by(t.messages.c.seq.desc())
+    .limit(sa.bindparam("limit", type_=sa.Integer()))
+)
+_SUMMARY = (
+    sa.update(t.threads)
+    .where(t.threads.c.thread_id == sa.bindparam("tid"))
+    .values(topic_summary=sa.bindparam("summary", type_=sa.String()))
+)
 # What the engine reads of the history: no sources or citations (JSON it would only decode to drop).
 _WINDOW = (
     sa.select(
@@ -83,7 +96,9 @@ _WINDOW = (
 class _Appended:
     stored: list[Message]
     window: list[WindowMessage]
-    summary_due: bool
+    # The questions to summarise (newest window's worth, oldest first) when this write completed a
+    # summary's exchange, read in the write's transaction; None when no summary is due.
+    summary_input: list[str] | None
     turn_count: int = 0  # the thread's turns after this write
 
 
@@ -226,12 +241,12 @@ class ThreadOps(StoreBase):
         if retrievals < 0 or tokens < 0:
             raise InvalidInput("retrievals and tokens cannot be negative")
 
-        def work(conn: Connection) -> _Appended:
-            return self._append(conn, thread_id, messages, owner, retrievals=retrievals, tokens=tokens)
+        def work(ex: Statements) -> _Appended:
+            return self._append(ex, thread_id, messages, owner, retrievals=retrievals, tokens=tokens)
 
-        appended = await self._write(work)
-        if appended.summary_due:
-            await self._refresh_summary(thread_id)
+        appended = await self._write_statements(work)
+        if appended.summary_input is not None:
+            await self._refresh_summary(thread_id, appended.summary_input)
         return appended.stored
 
     async def start_turn(
@@ -264,17 +279,17 @@ class ThreadOps(StoreBase):
     ) -> TurnStart:
         """``start_turn`` with the turn's number in the session."""
 
-        def work(conn: Connection) -> _Appended:
-            return self._append(conn, thread_id, [question], owner, history=history, create=create)
+        def work(ex: Statements) -> _Appended:
+            return self._append(ex, thread_id, [question], owner, history=history, create=create)
 
-        appended = await self._write(work)
-        if appended.summary_due:
-            await self._refresh_summary(thread_id)
+        appended = await self._write_statements(work)
+        if appended.summary_input is not None:
+            await self._refresh_summary(thread_id, appended.summary_input)
         return TurnStart(appended.window, appended.stored[0], appended.turn_count)
 
     def _append(
         self,
-        conn: Connection,
+        ex: Statements,
         thread_id: UUID,
         messages: Sequence[NewMessage],
         owner: str | None,
@@ -298,38 +313,47 @@ class ThreadOps(StoreBase):
             "latest": max(times),
             "now": now,
         }
-        claimed = conn.execute(_CLAIM, claim).first()
+        claimed = ex.rows(_CLAIM, claim)
         # Claim first, create on a miss: most turns continue a thread, and the failed UPDATE is cheap.
         # Claim again even when the insert found the id taken: a concurrent first request may have just
         # created it (PostgreSQL's next statement sees that commit).
-        if claimed is None and create:
-            self._create_thread(conn, thread_id, owner, now)
-            claimed = conn.execute(_CLAIM, claim).first()
-        if claimed is None:
+        if not claimed and create:
+            ex.run(self._create_thread_quietly, _new_thread(thread_id, owner, now))
+            claimed = ex.rows(_CLAIM, claim)
+        if not claimed:
             raise NotFound(f"Session {thread_id} not found", code="session_not_found")
-        end: int = claimed.message_count
+        end: int = claimed[0][0]
+        turn_count: int = claimed[0][1]
         start = end - len(messages)
-        window = self._window_before(conn, thread_id, start, history) if history else []
-        stored = [
-            Message(thread_id=thread_id, seq=start + i, timestamp=at, **_fields(m))
+        window = self._window_before(ex, thread_id, start, history) if history else []
+        rows = [
+            {"thread_id": thread_id, "seq": start + i, "timestamp": at, **_fields(m)}
             for i, (m, at) in enumerate(zip(messages, times, strict=True))
         ]
-        conn.execute(_INSERT, [s.model_dump(exclude={"archived"}) for s in stored])
-        if end > self._window:
-            conn.execute(_ARCHIVE, {"tid": thread_id, "below": end - self._window})
-            stored = [s.model_copy(update={"archived": s.seq < end - self._window}) for s in stored]
-        turns_before: int = claimed.turn_count - users
-        due = self._summary_due(conn, thread_id, start, turns_before, users, answers)
-        return _Appended(stored, window, due, int(claimed.turn_count))
+        ex.run(_INSERT, rows)
+        archive_below = end - self._window
+        if archive_below > 0:
+            ex.run(_ARCHIVE, {"tid": thread_id, "below": archive_below})
+        stored = [Message(**row, archived=row["seq"] < archive_below) for row in rows]
+        turns_before = turn_count - users
+        due = self._summary_due(ex, thread_id, start, turns_before, users, answers)
+        texts = None
+        if due:
+            questions = ex.rows(_QUESTIONS, {"tid": thread_id, "limit": self._window})
+            texts = [r[0] for r in reversed(questions)]
+        return _Appended(stored, window, texts, int(turn_count))
 
     @staticmethod
-    def _window_before(conn: Connection, thread_id: UUID, seq: int, limit: int) -> list[WindowMessage]:
-        rows = conn.execute(_WINDOW, {"tid": thread_id, "before": seq, "limit": limit}).all()
-        return [convert.window_message(r) for r in reversed(rows)]
+    def _window_before(ex: Statements, thread_id: UUID, seq: int, limit: int) -> list[WindowMessage]:
+        rows = ex.rows(_WINDOW, {"tid": thread_id, "before": seq, "limit": limit})
+        return [
+            WindowMessage(seq=r[0], role=r[1], content=r[2], timestamp=r[3], confidence=r[4])
+            for r in reversed(rows)
+        ]
 
     @staticmethod
     def _summary_due(
-        conn: Connection, thread_id: UUID, messages_before: int, turns: int, users_in: int, answers_in: int
+        ex: Statements, thread_id: UUID, messages_before: int, turns: int, users_in: int, answers_in: int
     ) -> bool:
         """True when this batch completes the 5th (10th, ...) user+assistant exchange.
 
@@ -341,38 +365,26 @@ class ThreadOps(StoreBase):
             return False
         if not answers_in and messages_before - turns <= turns:
             return False
-        answers_after: int = conn.execute(_ANSWERS, {"tid": thread_id}).scalar_one()
+        answers_after: int = ex.rows(_ANSWERS, {"tid": thread_id})[0][0]
         before = min(turns, answers_after - answers_in)
         after = min(turns + users_in, answers_after)
         return after // SUMMARY_EVERY > before // SUMMARY_EVERY
 
-    async def _refresh_summary(self, thread_id: UUID) -> None:
-        """Outside the append's transaction: a summariser may be a slow model call, and holding the
-        thread lock through it would stall that session's other requests."""
-        query = (
-            sa.select(t.messages.c.content)
-            .where(t.messages.c.thread_id == thread_id, t.messages.c.role == "user")
-            .order_by(t.messages.c.seq.desc())
-            .limit(self._window)
-        )
-
-        def read(conn: Connection) -> list[str]:
-            return list(reversed(conn.execute(query).scalars().all()))
-
+    async def _refresh_summary(self, thread_id: UUID, questions: list[str]) -> None:
+        """Outside the append's transaction (which read ``questions``): a summariser may be a slow model
+        call, and holding the thread lock through it would stall that session's other requests."""
         try:
-            result = self._summarizer(await self._read(read))
+            result = self._summarizer(questions)
             summary = clip_summary(await result if inspect.isawaitable(result) else result)
         except Exception:
             # The exchange is stored already; a failed summary must not fail the request.
             log.warning("topic summary failed for thread %s", thread_id, exc_info=True)
             return
 
-        def write(conn: Connection) -> None:
-            conn.execute(
-                sa.update(t.threads).where(t.threads.c.thread_id == thread_id).values(topic_summary=summary)
-            )
+        def write(ex: Statements) -> None:
+            ex.run(_SUMMARY, {"tid": thread_id, "summary": summary})
 
-        await self._write(write)
+        await self._write_statements(write)
 
     async def delete_thread(self, thread_id: UUID, *, owner: str | None = None) -> None:
         """Delete the thread, its messages, prompts, deltas (by cascade) and its log events."""
@@ -407,6 +419,18 @@ class ThreadOps(StoreBase):
             return conn.execute(update).rowcount
 
         return await self._write(work)
+
+
+def _new_thread(thread_id: UUID, owner: str | None, now: datetime) -> dict[str, Any]:
+    """A new thread's row (the counters start at their server defaults)."""
+    return {
+        "thread_id": thread_id,
+        "owner": owner,
+        "created_at": now,
+        "updated_at": now,
+        "last_active_at": now,
+        "metadata": {},
+    }
 
 
 def _fields(m: NewMessage) -> dict[str, Any]:
