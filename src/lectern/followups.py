@@ -4,7 +4,9 @@ for "How do I install Gazebo Harmonic?".
 A question is a follow-up when it points back (it, this, they, ...), or is too short or too generic to
 name a topic of its own ("Can you give an example?", "Tell me more"). Its search query then carries the
 topic of the previous standalone question: the pronoun is replaced by the topic, or the topic is added.
-Chains work because the previous question is itself rewritten first.
+Chains work because the previous question is itself rewritten first. A "that" which stands for what
+the previous answer proposed ("does that hurt accuracy much?" after a how-to) gets a second query with
+the whole doing (`with_previous_doing`), tried by the engine when the first is refused.
 
 The same topic extraction names what a refusal is about ("I don't have information about X ...").
 """
@@ -285,9 +287,7 @@ def topic_of(question: str) -> str:
 def refusal_topic(question: str) -> str:
     """What a refusal says it has no information about."""
     text = question.strip().rstrip("?.! ")
-    how_to = re.match(
-        r"^\s*how\s+(?:do|can|should|would|could)\s+(?:i|we|you|one)\s+(.+)$", text, re.IGNORECASE
-    )
+    how_to = _HOW_TO.match(text)
     if how_to:
         return "how to " + " ".join(how_to.group(1).split())
     topic = topic_of(question)
@@ -313,6 +313,23 @@ def with_previous_topic(question: str, previous_questions: Sequence[str]) -> str
     return _with_previous(question, previous_questions) if previous_questions else question
 
 
+def with_previous_doing(question: str, previous_questions: Sequence[str]) -> str | None:
+    """A second query for a follow-up whose "that" stands for what the previous answer proposed: "does
+    that hurt accuracy much?" after "How do I make Whisper run faster on my GPU?" asks about the way to do
+    it, so the query carries the whole doing ("... to make Whisper run faster on my GPU"), not the words
+    after the verb. None when the previous question is no how-to, or the follow-up names the previous
+    topic with a pronoun of its own ("how do I undo it?")."""
+    question = " ".join(question.split())
+    if not previous_questions or not is_followup(question):
+        return None
+    previous = standalone_query(previous_questions[-1], previous_questions[:-1])
+    doing = _HOW_TO.match(previous.rstrip("?.! "))
+    if not doing or not _DEMONSTRATIVE_SUBJECT.search(question) or _names_the_topic(question):
+        return None
+    stripped = question.rstrip("?.! ")
+    return f"{stripped} to {' '.join(doing.group(1).split())}{question[len(stripped) :]}"
+
+
 def _with_previous(question: str, previous_questions: Sequence[str]) -> str:
     previous = standalone_query(previous_questions[-1], previous_questions[:-1])
     shift = _WHAT_ABOUT.match(question)
@@ -326,6 +343,23 @@ def _with_previous(question: str, previous_questions: Sequence[str]) -> str:
     if topic.lower() in question.lower() or (own and all(w.lower() in own for w in content_words(topic))):
         return question
     return _insert_topic(question, topic)
+
+
+_HOW_TO = re.compile(r"^\s*how\s+(?:do|can|should|would|could)\s+(?:i|we|you|one)\s+(.+)$", re.IGNORECASE)
+# "that" or "this" as the subject of a question ("does that hurt ...", "is this safe?") or standing
+# alone ("why is that?"): what was just said, not a thing named before.
+_DEMONSTRATIVE_SUBJECT = re.compile(
+    r"^\s*(?:(?:and|but|so|ok(?:ay)?)\s*,?\s+)?(?:(?:why|how)\s+)?"
+    r"(?:does|did|do|is|was|will|would|can|could|should|has|must|might)\s+(?:that|this)\b"
+    r"|\b(?:that|this)\s*[?.!]?\s*$",
+    re.IGNORECASE,
+)
+
+
+def _names_the_topic(question: str) -> bool:
+    """Whether the question has a pronoun for the previous topic itself ("it", "them", "one")."""
+    tokens = [w.lower() for w in words(question)]
+    return any(t in REPLACEABLE for t in tokens) or _pronoun_one(tokens) is not None
 
 
 def _insert_topic(question: str, topic: str) -> str:

@@ -1,5 +1,6 @@
-"""Follow-ups in the engine: the previous answer's files come first, and a second question refused as
-asked is searched again with the previous topic."""
+"""Follow-ups in the engine: the previous answer's files come first, a second question refused as
+asked is searched again with the previous topic, and a refused "does that ...?" after a how-to is
+searched again with the whole doing."""
 
 from __future__ import annotations
 
@@ -106,4 +107,48 @@ async def test_a_first_question_is_never_tried_again(monkeypatch: pytest.MonkeyP
     engine, _, _ = make_engine()
     answer = await engine.run(STANDALONE, engine.new_conversation())
     assert answer.refusal_reason == "not_answerable"
+    assert answer.retrieval_count == 1
+
+
+HOW_TO = "How do I install Gazebo Harmonic?"
+THAT = "does that take long?"
+REWRITTEN = "does that take long Gazebo Harmonic?"
+DOING = "does that take long to install Gazebo Harmonic?"
+
+
+async def test_a_refused_that_after_a_how_to_is_tried_with_the_whole_doing(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(Engine, "_decide", _decide_by_query({HOW_TO, DOING}, "medium"))
+    engine, _, _ = make_engine()
+    conversation = engine.new_conversation()
+    await engine.run(HOW_TO, conversation)
+    events = await collect(engine.stream(THAT, conversation))
+    answer = done_of(events).answer
+    assert answer.refusal_reason is None
+    assert answer.grounded
+    assert answer.search_query == DOING
+    assert answer.retrieval_count == 2
+    assert [r.result.query for r in retrieved_of(events)] == [REWRITTEN, DOING]
+
+
+async def test_a_weak_try_with_the_doing_leaves_the_refusal(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(Engine, "_decide", _decide_by_query({HOW_TO, DOING}, "low"))
+    engine, _, _ = make_engine()
+    conversation = engine.new_conversation()
+    await engine.run(HOW_TO, conversation)
+    answer = await engine.run(THAT, conversation)
+    assert answer.refusal_reason == "not_answerable"
+    assert answer.search_query == REWRITTEN
+
+
+async def test_a_follow_up_answered_with_the_topic_is_not_tried_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(Engine, "_decide", _decide_by_query({HOW_TO, REWRITTEN, DOING}, "high"))
+    engine, _, _ = make_engine()
+    conversation = engine.new_conversation()
+    await engine.run(HOW_TO, conversation)
+    answer = await engine.run(THAT, conversation)
+    assert answer.search_query == REWRITTEN
     assert answer.retrieval_count == 1

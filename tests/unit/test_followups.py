@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from lectern.followups import is_followup, refusal_topic, standalone_query, topic_of, with_previous_topic
+from lectern.followups import (
+    is_followup,
+    refusal_topic,
+    standalone_query,
+    topic_of,
+    with_previous_doing,
+    with_previous_topic,
+)
 
 
 @pytest.mark.parametrize(
@@ -219,3 +226,45 @@ def test_with_previous_topic_adds_the_topic_to_a_question_that_reads_alone() -> 
 )
 def test_a_first_clause_that_points_back_keeps_the_follow_up(question: str) -> None:
     assert is_followup(question)
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        # "that" as the subject is the way the previous answer did it: the whole doing comes along
+        (
+            "does that hurt accuracy much?",
+            "does that hurt accuracy much to make Whisper run faster on my GPU?",
+        ),
+        ("Is this safe?", "Is this safe to make Whisper run faster on my GPU?"),
+        ("and why is that?", "and why is that to make Whisper run faster on my GPU?"),
+    ],
+)
+def test_that_after_a_how_to_carries_the_whole_doing(question: str, expected: str) -> None:
+    assert with_previous_doing(question, ["How do I make Whisper run faster on my GPU?"]) == expected
+    # the first search still takes the topic the usual way; the doing is a second try
+    assert standalone_query(question, ["How do I make Whisper run faster on my GPU?"]) != expected
+
+
+def test_the_doing_follows_a_chain_of_follow_ups() -> None:
+    assert with_previous_doing("is that free?", ["What is a world file?", "how do I make one?"]) == (
+        "is that free to make world file?"
+    )
+
+
+@pytest.mark.parametrize(
+    ("question", "previous"),
+    [
+        ("how do I undo it?", ["How do I install Gazebo Harmonic?"]),  # "it" is the thing, not the doing
+        ("does that take long?", ["What is Gazebo Harmonic?"]),  # no how-to before
+        ("does that take long?", []),
+        ("what's the catch with that approach?", ["How do I install Gazebo Harmonic?"]),  # not a subject
+        # a question of its own: its "that" points inside it
+        (
+            "Which Python version do the launch files for the Gazebo module need, and is that documented?",
+            ["How do I install Gazebo Harmonic?"],
+        ),
+    ],
+)
+def test_no_doing_without_a_how_to_and_a_that_for_it(question: str, previous: list[str]) -> None:
+    assert with_previous_doing(question, previous) is None
