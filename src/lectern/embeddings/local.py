@@ -61,10 +61,18 @@ class MiniLMRuntime:
     run with single-threaded BLAS.
     """
 
-    def __init__(self, backend: ResolvedBackend, model: ModelFn, workers: int) -> None:
+    def __init__(
+        self, backend: ResolvedBackend, model: ModelFn, workers: int, *, same_length: bool = False
+    ) -> None:
+        """`same_length`: every batch holds texts of one length (no padding rows), for the int8 graph,
+        whose activations are quantised with one scale per call: padded positions' activations would
+        widen it for the real ones (cosine to fp32 as low as 0.984 on the reference texts, 0.990 with
+        no padding, as when each text runs alone). Texts of one length are common enough that the
+        batches stay as full and cost no more CPU."""
         self.backend = backend
         self.model = model
         self.workers = workers
+        self.same_length = same_length
         self._pool = ThreadPoolExecutor(workers, thread_name_prefix="minilm") if workers > 1 else None
         self._blas: Any = None
         if self._pool is not None and backend == "numpy":
@@ -165,6 +173,14 @@ def load_query_model(graphs: Path) -> ModelFn | None:
         return None
 
 
+@lru_cache(maxsize=2)
+def load_int8_runtime(graphs: Path, threads: int = 0) -> MiniLMRuntime | None:
+    """The int8 graph (the query model's very session) run like the fp32 one: one batch per core at
+    once, each on one thread. None where it cannot be built or loaded (documents then use fp32)."""
+    model = load_query_model(graphs)
+    return None if model is None else MiniLMRuntime("onnx", model, resolve_threads(threads), same_length=True)
+
+
 @lru_cache(maxsize=1)
 def _embedding_tokenizer() -> HFTokenizer:
     path = assets.model_dir()
@@ -182,10 +198,13 @@ class LocalMiniLMEmbedder:
         threads: int = 0,
         graphs: Path | None = None,
         query_precision: QueryPrecision = "fp32",
+        document_precision: QueryPrecision = "fp32",
     ) -> None:
         """`graphs`: a folder (the data dir's ``models``) where the ONNX graphs are serialised once
         and loaded from; None builds them in memory at every load. ``query_precision="int8"`` (needs
-        `graphs`) embeds queries with the int8 graph; documents always get fp32 vectors."""
+        `graphs`) embeds queries with the int8 graph; ``document_precision="int8"`` (needs `graphs`)
+        embeds documents (chunks, their sentences) with it too: ~40% less CPU than fp32, cosine to the
+        fp32 vectors >= 0.99 on a textbook's chunks (see minilm_graphs)."""
         if batch_size < 1:
             raise ValueError("batch_size must be at least 1")
         assets.model_dir()  # fail now, with the install command, if the model package is missing
@@ -193,6 +212,7 @@ class LocalMiniLMEmbedder:
         self._threads = threads
         self._graphs = graphs
         self._int8_queries = query_precision == "int8" and graphs is not None and backend != "numpy"
+        self._int8_documents = document_precision == "int8" and graphs is not None and backend != "numpy"
         self._tokenizer = _embedding_tokenizer()
         self._counter = assets.counting_tokenizer()
         self._seq_len = assets.max_seq_length(assets.model_dir())
@@ -218,6 +238,14 @@ class LocalMiniLMEmbedder:
     def _runtime(self) -> MiniLMRuntime:
         # Loaded on first use: a run that embeds nothing (an unchanged folder, `index stats`) never
         # pays for building the model graph.
+        if self._int8_documents and self._graphs is not None:
+            int8 = load_int8_runtime(self._graphs, self._threads)
+            if int8 is not None:
+                return int8
+        return self._fp32_runtime
+
+    @property
+    def _fp32_runtime(self) -> MiniLMRuntime:
         return load_runtime(self._backend_choice, self._threads, self._graphs)
 
     def _query_model(self) -> ModelFn | None:
@@ -237,7 +265,9 @@ class LocalMiniLMEmbedder:
     def embed_query(self, text: str) -> Vectors:
         model = self._query_model()
         if model is None:
-            vector: Vectors = self.embed_documents([text])[0]
+            # fp32 queries stay fp32 even where documents are embedded with the int8 graph
+            runtime = None if self._int8_queries else self._fp32_runtime
+            vector: Vectors = self._embed([text], runtime)[0]
             return vector
         # one text: encode, not encode_batch (no hand-off to the tokenizer's thread pool), no padding
         ids = np.asarray([self._tokenizer.encode(text).ids], dtype=np.int64)
@@ -245,22 +275,28 @@ class LocalMiniLMEmbedder:
         return query
 
     def embed_documents(self, texts: Sequence[str]) -> Vectors:
+        return self._embed(texts)
+
+    def _embed(self, texts: Sequence[str], runtime: MiniLMRuntime | None = None) -> Vectors:
+        """`runtime`: the model to run (None: the documents' one)."""
         if not texts:
             return np.zeros((0, DIMENSION), dtype=np.float32)
+        runtime = runtime or self._runtime
         ids = [enc.ids for enc in self._tokenizer.encode_batch(list(texts))]
-        groups = self._batches(ids)
-        pooled = self._runtime.run([_pad([ids[i] for i in rows]) for rows in groups])
+        groups = self._batches(ids, runtime)
+        pooled = runtime.run([_pad([ids[i] for i in rows]) for rows in groups])
         out = np.empty((len(ids), DIMENSION), dtype=np.float32)
         for rows, vectors in zip(groups, pooled, strict=True):
             out[rows] = vectors
         return l2_normalise(out)
 
-    def _batches(self, ids: list[list[int]]) -> list[list[int]]:
+    def _batches(self, ids: list[list[int]], runtime: MiniLMRuntime | None = None) -> list[list[int]]:
         """Row indexes grouped by similar length, so each batch pads little, and a few texts still
         make a batch per worker (batches run one per core). The numpy backend also caps the tokens per
         batch (cache-sized arrays)."""
-        numpy = self._runtime.backend == "numpy"
-        rows_cap = min(self.batch_size, -(-len(ids) // self._runtime.workers))
+        runtime = runtime or self._runtime
+        numpy = runtime.backend == "numpy"
+        rows_cap = min(self.batch_size, -(-len(ids) // runtime.workers))
         order = sorted(range(len(ids)), key=lambda i: len(ids[i]))
         batches: list[list[int]] = []
         current: list[int] = []
@@ -272,7 +308,8 @@ class LocalMiniLMEmbedder:
                 if numpy
                 else (len(current) + 1) * width * width > _ONNX_ATTENTION_BUDGET
             )
-            if current and (len(current) >= rows_cap or too_many_tokens):
+            other_length = runtime.same_length and bool(current) and len(ids[current[-1]]) != width
+            if current and (len(current) >= rows_cap or too_many_tokens or other_length):
                 batches.append(current)
                 current = []
             current.append(i)
@@ -298,6 +335,7 @@ def get_local_embedder(
     threads: int = 0,
     graphs: Path | None = None,
     query_precision: QueryPrecision = "fp32",
+    document_precision: QueryPrecision = "fp32",
 ) -> LocalMiniLMEmbedder:
     """One embedder per configuration per process; the model behind it is loaded once."""
     return LocalMiniLMEmbedder(
@@ -306,4 +344,5 @@ def get_local_embedder(
         threads=threads,
         graphs=graphs,
         query_precision=query_precision,
+        document_precision=document_precision,
     )
