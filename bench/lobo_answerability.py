@@ -1,7 +1,7 @@
 """Leave-one-book-out cross-validation of the answerability decision (`lectern/answerability.py`).
 
     uv run python bench/lobo_answerability.py CORPUS QUESTIONS.jsonl [CORPUS QUESTIONS.jsonl ...]
-        [--drop FEATURE ...] [--target 0.92]
+        [--drop FEATURE ...] [--target 0.93] [--stumps 200]
 
 Takes the same arguments as `bench/train_answerability.py` and builds the same examples, then for each
 book (corpus folder) trains on the other books' examples, picks the threshold there as the training
@@ -61,23 +61,24 @@ def rows_for(pairs: list[tuple[Path, Path]], fresh: bool = False) -> list[dict[s
     return rows
 
 
-def held_out(rows: list[dict[str, Any]], keep: list[int], target: float) -> Held:
-    """Each row with its margin over the threshold of the model trained without its book."""
+def held_out(rows: list[dict[str, Any]], dropped: list[int], target: float, stumps: int = ta.STUMPS) -> Held:
+    """Each row with its margin over the threshold of the model trained without its book (`dropped`:
+    signals left out)."""
     held: Held = []
     for book in sorted({r["book"] for r in rows}):
         train = [r for r in rows if r["book"] != book]
         test = [r for r in rows if r["book"] == book]
-        x = np.asarray([[r["x"][i] for i in keep] for r in train])
+        x = np.asarray([r["x"] for r in train], dtype=np.float64)
+        x[:, dropped] = 0.0  # a constant signal: no weight, no step
         y = np.asarray([r["y"] for r in train], dtype=np.float64)
-        mean, scale = x.mean(axis=0), x.std(axis=0)
-        scale[scale < 1e-6] = 1.0
         sw = np.asarray([ta.CONSTRUCTED_WEIGHT if r["kind"] == "constructed" else 1.0 for r in train])
-        w, b = ta.fit((x - mean) / scale, y, sw)
-        p_train = 1 / (1 + np.exp(-(((x - mean) / scale) @ w + b)))
+        model = ta.fit_model(x, y, sw, stumps)
+        p_train = ta.predict(model, x)
         pos = sorted(p for p, r in zip(p_train, train, strict=True) if r["y"] == 1)
         threshold = float(pos[int((1 - target) * len(pos))])
-        xt = np.asarray([[r["x"][i] for i in keep] for r in test])
-        p_test = 1 / (1 + np.exp(-(((xt - mean) / scale) @ w + b)))
+        xt = np.asarray([r["x"] for r in test], dtype=np.float64)
+        xt[:, dropped] = 0.0
+        p_test = ta.predict(model, xt)
         held += [(r, float(p) - threshold) for r, p in zip(test, p_test, strict=True)]
     return held
 
@@ -105,13 +106,16 @@ def main() -> None:
     parser.add_argument("--drop", nargs="*", default=[])
     parser.add_argument("--target", type=float, nargs="*", default=[ta.TARGET_ANSWERED])
     parser.add_argument("--fresh", action="store_true", help="retrieve again, ignoring the cache")
+    parser.add_argument("--stumps", type=int, default=ta.STUMPS, help="boosting rounds; 0: plain logistic")
     args = parser.parse_args()
     pairs = [(Path(args.pairs[i]), Path(args.pairs[i + 1])) for i in range(0, len(args.pairs), 2)]
     rows = rows_for(pairs, args.fresh)
-    keep = [i for i, name in enumerate(FEATURES) if name not in args.drop]
-    print("features:", ", ".join(FEATURES[i] for i in keep))
+    dropped = [i for i, name in enumerate(FEATURES) if name in args.drop]
+    print(
+        "features:", ", ".join(name for name in FEATURES if name not in args.drop), f"({args.stumps} stumps)"
+    )
     for target in args.target:
-        held = held_out(rows, keep, target)
+        held = held_out(rows, dropped, target, args.stumps)
         # The reader and train sets are written as readers ask; the earlier sets with the books open.
         groups = {
             "all": held,

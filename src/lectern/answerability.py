@@ -21,7 +21,9 @@ single lexical rule decides. The signals, all computed from what retrieval alrea
 
 A logistic model over these signals, trained by `bench/train_answerability.py` on development question
 sets (answerable questions, near misses, out-of-scope questions, and near misses made by removing a
-question's relevant documents from its results), ships as JSON per embedder in `lectern/data/`. Its
+question's relevant documents from its results), ships as JSON per embedder in `lectern/data/`; the
+local embedder's adds to its log-odds a monotone step function of each signal (`StepFunction`, boosted
+stumps on the logistic's log-odds: where a signal's effect is not a straight line). Its
 probability is the answer's confidence: the level bands and the refusal threshold are chosen on the
 development sets (see docs/confidence-calibration.md). An embedder without a trained model falls back to
 the similarity thresholds and the term check of `guardrail.py`.
@@ -32,6 +34,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from bisect import bisect_left
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -62,6 +65,7 @@ FEATURES = (
     "heading",
     "q_words",
 )
+_FEATURE_INDEX = {name: i for i, name in enumerate(FEATURES)}
 PASSAGES = 5  # the decision looks at the best five passages
 ROOT_CHARS = 5  # shortest shared beginning that counts as the same root ("behav", "simul")
 ROOT_SHARE = 0.8  # ... and it must be most of the shorter word ("life" is not "lifecycle")
@@ -361,8 +365,26 @@ class Decision:
 
 
 @dataclass(frozen=True)
+class StepFunction:
+    """A piecewise-constant addition to the log-odds from one signal: `values[i]` where the signal is
+    above `thresholds[i - 1]` and at most `thresholds[i]` (one more value than thresholds)."""
+
+    feature: str
+    thresholds: tuple[float, ...]
+    values: tuple[float, ...]
+
+    def __post_init__(self) -> None:
+        if self.feature not in FEATURES or len(self.values) != len(self.thresholds) + 1:
+            raise ValueError(f"malformed step function over {self.feature!r}")
+
+    def __call__(self, x: float) -> float:
+        return self.values[bisect_left(self.thresholds, x)]
+
+
+@dataclass(frozen=True)
 class AnswerabilityModel:
-    """A logistic model over `FEATURES` (standardised), with the refusal threshold and level bands."""
+    """A logistic model over `FEATURES` (standardised), with the refusal threshold and level bands;
+    `steps`, when trained, add each a step function of one signal to the log-odds."""
 
     embedder: str
     mean: tuple[float, ...]
@@ -373,10 +395,13 @@ class AnswerabilityModel:
     medium: float
     high: float
     report: dict[str, Any]
+    steps: tuple[StepFunction, ...] = ()
 
     def probability(self, s: Signals) -> float:
         z = (s.vector() - np.asarray(self.mean)) / np.asarray(self.scale)
         logit = float(z @ np.asarray(self.weights)) + self.bias
+        for step in self.steps:
+            logit += step(s.values[_FEATURE_INDEX[step.feature]])
         return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, logit))))
 
     def decide(self, s: Signals) -> Decision:
@@ -391,6 +416,10 @@ class AnswerabilityModel:
         return Decision(p, True, level, None)
 
     def to_json(self) -> dict[str, Any]:
+        steps = [
+            {"feature": f.feature, "thresholds": list(f.thresholds), "values": list(f.values)}
+            for f in self.steps
+        ]
         return {
             "embedder": self.embedder,
             "features": list(FEATURES),
@@ -401,6 +430,7 @@ class AnswerabilityModel:
             "threshold": self.threshold,
             "medium": self.medium,
             "high": self.high,
+            **({"steps": steps} if steps else {}),
             "report": self.report,
         }
 
@@ -418,6 +448,10 @@ class AnswerabilityModel:
             medium=float(data["medium"]),
             high=float(data["high"]),
             report=dict(data.get("report", {})),
+            steps=tuple(
+                StepFunction(f["feature"], tuple(map(float, f["thresholds"])), tuple(map(float, f["values"])))
+                for f in data.get("steps", ())
+            ),
         )
 
 

@@ -4,15 +4,18 @@ sentence-vector store behind the sentence signals."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
+import pytest
 from numpy.typing import NDArray
 
 from lectern.answerability import (
     FEATURES,
     AnswerabilityModel,
     Signals,
+    StepFunction,
     is_compound,
     load_model,
     rarity,
@@ -179,10 +182,34 @@ def test_levels_follow_the_probability_and_a_refusal_says_why() -> None:
 def test_model_round_trips_and_the_local_model_ships() -> None:
     model = _model()
     assert AnswerabilityModel.from_json(model.to_json()) == model
+    assert "steps" not in model.to_json()  # a plain logistic model's file, as other embedders' are
+    stepped = replace(model, steps=(StepFunction("cov", (0.48,), (-0.5, 0.1)),))
+    assert AnswerabilityModel.from_json(stepped.to_json()) == stepped
     shipped = load_model("local:all-MiniLM-L6-v2")
     assert shipped is not None
     assert shipped.report["positives"] > 100
     assert load_model("openai:text-embedding-3-small") is None
+
+
+def test_step_functions_add_to_the_log_odds_by_interval() -> None:
+    step = StepFunction("cov", (0.3, 0.6), (-1.0, 0.0, 0.5))
+    assert [step(v) for v in (0.0, 0.3, 0.31, 0.6, 0.61, 1.0)] == [-1.0, -1.0, 0.0, 0.0, 0.5, 0.5]
+    plain = _model()
+    stepped = replace(plain, steps=(step,))
+    signals_ = _with_top(0.5)  # logistic log-odds 0: probability one half
+    values = list(signals_.values)
+    for cov, logit in ((0.2, -1.0), (0.5, 0.0), (0.9, 0.5)):
+        values[FEATURES.index("cov")] = cov
+        s = Signals(tuple(values), (), ())
+        assert plain.probability(s) == 0.5
+        assert abs(stepped.probability(s) - 1 / (1 + np.exp(-logit))) < 1e-12
+
+
+def test_a_step_function_over_an_unknown_signal_is_refused() -> None:
+    with pytest.raises(ValueError, match="malformed step function"):
+        StepFunction("no_such_signal", (0.5,), (0.0, 1.0))
+    with pytest.raises(ValueError, match="malformed step function"):
+        StepFunction("cov", (0.5,), (0.0,))  # one value short
 
 
 def test_sentence_vectors_are_stored_and_read_back(tmp_path: Path) -> None:
