@@ -28,6 +28,7 @@ from lectern.errors import VectorIndexError
 from lectern.index.base import DocumentSummary, QueryVector, SearchFilters, resolve_vector
 from lectern.index.compat import check_compatible, checked_matrix, checked_query
 from lectern.index.fusion import candidate_depth, rrf_fuse, stack
+from lectern.index.lancedb_keywords import KeywordCache, KeywordIndex, mimics
 from lectern.index.lancedb_rows import RowHashes
 from lectern.index.lancedb_schema import (
     SEARCH_TEXT,
@@ -92,6 +93,9 @@ class LanceDBIndex:
         self._snapshots = SnapshotCache(ann_min_rows, min_reload_s=snapshot_reload_s)
         self._last_layout: _Layout | None = None
         self._row_hashes = RowHashes()
+        # keyword search from the snapshot, once its version's posting lists are built (see
+        # lancedb_keywords); filtered searches and tables without a snapshot keep LanceDB's index
+        self._keywords = KeywordCache(self._keyword_index)
 
     @classmethod
     def from_settings(cls, settings: Settings, collection: str | None = None) -> LanceDBIndex:
@@ -167,6 +171,7 @@ class LanceDBIndex:
         self._last_layout = None
         self._snapshots.clear()
         self._row_hashes.clear()
+        self._keywords.clear()
 
     # --- writes --------------------------------------------------------------------------------------
     def upsert(self, chunks: Sequence[Chunk], vectors: NDArray[np.float32]) -> None:
@@ -288,6 +293,7 @@ class LanceDBIndex:
                 "fragments": fragments,
                 "version": version,
                 "in_memory_version": self._snapshots.version,
+                "in_memory_keyword_version": self._keywords.version,
             },
         )
 
@@ -311,7 +317,10 @@ class LanceDBIndex:
         with engine_errors(ENGINE, f"searching {self.name!r}"):
             # The table's version and the keyword side need no vector: they run on LanceDB's loop, in
             # one hand-off, while this thread embeds the query (a callable vector) and searches densely.
-            read = _TableRead(table, text if mode != "dense" else "", where, depth)
+            keyed = mode != "dense" and bool(text.strip())
+            # a keyword index held in memory answers unfiltered searches if the version is still its
+            local = keyed and not where and self._keywords.held() is not None
+            read = _TableRead(table, text if keyed and not local else "", where, depth)
             resolved = resolve_vector(vector)
             layout = self._layout(table, read.version())
             snapshot = self._snapshots.get(table, layout.version, layout.columns, self._fits_in_memory)
@@ -321,7 +330,7 @@ class LanceDBIndex:
                 if query is not None and mode != "keyword"
                 else []
             )
-            keyword = self._keyed(table, snapshot, read.keywords())
+            keyword = self._keywords_of(table, snapshot, read, text, where, depth, local) if keyed else []
             bm25 = {key: score for key, _, score in keyword}
             if mode == "hybrid":
                 ranked = rrf_fuse([[key for key, _, _ in dense], list(bm25)], self.rrf_k)[:top_k]
@@ -386,6 +395,64 @@ class LanceDBIndex:
         if moved is not None:
             rows.update({r["content_hash"]: r for r in moved.to_pylist()})
         return rows
+
+    def _keywords_of(
+        self,
+        table: Any,
+        snapshot: TableSnapshot | None,
+        read: _TableRead,
+        text: str,
+        where: str | None,
+        n: int,
+        local: bool,
+    ) -> list[Candidate]:
+        """Keyword candidates: from the snapshot's keyword index when it is built for this version and
+        the search is unfiltered; else LanceDB's (asked now when `read` did not, the version having
+        moved on since the index was built)."""
+        if snapshot is not None and not where:
+            self._keywords.note(snapshot)
+            index = self._keywords.held(snapshot.version)
+            if index is not None:
+                hashes, row_ids = snapshot.hashes, snapshot.row_ids
+                return [(hashes[p], int(row_ids[p]), score) for p, score in index.top(text, n)]
+        found = _collect(_keywords_now(table, text, where, n)) if local else read.keywords()
+        return self._keyed(table, snapshot, found)
+
+    def _keyword_index(self, snapshot: TableSnapshot) -> KeywordIndex | None:
+        """The posting lists of the snapshot's rows, if the table's FTS index ranks exactly them: it
+        covers every row of the snapshot's version and no other (no row unindexed or deleted since),
+        and analyses text as lancedb_keywords mimics. Runs on a background thread."""
+        table = self._open()
+        if table is None or table.version != snapshot.version:
+            return None
+        fts = next((cfg for cfg in table.list_indices() if cfg.name == FTS_INDEX), None)
+        if fts is None or not mimics(fts.index_details or {}):
+            return None
+        stats = table.index_stats(FTS_INDEX)
+        if stats is None or stats.num_unindexed_rows or stats.num_indexed_rows != len(snapshot.hashes):
+            return None
+        found = table.search().select(["content_hash", SEARCH_TEXT]).limit(None).to_arrow()
+        if table.version != snapshot.version or found.num_rows != len(snapshot.hashes):
+            return None  # written meanwhile: the rows read may not be the snapshot's
+        texts: list[str | None] = [None] * len(snapshot.hashes)
+        for key, value in zip(
+            found.column("content_hash").to_pylist(), found.column(SEARCH_TEXT).to_pylist(), strict=True
+        ):
+            at = snapshot.positions.get(str(key))
+            if at is None:
+                return None
+            texts[at] = value or ""
+        if any(value is None for value in texts):
+            return None
+        keywords = KeywordIndex.build([str(value) for value in texts])
+        # Deleted rows stay in the FTS index's statistics (documents, lengths) until it is rebuilt, and
+        # index_stats does not tell: one query on the commonest term must score every row as LanceDB does
+        probe = keywords.commonest()
+        if probe is None:
+            return keywords
+        theirs = dict(_collect(_keywords_now(table, probe, None, len(texts))))
+        ours = {int(snapshot.row_ids[p]): score for p, score in keywords.top(probe, len(texts))}
+        return keywords if ours == theirs else None
 
     def _keyed(
         self, table: Any, snapshot: TableSnapshot | None, found: list[tuple[int, float]]
@@ -473,6 +540,10 @@ async def _keyword_query(table: Any, text: str, where: str | None, n: int) -> pa
         query = query.where(where)  # a prefilter, as the sync builder's where(..., prefilter=True)
     stream = await query.with_row_id().nearest_to_text(text, [SEARCH_TEXT])._inner.execute(None, None)
     return pa.Table.from_batches([batch async for batch in stream], stream.schema)
+
+
+def _keywords_now(table: Any, text: str, where: str | None, n: int) -> Future[pa.Table | None]:
+    return asyncio.run_coroutine_threadsafe(_keyword_query(table, text, where, n), LOOP.loop)
 
 
 def _collect(future: Future[pa.Table | None]) -> list[tuple[int, float]]:

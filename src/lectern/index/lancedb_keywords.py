@@ -1,0 +1,372 @@
+"""LanceDB's BM25 keyword ranking computed in process, over the rows of a snapshot in memory.
+
+A keyword query through LanceDB's full-text index costs ~1.2-1.5 ms of CPU in its runtime threads (1k
+rows, 2 cores); the same ranking from posting lists held in memory costs ~0.05-0.1 ms. The scores are
+LanceDB's own, bit for bit, so the candidates and their order are the same, but for the order of
+rows with exactly equal scores (LanceDB's order among ties follows its search internals; here ties
+go in table order).
+
+What this mimics (lance's ``InvertedIndexParams.build`` and ``IndexBM25Scorer``, lancedb 0.40):
+
+- analysis: split on every character that is not a letter or digit ("simple"), drop tokens of 40
+  bytes or more, lowercase, stem (Snowball English), drop stop words (the stop list is checked
+  *after* stemming, and it is NLTK's English list, not Lucene's), fold accents to ASCII;
+- BM25 in float32 with k1 = 1.2 and b = 0.75: idf = ln(1 + (N - df + 0.5) / (df + 0.5)), avgdl =
+  the index's tokens / documents, a doc's weight (k1 + 1) * tf / (tf + k1 * (1 - b + b * dl / avgdl));
+  a query term repeated counts again.
+
+Only an index whose settings are exactly those qualifies (:func:`mimics`); the caller checks that the
+FTS index covers every row of the snapshot and nothing more, else LanceDB answers.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import threading
+import unicodedata
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from lectern.stemming import stemmer_for
+
+# NLTK's English stop words as lance's tokenizer has them (words with an apostrophe left out: the
+# tokenizer splits on it, so they never match a token).
+LANCE_ENGLISH_STOP_WORDS = frozenset(
+    {
+        "i",
+        "me",
+        "my",
+        "myself",
+        "we",
+        "our",
+        "ours",
+        "ourselves",
+        "you",
+        "your",
+        "yours",
+        "yourself",
+        "yourselves",
+        "he",
+        "him",
+        "his",
+        "himself",
+        "she",
+        "her",
+        "hers",
+        "herself",
+        "it",
+        "its",
+        "itself",
+        "they",
+        "them",
+        "their",
+        "theirs",
+        "themselves",
+        "what",
+        "which",
+        "who",
+        "whom",
+        "this",
+        "that",
+        "these",
+        "those",
+        "am",
+        "is",
+        "are",
+        "was",
+        "were",
+        "be",
+        "been",
+        "being",
+        "have",
+        "has",
+        "had",
+        "having",
+        "do",
+        "does",
+        "did",
+        "doing",
+        "a",
+        "an",
+        "the",
+        "and",
+        "but",
+        "if",
+        "or",
+        "because",
+        "as",
+        "until",
+        "while",
+        "of",
+        "at",
+        "by",
+        "for",
+        "with",
+        "about",
+        "against",
+        "between",
+        "into",
+        "through",
+        "during",
+        "before",
+        "after",
+        "above",
+        "below",
+        "to",
+        "from",
+        "up",
+        "down",
+        "in",
+        "out",
+        "on",
+        "off",
+        "over",
+        "under",
+        "again",
+        "further",
+        "then",
+        "once",
+        "here",
+        "there",
+        "when",
+        "where",
+        "why",
+        "how",
+        "all",
+        "any",
+        "both",
+        "each",
+        "few",
+        "more",
+        "most",
+        "other",
+        "some",
+        "such",
+        "no",
+        "nor",
+        "not",
+        "only",
+        "own",
+        "same",
+        "so",
+        "than",
+        "too",
+        "very",
+        "s",
+        "t",
+        "can",
+        "will",
+        "just",
+        "don",
+        "should",
+        "now",
+        "d",
+        "ll",
+        "m",
+        "o",
+        "re",
+        "ve",
+        "y",
+        "ain",
+        "aren",
+        "couldn",
+        "didn",
+        "doesn",
+        "hadn",
+        "hasn",
+        "haven",
+        "isn",
+        "ma",
+        "mightn",
+        "mustn",
+        "needn",
+        "shan",
+        "shouldn",
+        "wasn",
+        "weren",
+        "won",
+        "wouldn",
+    }
+)
+MAX_TOKEN_BYTES = 40  # lance's default max_token_length: tokens this long or longer are dropped
+K1 = np.float32(1.2)
+B = np.float32(0.75)
+_WORD = re.compile(r"[^\W_]+")  # runs of letters and digits
+_MAX_CACHED_WORDS = 500_000
+# The FTS settings mimicked; any other value (or a key unknown here set to a truthy value) disqualifies.
+_SETTINGS = {
+    "base_tokenizer": "simple",
+    "language": "English",
+    "max_token_length": MAX_TOKEN_BYTES,
+    "lower_case": True,
+    "stem": True,
+    "remove_stop_words": True,
+    "custom_stop_words": None,
+    "ascii_folding": True,
+}
+_HARMLESS = {"lance_tokenizer", "with_position", "min_ngram_length", "max_ngram_length", "block_size"}
+
+_terms_of_words: dict[str, str] = {}  # word as written -> its term ("" when dropped); shared, grows once
+
+
+def mimics(details: Mapping[str, Any]) -> bool:
+    """Whether an FTS index with these ``index_details`` analyses text exactly as :func:`terms`."""
+    if any(details.get(key) != value for key, value in _SETTINGS.items()):
+        return False
+    if details.get("lance_tokenizer") not in (None, "text"):
+        return False
+    return not any(value for key, value in details.items() if key not in _SETTINGS and key not in _HARMLESS)
+
+
+def _fold(text: str) -> str:
+    if text.isascii():
+        return text
+    decomposed = unicodedata.normalize("NFKD", text)
+    return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+
+
+def _term(word: str) -> str:
+    if len(word.encode("utf-8")) >= MAX_TOKEN_BYTES:
+        return ""
+    stemmed = stemmer_for("english")(word.lower())
+    return "" if stemmed in LANCE_ENGLISH_STOP_WORDS else _fold(stemmed)
+
+
+def terms(text: str) -> list[str]:
+    """The terms lance's English FTS analysis makes of `text`, in order, repeats kept."""
+    cache = _terms_of_words
+    if len(cache) > _MAX_CACHED_WORDS:
+        cache.clear()  # atomic; a racing thread only recomputes
+    out = []
+    for word in _WORD.findall(text):
+        term = cache.get(word)
+        if term is None:
+            term = cache[word] = _term(word)
+        if term:
+            out.append(term)
+    return out
+
+
+@dataclass(frozen=True)
+class KeywordIndex:
+    """Posting lists of one table version: term -> (rows, idf * the row's BM25 weight), float32."""
+
+    postings: dict[str, tuple[NDArray[np.intp], NDArray[np.float32]]]
+    size: int  # rows
+
+    @classmethod
+    def build(cls, texts: Sequence[str]) -> KeywordIndex:
+        """From every row's text, in table order (a row's position is its index in `texts`)."""
+        rows: dict[str, list[int]] = {}
+        freqs: dict[str, list[int]] = {}
+        lengths = np.zeros(len(texts), dtype=np.float32)
+        for position, text in enumerate(texts):
+            found = terms(text)
+            lengths[position] = len(found)
+            counts: dict[str, int] = {}
+            for term in found:
+                counts[term] = counts.get(term, 0) + 1
+            for term, count in counts.items():
+                rows.setdefault(term, []).append(position)
+                freqs.setdefault(term, []).append(count)
+        n = np.float32(len(texts))
+        avgdl = np.float32(lengths.sum(dtype=np.float64)) / n if len(texts) else np.float32(1.0)
+        norms = K1 * (np.float32(1.0) - B + B * lengths / avgdl)  # per row
+        postings = {}
+        for term, held in rows.items():
+            at = np.array(held, dtype=np.intp)
+            tf = np.array(freqs[term], dtype=np.float32)
+            weights = _idf(len(held), n) * ((K1 + np.float32(1.0)) * tf / (tf + norms[at]))
+            postings[term] = (at, weights.astype(np.float32, copy=False))
+        return cls(postings, len(texts))
+
+    def commonest(self) -> str | None:
+        """The term in the most rows (None without any)."""
+        return max(self.postings, key=lambda term: len(self.postings[term][0]), default=None)
+
+    def top(self, text: str, n: int) -> list[tuple[int, float]]:
+        """The n best rows (position, BM25) for the query `text`, best first, ties in table order;
+        only rows sharing a term with it."""
+        scores: NDArray[np.float32] | None = None
+        for term in terms(text):
+            posting = self.postings.get(term)
+            if posting is None:
+                continue
+            if scores is None:
+                scores = np.zeros(self.size, dtype=np.float32)
+            scores[posting[0]] += posting[1]  # a posting names each row once
+        if scores is None or n <= 0:
+            return []
+        hit = np.flatnonzero(scores)
+        hit_scores = scores[hit]
+        n = min(n, len(hit))
+        best = np.argpartition(-hit_scores, n - 1)[:n] if n < len(hit) else np.arange(len(hit))
+        best = best[np.lexsort((hit[best], -hit_scores[best]))]
+        return [(int(hit[i]), float(hit_scores[i])) for i in best]
+
+
+def _idf(documents_with_term: int, documents: np.float32) -> np.float32:
+    df = np.float32(documents_with_term)
+    ratio = (documents - df + np.float32(0.5)) / (df + np.float32(0.5)) + np.float32(1.0)
+    return np.float32(math.log(float(ratio)))  # lance: f32::ln; the f64 log rounded agrees
+
+
+class KeywordCache:
+    """The keyword index of one snapshot (table version), built off the query path.
+
+    A version's first keyword search only marks it; its second starts the build on a background
+    thread (a one-shot ``lectern ask`` never pays for one), and searches use LanceDB's index until it
+    is ready. `build` returns None for a version the index cannot serve (see `LanceDBIndex`).
+    """
+
+    def __init__(self, build: Callable[[Any], KeywordIndex | None]) -> None:
+        self._build = build
+        self._held: tuple[int, KeywordIndex | None] | None = None  # (version, index if it serves)
+        self._seen: int | None = None
+        self._lock = threading.Lock()  # one build at a time
+
+    def held(self, version: int | None = None) -> KeywordIndex | None:
+        """The index of `version` (of whichever version is held, when None), if built and serving."""
+        held = self._held
+        if held is None or (version is not None and held[0] != version):
+            return None
+        return held[1]
+
+    @property
+    def version(self) -> int | None:
+        held = self._held
+        return held[0] if held is not None and held[1] is not None else None
+
+    def note(self, snapshot: Any) -> None:
+        """A keyword search ran on `snapshot`: start its index's build the second time."""
+        version = int(snapshot.version)
+        held = self._held
+        if held is not None and held[0] == version:
+            return
+        if self._seen != version:
+            self._seen = version
+            return
+        if self._lock.acquire(blocking=False):
+            thread = threading.Thread(target=self._run, args=(snapshot,), name="lectern-bm25", daemon=True)
+            thread.start()
+
+    def _run(self, snapshot: Any) -> None:
+        version = int(snapshot.version)
+        try:
+            try:
+                built = self._build(snapshot)
+            except Exception:  # LanceDB keeps answering; the next version tries again
+                built = None
+            if self._seen == version:  # not cleared meanwhile
+                self._held = (version, built)
+        finally:
+            self._lock.release()
+
+    def clear(self) -> None:
+        self._held = None
+        self._seen = None
