@@ -17,7 +17,8 @@ from dataclasses import dataclass, field
 
 from lectern.stemming import stemmer_for
 
-# Lucene's English stop words, the list tantivy (and so LanceDB's FTS) uses for English.
+# Lucene's English stop words, tantivy's list for English. (LanceDB's FTS uses NLTK's longer list and
+# checks it after stemming: see lancedb_keywords.py; this analyzer is Qdrant's own and keeps Lucene's.)
 ENGLISH_STOP_WORDS = frozenset(
     {"a", "an", "and", "are", "as", "at", "be", "but", "by", "for", "if", "in", "into", "is", "it", "no"}
     | {"not", "of", "on", "or", "such", "that", "the", "their", "then", "there", "these", "they", "this"}
