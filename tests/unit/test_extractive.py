@@ -626,3 +626,35 @@ def test_another_list_of_terse_items_comes_whole_and_one_of_long_items_does_not(
         for n in "ABC"
     )
     assert _context_of(best, wordy, 1) == [units_of(wordy)[1].text]
+
+
+def _listing_part(text: str, rank: int, index: int) -> extractive._Candidate:
+    """The first unit of chunk `index` of one listing's file, retrieved at `rank`."""
+    chunk = Chunk(
+        text=text,
+        content_hash=content_hash(text),
+        chunk_index=index,
+        token_count=len(text.split()),
+        heading_hierarchy=["Pacing"],
+        source_path="pacing.md",
+    )
+    hit = SearchHit(chunk=chunk, similarity=0.6, keyword_score=1.0, score=1.0 / rank, rank=rank)
+    return extractive._Candidate(units_of(text)[0], rank, hit, 0.0)
+
+
+def test_a_quoted_block_cut_on_an_open_value_brings_the_values_from_the_next_chunk() -> None:
+    head = _listing_part("```python\ndef pause_for(urgency):\n    pauses = {\n```\n", 1, 4)
+    tail = _listing_part(
+        '```python\n        "urgent": 0.2,\n        "normal": 0.5,\n    }\n'
+        "    return pauses[urgency]\n\ndef other():\n    pass\n```\n",
+        2,
+        5,
+    )
+    quoted = extractive._with_listing_continued([head], [head, tail])
+    assert len(quoted) == 2
+    assert quoted[1].unit.text == '```python\n        "urgent": 0.2,\n        "normal": 0.5,\n    }\n```'
+    # Not the next chunk of the listing, or a block of statements: nothing comes.
+    far = _listing_part(tail.unit.text, 2, 7)
+    assert extractive._with_listing_continued([head], [head, far]) == [head]
+    block = _listing_part("```csharp\nvoid Start()\n{\n    if (ready)\n    {\n```\n", 1, 4)
+    assert extractive._with_listing_continued([block], [block, tail]) == [block]
