@@ -658,3 +658,17 @@ def test_a_quoted_block_cut_on_an_open_value_brings_the_values_from_the_next_chu
     assert extractive._with_listing_continued([head], [head, far]) == [head]
     block = _listing_part("```csharp\nvoid Start()\n{\n    if (ready)\n    {\n```\n", 1, 4)
     assert extractive._with_listing_continued([block], [block, tail]) == [block]
+
+
+def test_a_list_quoted_nearly_whole_brings_its_last_items() -> None:
+    text = "Architecture:\n\n" + "".join(f"- Part {n}: does step {n} of the bridge\n" for n in "ABCDEFGH")
+    hit = _hit(text, 1)
+    units = [extractive._Candidate(u, 1, hit, 0.0) for u in units_of(text)]
+    items = [c for c in units if c.unit.bullet]
+
+    def quoted(picked: list[extractive._Candidate]) -> list[str]:
+        chosen = extractive._with_lead_ins(picked, units)
+        return [c.unit.text for c in chosen if c.unit.bullet]
+
+    assert len(quoted([items[0], items[5]])) == 8  # six of eight quoted: the last two come too
+    assert len(quoted([items[0], items[2]])) == 3  # three of eight: the list stays cut

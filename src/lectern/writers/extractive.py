@@ -845,6 +845,10 @@ def _with_listing_continued(chosen: list[_Candidate], codes: list[_Candidate]) -
     return out
 
 
+LIST_TAIL_ITEMS = 2  # the last items of a list quoted nearly whole come too, up to this many
+LIST_TAIL_WORDS = 60  # ... and this many words
+
+
 def _with_lead_ins(chosen: list[_Candidate], candidates: list[_Candidate]) -> list[_Candidate]:
     """A chosen list item brings the sentence that introduces its list ("Lectern remembers ...:")."""
     out = list(chosen)
@@ -864,6 +868,19 @@ def _with_lead_ins(chosen: list[_Candidate], candidates: list[_Candidate]) -> li
         between = [c for c in candidates if c.source == source and items[0] < c.unit.position < items[-1]]
         if all(c.unit.bullet for c in between):
             out.extend(c for c in between if c not in out)
+        # ... and a list quoted nearly whole is not cut just before its last items.
+        same = {c.unit.position: c for c in candidates if c.source == source}
+        if items[-1] not in same:
+            continue
+        whole = [c for c in _list_items(same, items[-1]) if c.unit.bullet]
+        tail = [c for c in whole if c.unit.position > items[-1]]
+        quoted = [c for c in whole if c in out]
+        if (
+            0 < len(tail) <= LIST_TAIL_ITEMS
+            and len(quoted) >= 2 * len(tail)
+            and sum(c.unit.words for c in tail) <= LIST_TAIL_WORDS
+        ):
+            out.extend(tail)
     return out
 
 
