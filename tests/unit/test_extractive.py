@@ -672,3 +672,26 @@ def test_a_list_quoted_nearly_whole_brings_its_last_items() -> None:
 
     assert len(quoted([items[0], items[5]])) == 8  # six of eight quoted: the last two come too
     assert len(quoted([items[0], items[2]])) == 3  # three of eight: the list stays cut
+
+
+async def test_a_code_line_setting_a_value_answers_a_quantity_question_with_fewer_of_its_words() -> None:
+    text = (
+        "Humanoid robots must limit interaction forces during physical contact.\n\n"
+        "```python\nclass ForceLimiter:\n    def __init__(self):\n"
+        "        self.smoothing_window = 5  # samples\n"
+        "        self.emergency_stop_force = 50.0  # N - emergency stop threshold\n"
+        "        self.warning_force = 20.0  # N\n```\n"
+    )
+    hits = [_hit(text, 1, "Force limiting")]
+    question = "At what contact force should a humanoid's safety system trigger an emergency stop?"
+    _, written = await write(
+        ExtractiveWriter(), request(question, RetrievalResult(query=question, hits=hits))
+    )
+    assert "self.emergency_stop_force = 50.0" in written.text
+    # The same words, not asking for a quantity: three of eight are too few for a code line.
+    question = "Which contact force makes a humanoid's safety system trigger an emergency stop?"
+    assert question_kind(question) != "quantity"
+    _, written = await write(
+        ExtractiveWriter(), request(question, RetrievalResult(query=question, hits=hits))
+    )
+    assert "emergency_stop_force" not in written.text

@@ -200,7 +200,7 @@ class ExtractiveWriter:
         chosen = _with_named_code(chosen, codes, candidates)
         if not chosen:
             return _fallback(sources[0], 1)
-        chosen = _with_code_lines(chosen, codes, candidates, query, query_terms)
+        chosen = _with_code_lines(chosen, codes, candidates, query, query_terms, quantity=kind == "quantity")
         chosen = _with_listing_continued(chosen, codes)
         chosen = _without_dangling_lead_ins(_with_lead_ins(chosen, candidates))
         return _render(chosen)
@@ -705,6 +705,10 @@ def _cited_with(code: _Candidate, chosen: list[_Candidate], candidates: list[_Ca
 
 CODE_LINE_SHARE = 0.4  # a code line quoted for itself holds at least this share of the question's words
 CODE_LINE_TERMS = 2  # ... and at least this many of them
+# For "how much / at what force" a line that sets a number is the answer's shape: it needs less of the
+# question's words.
+QUANTITY_LINE_SHARE = 0.3
+_VALUE = re.compile(r"[=:]\s*\(?-?\d")
 _IDENTIFIER_PARTS = re.compile(r"[\W_]+|(?<=[a-z])(?=[A-Z])")
 
 
@@ -757,6 +761,8 @@ def _with_code_lines(
     candidates: list[_Candidate],
     query: str,
     query_terms: frozenset[str],
+    *,
+    quantity: bool = False,
 ) -> list[_Candidate]:
     """The line of a code block that says what was asked ("self.intimate_zone = (0.0, 0.45)  # 0-1.5
     feet"), with the lines around it, when no sentence says it and the answer quotes no code: a value
@@ -767,10 +773,13 @@ def _with_code_lines(
     short = _abbreviations(query)
     best: tuple[float, _Candidate, int] | None = None
     for code in codes:
-        for i, (_, terms) in enumerate(_code_lines(code.unit.text)[1:-1], start=1):
+        for i, (line, terms) in enumerate(_code_lines(code.unit.text)[1:-1], start=1):
             found = (terms | _spelled_out(terms, short)) & query_terms
             share = len(found) / len(query_terms)
-            if len(found) < CODE_LINE_TERMS or share < CODE_LINE_SHARE:
+            enough = share >= CODE_LINE_SHARE or (
+                quantity and share >= QUANTITY_LINE_SHARE and _VALUE.search(line) is not None
+            )
+            if len(found) < CODE_LINE_TERMS or not enough:
                 continue
             score = share + 0.2 * code.rank_prior + (0.2 if code.source in quoted else 0.0)
             if best is None or score > best[0]:
