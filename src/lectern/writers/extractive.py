@@ -15,10 +15,12 @@
    driver:" / code / "2. ..."), past a list of causes when a stated problem ("Issue: ...") has one; a
    short "Solution: check X:" may lead the answer with its code; a quoted sentence that names a file
    ("`send_goal.py` - Send goals") brings that file's code, and one that comments on the block above
-   it ("Rationale: ...") brings that block. A best-ranked source with nothing
+   it ("Rationale: ...") brings that block; a quoted block cut by the chunk split on an open value
+   ("pauses = {") brings that value's lines from the listing's next chunk. A best-ranked source with nothing
    but code is quoted by its code, or by the chunk of the same listing that matches the question
    best; a code line may answer on its own, matched with its identifiers split and its abbreviations
-   spelled out ("horizontal_fov" for "field of view").
+   spelled out ("horizontal_fov" for "field of view"), or, for a quantity question, a line that sets a
+   number with fewer of the question's words. A list quoted nearly whole ends with its last items.
 5. Sentences are grouped by source (best source first) and kept in the author's order within a
    source; each group ends with its source number, `[n]` = the n-th source of the turn
    (`writers/sources.py`).
