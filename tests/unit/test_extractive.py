@@ -626,3 +626,72 @@ def test_another_list_of_terse_items_comes_whole_and_one_of_long_items_does_not(
         for n in "ABC"
     )
     assert _context_of(best, wordy, 1) == [units_of(wordy)[1].text]
+
+
+def _listing_part(text: str, rank: int, index: int) -> extractive._Candidate:
+    """The first unit of chunk `index` of one listing's file, retrieved at `rank`."""
+    chunk = Chunk(
+        text=text,
+        content_hash=content_hash(text),
+        chunk_index=index,
+        token_count=len(text.split()),
+        heading_hierarchy=["Pacing"],
+        source_path="pacing.md",
+    )
+    hit = SearchHit(chunk=chunk, similarity=0.6, keyword_score=1.0, score=1.0 / rank, rank=rank)
+    return extractive._Candidate(units_of(text)[0], rank, hit, 0.0)
+
+
+def test_a_quoted_block_cut_on_an_open_value_brings_the_values_from_the_next_chunk() -> None:
+    head = _listing_part("```python\ndef pause_for(urgency):\n    pauses = {\n```\n", 1, 4)
+    tail = _listing_part(
+        '```python\n        "urgent": 0.2,\n        "normal": 0.5,\n    }\n'
+        "    return pauses[urgency]\n\ndef other():\n    pass\n```\n",
+        2,
+        5,
+    )
+    quoted = extractive._with_listing_continued([head], [head, tail])
+    assert len(quoted) == 2
+    assert quoted[1].unit.text == '```python\n        "urgent": 0.2,\n        "normal": 0.5,\n    }\n```'
+    # Not the next chunk of the listing, or a block of statements: nothing comes.
+    far = _listing_part(tail.unit.text, 2, 7)
+    assert extractive._with_listing_continued([head], [head, far]) == [head]
+    block = _listing_part("```csharp\nvoid Start()\n{\n    if (ready)\n    {\n```\n", 1, 4)
+    assert extractive._with_listing_continued([block], [block, tail]) == [block]
+
+
+def test_a_list_quoted_nearly_whole_brings_its_last_items() -> None:
+    text = "Architecture:\n\n" + "".join(f"- Part {n}: does step {n} of the bridge\n" for n in "ABCDEFGH")
+    hit = _hit(text, 1)
+    units = [extractive._Candidate(u, 1, hit, 0.0) for u in units_of(text)]
+    items = [c for c in units if c.unit.bullet]
+
+    def quoted(picked: list[extractive._Candidate]) -> list[str]:
+        chosen = extractive._with_lead_ins(picked, units)
+        return [c.unit.text for c in chosen if c.unit.bullet]
+
+    assert len(quoted([items[0], items[5]])) == 8  # six of eight quoted: the last two come too
+    assert len(quoted([items[0], items[2]])) == 3  # three of eight: the list stays cut
+
+
+async def test_a_code_line_setting_a_value_answers_a_quantity_question_with_fewer_of_its_words() -> None:
+    text = (
+        "Humanoid robots must limit interaction forces during physical contact.\n\n"
+        "```python\nclass ForceLimiter:\n    def __init__(self):\n"
+        "        self.smoothing_window = 5  # samples\n"
+        "        self.emergency_stop_force = 50.0  # N - emergency stop threshold\n"
+        "        self.warning_force = 20.0  # N\n```\n"
+    )
+    hits = [_hit(text, 1, "Force limiting")]
+    question = "At what contact force should a humanoid's safety system trigger an emergency stop?"
+    _, written = await write(
+        ExtractiveWriter(), request(question, RetrievalResult(query=question, hits=hits))
+    )
+    assert "self.emergency_stop_force = 50.0" in written.text
+    # The same words, not asking for a quantity: three of eight are too few for a code line.
+    question = "Which contact force makes a humanoid's safety system trigger an emergency stop?"
+    assert question_kind(question) != "quantity"
+    _, written = await write(
+        ExtractiveWriter(), request(question, RetrievalResult(query=question, hits=hits))
+    )
+    assert "emergency_stop_force" not in written.text

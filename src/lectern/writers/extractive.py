@@ -15,10 +15,12 @@
    driver:" / code / "2. ..."), past a list of causes when a stated problem ("Issue: ...") has one; a
    short "Solution: check X:" may lead the answer with its code; a quoted sentence that names a file
    ("`send_goal.py` - Send goals") brings that file's code, and one that comments on the block above
-   it ("Rationale: ...") brings that block. A best-ranked source with nothing
+   it ("Rationale: ...") brings that block; a quoted block cut by the chunk split on an open value
+   ("pauses = {") brings that value's lines from the listing's next chunk. A best-ranked source with nothing
    but code is quoted by its code, or by the chunk of the same listing that matches the question
    best; a code line may answer on its own, matched with its identifiers split and its abbreviations
-   spelled out ("horizontal_fov" for "field of view").
+   spelled out ("horizontal_fov" for "field of view"), or, for a quantity question, a line that sets a
+   number with fewer of the question's words. A list quoted nearly whole ends with its last items.
 5. Sentences are grouped by source (best source first) and kept in the author's order within a
    source; each group ends with its source number, `[n]` = the n-th source of the turn
    (`writers/sources.py`).
@@ -200,7 +202,8 @@ class ExtractiveWriter:
         chosen = _with_named_code(chosen, codes, candidates)
         if not chosen:
             return _fallback(sources[0], 1)
-        chosen = _with_code_lines(chosen, codes, candidates, query, query_terms)
+        chosen = _with_code_lines(chosen, codes, candidates, query, query_terms, quantity=kind == "quantity")
+        chosen = _with_listing_continued(chosen, codes)
         chosen = _without_dangling_lead_ins(_with_lead_ins(chosen, candidates))
         return _render(chosen)
 
@@ -704,6 +707,10 @@ def _cited_with(code: _Candidate, chosen: list[_Candidate], candidates: list[_Ca
 
 CODE_LINE_SHARE = 0.4  # a code line quoted for itself holds at least this share of the question's words
 CODE_LINE_TERMS = 2  # ... and at least this many of them
+# For "how much / at what force" a line that sets a number is the answer's shape: it needs less of the
+# question's words.
+QUANTITY_LINE_SHARE = 0.3
+_VALUE = re.compile(r"[=:]\s*\(?-?\d")
 _IDENTIFIER_PARTS = re.compile(r"[\W_]+|(?<=[a-z])(?=[A-Z])")
 
 
@@ -756,6 +763,8 @@ def _with_code_lines(
     candidates: list[_Candidate],
     query: str,
     query_terms: frozenset[str],
+    *,
+    quantity: bool = False,
 ) -> list[_Candidate]:
     """The line of a code block that says what was asked ("self.intimate_zone = (0.0, 0.45)  # 0-1.5
     feet"), with the lines around it, when no sentence says it and the answer quotes no code: a value
@@ -766,10 +775,13 @@ def _with_code_lines(
     short = _abbreviations(query)
     best: tuple[float, _Candidate, int] | None = None
     for code in codes:
-        for i, (_, terms) in enumerate(_code_lines(code.unit.text)[1:-1], start=1):
+        for i, (line, terms) in enumerate(_code_lines(code.unit.text)[1:-1], start=1):
             found = (terms | _spelled_out(terms, short)) & query_terms
             share = len(found) / len(query_terms)
-            if len(found) < CODE_LINE_TERMS or share < CODE_LINE_SHARE:
+            enough = share >= CODE_LINE_SHARE or (
+                quantity and share >= QUANTITY_LINE_SHARE and _VALUE.search(line) is not None
+            )
+            if len(found) < CODE_LINE_TERMS or not enough:
                 continue
             score = share + 0.2 * code.rank_prior + (0.2 if code.source in quoted else 0.0)
             if best is None or score > best[0]:
@@ -786,6 +798,66 @@ def _with_code_lines(
     )
     excerpted = dataclasses.replace(code, unit=unit)
     return [*chosen, excerpted, *_cited_with(excerpted, chosen, candidates)]
+
+
+CONTINUED_LINES = 12  # lines of a split listing's next chunk quoted to close what its last line opened
+# A line that opens a value ("pauses = {", "camera = Camera(", "gains: ["), not a block of statements
+# ("if (ready) {", "void Start() {", a bare "{").
+_OPENS_VALUE = re.compile(
+    r"^(?!(?:if|else|elif|for|foreach|while|switch|try|catch|do|def|class|function|with)\b).*[\w=:,]\s*[\[({]$"
+)
+
+
+def _opened(line: str) -> int:
+    """How many brackets the code line leaves open (negative: it closes more than it opens)."""
+    return sum(line.count(b) for b in "([{") - sum(line.count(b) for b in ")]}")
+
+
+def _with_listing_continued(chosen: list[_Candidate], codes: list[_Candidate]) -> list[_Candidate]:
+    """A quoted code block that ends its chunk on an open bracket ("pauses = {") was cut where a long
+    listing is split over chunks: the values it opens are in the next chunk of the listing. When that
+    chunk was retrieved too, its opening lines up to where the bracket closes come after the block."""
+    out = list(chosen)
+    for c in chosen:
+        if c.unit.kind != "code":
+            continue
+        lines = c.unit.text.split("\n")[1:-1]  # inside the fence
+        body = [line for line in lines if line.strip()]
+        if not body or _opened(body[-1]) <= 0 or not _OPENS_VALUE.match(body[-1].strip()):
+            continue
+        chunk = c.hit.chunk
+        if any(k.source == c.source and k.unit.position > c.unit.position for k in codes):
+            continue  # the block does not end its chunk
+        nxt = [
+            k
+            for k in codes
+            if k.unit.position == 0
+            and k.hit.chunk.source_path == chunk.source_path
+            and k.hit.chunk.chunk_index == chunk.chunk_index + 1
+            and all(o.source != k.source or o.unit.kind != "code" for o in out)
+        ]
+        if not nxt:
+            continue
+        k = nxt[0]
+        fence, *rest = k.unit.text.split("\n")
+        depth, taken = _opened(body[-1]), []
+        for line in rest[:-1][:CONTINUED_LINES]:
+            taken.append(line)
+            depth += _opened(line)
+            if depth <= 0:
+                break
+        if depth > 0 or not taken:
+            continue
+        excerpt = "\n".join([fence, *taken, rest[-1]])
+        unit = dataclasses.replace(
+            k.unit, text=excerpt, terms=_code_line_terms(excerpt), words=len(excerpt.split())
+        )
+        out.append(dataclasses.replace(k, unit=unit))
+    return out
+
+
+LIST_TAIL_ITEMS = 2  # the last items of a list quoted nearly whole come too, up to this many
+LIST_TAIL_WORDS = 60  # ... and this many words
 
 
 def _with_lead_ins(chosen: list[_Candidate], candidates: list[_Candidate]) -> list[_Candidate]:
@@ -807,6 +879,19 @@ def _with_lead_ins(chosen: list[_Candidate], candidates: list[_Candidate]) -> li
         between = [c for c in candidates if c.source == source and items[0] < c.unit.position < items[-1]]
         if all(c.unit.bullet for c in between):
             out.extend(c for c in between if c not in out)
+        # ... and a list quoted nearly whole is not cut just before its last items.
+        same = {c.unit.position: c for c in candidates if c.source == source}
+        if items[-1] not in same:
+            continue
+        whole = [c for c in _list_items(same, items[-1]) if c.unit.bullet]
+        tail = [c for c in whole if c.unit.position > items[-1]]
+        quoted = [c for c in whole if c in out]
+        if (
+            0 < len(tail) <= LIST_TAIL_ITEMS
+            and len(quoted) >= 2 * len(tail)
+            and sum(c.unit.words for c in tail) <= LIST_TAIL_WORDS
+        ):
+            out.extend(tail)
     return out
 
 
