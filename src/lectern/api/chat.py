@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 from collections.abc import AsyncIterator, Callable
 from typing import Annotated, Any
 
+import anyio
 from fastapi import APIRouter, Depends, Path, Request
 from sse_starlette import EventSourceResponse, ServerSentEvent
 from starlette.responses import Response
@@ -26,7 +28,7 @@ from lectern.api.ids import random_uuid
 from lectern.api.services import Services, owner, owner_of, services, services_of
 from lectern.api.turns import Turn, shielded
 from lectern.engine import AskOptions
-from lectern.events import Done, Failed, Token
+from lectern.events import Done, Event, Failed, Token
 
 router = APIRouter(tags=["chat"])
 
@@ -133,34 +135,86 @@ async def chat_stream(body: ChatRequest, request: Request) -> EventSourceRespons
         release()
         raise
 
-    async def events() -> AsyncIterator[ServerSentEvent]:
+    async def events() -> AsyncIterator[bytes]:
         seq = 0
-        async for event in svc.turns.events(turn, conversation):
-            if isinstance(event, Token):
-                if event.text:
-                    yield _sse("token", {"content": event.text}, seq)
-                    seq += 1
-            elif isinstance(event, Done):
-                try:
-                    stored = await shielded(svc.turns.complete(turn, event.answer, started))
-                except errors.LecternError as exc:  # the database went away: say so, no traceback
-                    yield _sse("error", error_body(exc.code, exc.message, status=exc.http_status), seq)
+        async for burst in bursts(svc.turns.events(turn, conversation)):
+            chunk: list[bytes] = []
+            for event in burst:
+                if isinstance(event, Token):
+                    if event.text:
+                        chunk.append(_sse("token", {"content": event.text}, seq).encode())
+                        seq += 1
+                    continue
+                if chunk:  # the tokens before it go out first: storing the answer takes a while
+                    yield b"".join(chunk)
+                    chunk = []
+                if isinstance(event, Done):
+                    try:
+                        stored = await shielded(svc.turns.complete(turn, event.answer, started))
+                    except errors.LecternError as exc:  # the database went away: say so, no traceback
+                        yield _sse(
+                            "error", error_body(exc.code, exc.message, status=exc.http_status), seq
+                        ).encode()
+                        return
+                    metadata = ChatResponse.of(event.answer, turn.session_id, stored).model_dump(
+                        mode="json", exclude_none=True
+                    )
+                    yield _sse("done", {"metadata": metadata}, seq).encode()
                     return
-                metadata = ChatResponse.of(event.answer, turn.session_id, stored).model_dump(
-                    mode="json", exclude_none=True
-                )
-                yield _sse("done", {"metadata": metadata}, seq)
-                return
-            elif isinstance(event, Failed):
-                body = error_body(
-                    event.code, event.message, status=status_for_code(event.code), family="chat"
-                )
-                yield _sse("error", body, seq)
-                return
+                if isinstance(event, Failed):
+                    body = error_body(
+                        event.code, event.message, status=status_for_code(event.code), family="chat"
+                    )
+                    yield _sse("error", body, seq).encode()
+                    return
+            if chunk:
+                yield b"".join(chunk)
 
     return TurnStream(
         events(), on_close=release, ping=15, headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
     )
+
+
+async def bursts(events: AsyncIterator[Event]) -> AsyncIterator[list[Event]]:
+    """The events in bursts: each holds what the engine produced while the previous burst was being
+    sent (at least one event). A writer that has its whole text at once (the extractive writer) yields
+    a hundred tokens back to back: one socket write for all of them instead of one per token (each
+    write: a send through five ASGI layers, a timeout scope and a syscall, ~50 us of the event loop).
+    The bytes on the wire are the same events, ids and order; a token is never held back waiting
+    for the next one.
+
+    The engine runs in its own task; when the stream ends early (the client left) that task is
+    cancelled and waited for, so the engine has stopped before the session's turn is released."""
+    queue: asyncio.Queue[Event | None] = asyncio.Queue()
+
+    async def pump() -> None:
+        try:
+            async for event in events:
+                queue.put_nowait(event)
+        finally:
+            queue.put_nowait(None)
+
+    task = asyncio.ensure_future(pump())
+    try:
+        while True:
+            first = await queue.get()
+            if first is None:
+                break
+            burst = [first]
+            while not queue.empty():
+                event = queue.get_nowait()
+                if event is None:
+                    yield burst
+                    return
+                burst.append(event)
+            yield burst
+    finally:
+        if not task.done():
+            task.cancel()
+        with anyio.CancelScope(shield=True):
+            await asyncio.wait([task])
+        if not task.cancelled() and task.exception() is not None:
+            raise task.exception()  # type: ignore[misc]
 
 
 class TurnStream(EventSourceResponse):
