@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import gc
+import os
 import socket
 from pathlib import Path
 
 import httpx
+import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
 from lectern.api import create_app
@@ -147,3 +149,15 @@ async def test_startup_heap_is_frozen_out_of_the_collector_while_serving(tmp_pat
         assert (await client.get("/health")).status_code == 200
         assert gc.get_freeze_count() > 1000
     assert gc.get_freeze_count() == 0
+
+
+def test_fastapi_telemetry_only_when_the_environment_configures_opentelemetry(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from lectern.api.app import _opentelemetry_configured
+
+    for name in [n for n in os.environ if n.startswith(("OTEL_", "FASTAPI_OTEL_"))]:
+        monkeypatch.delenv(name)
+    assert not _opentelemetry_configured()
+    monkeypatch.setenv("OTEL_SERVICE_NAME", "lectern")
+    assert _opentelemetry_configured()

@@ -20,6 +20,8 @@ from prometheus_client import (
     CONTENT_TYPE_LATEST,
     REGISTRY,
     CollectorRegistry,
+    Counter,
+    Histogram,
     generate_latest,
     start_http_server,
 )
@@ -40,6 +42,9 @@ class RequestMetrics:
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
+        # The labelled series by their labels: prometheus-client's labels() validates and locks each time.
+        self._counts: dict[tuple[str, str, str], Counter] = {}
+        self._times: dict[str, Histogram] = {}
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -58,8 +63,15 @@ class RequestMetrics:
             await self.app(scope, receive, send_status)
         finally:
             route = _route(scope)
-            REQUESTS.labels(route, scope["method"], str(status)).inc()
-            REQUEST_SECONDS.labels(route).observe(time.perf_counter() - started)
+            key = (route, scope["method"], str(status))
+            count = self._counts.get(key)
+            if count is None:
+                count = self._counts[key] = REQUESTS.labels(*key)
+            count.inc()
+            timer = self._times.get(route)
+            if timer is None:
+                timer = self._times[route] = REQUEST_SECONDS.labels(route)
+            timer.observe(time.perf_counter() - started)
 
 
 def _route(scope: Scope) -> str:
