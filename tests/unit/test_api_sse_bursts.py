@@ -6,6 +6,8 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator
 
+import pytest
+
 from lectern.api.chat import bursts
 from lectern.events import Event, Token
 
@@ -62,11 +64,11 @@ async def test_an_engine_error_reaches_the_stream() -> None:
         raise RuntimeError("boom")
 
     seen: list[str] = []
-    try:
+
+    async def read() -> None:
         async for burst in bursts(engine()):
-            seen += [e.text for e in burst if isinstance(e, Token)]
-    except RuntimeError as exc:
-        assert str(exc) == "boom"
-    else:
-        raise AssertionError("the error was swallowed")
+            seen.extend(e.text for e in burst if isinstance(e, Token))
+
+    with pytest.raises(RuntimeError, match="boom"):
+        await read()
     assert seen == ["one"]
