@@ -203,31 +203,52 @@ def test_int8_documents_stay_close_to_fp32(cases: list[dict[str, Any]]) -> None:
 
 
 def test_unfused_norms_compute_what_the_fused_kernel_does(cases: list[dict[str, Any]]) -> None:
-    """The int8 query graph spells SkipLayerNormalization as Add + Add + LayerNormalization (a faster
-    CPU kernel); the rewrite itself changes nothing but rounding, shown on the fp32 graph."""
+    """Both graphs spell SkipLayerNormalization as Add + Add + LayerNormalization (cheaper CPU kernels,
+    since graph version 4 for the fp32 document graph too) and their sessions do not fuse it back: the
+    vectors differ from the fused kernel's by rounding only, padded batches included."""
     import onnx
 
-    from lectern.embeddings.minilm_graphs import SKIP_NORM_FUSION, graph_path, unfuse_skip_norms
-    from lectern.embeddings.minilm_onnx import _session
+    from lectern.embeddings import minilm_assets as assets
+    from lectern.embeddings.base import l2_normalise
+    from lectern.embeddings.minilm_graphs import graph_path
+    from lectern.embeddings.minilm_onnx import _session, build_model, unfuse_skip_norms
 
     graphs = Path(os.environ["LECTERN_MODEL_CACHE"])
-    fused_path = graph_path(graphs, "fused", "fp32")
-    fused = onnx.load(str(fused_path))
-    skip_norms = sum(n.op_type == "SkipLayerNormalization" for n in fused.graph.node)
-    unfused = unfuse_skip_norms(fused)
+    weights, config = assets.load_weights(assets.model_dir()), assets.load_config(assets.model_dir())
+    kernel = build_model(weights, config, "fused", skip_norm_kernel=True)
+    skip_norms = sum(n.op_type == "SkipLayerNormalization" for n in kernel.graph.node)
     assert skip_norms == 12  # two per layer
-    assert not any(n.op_type == "SkipLayerNormalization" for n in unfused.graph.node)
-    texts = [c["text"] for c in cases]
-    embedder = LocalMiniLMEmbedder(backend="onnx")
-    ids = [np.asarray([embedder._tokenizer.encode(t).ids], dtype=np.int64) for t in texts]
-    before = _session(str(fused_path), 1)
-    after = _session(unfused.SerializeToString(), 1, (SKIP_NORM_FUSION,))
-    for row in ids:
-        feed = {"input_ids": row, "attention_mask": np.ones_like(row)}
-        np.testing.assert_allclose(after.run(None, feed)[0], before.run(None, feed)[0], atol=1e-4)
-    int8 = onnx.load(str(graph_path(graphs, "fused", "int8")), load_external_data=False)
-    assert not any(n.op_type == "SkipLayerNormalization" for n in int8.graph.node)
-    assert sum(n.op_type == "LayerNormalization" for n in int8.graph.node) == skip_norms + 1
+    norms = sum(n.op_type == "LayerNormalization" for n in kernel.graph.node)
+    unfused_path = graph_path(graphs, "fused", "fp32")
+    for model in (
+        unfuse_skip_norms(build_model(weights, config, "fused", skip_norm_kernel=True)),
+        build_model(weights, config, "fused"),
+        onnx.load(str(unfused_path), load_external_data=False),
+        onnx.load(str(graph_path(graphs, "fused", "int8")), load_external_data=False),
+    ):
+        assert not any(n.op_type == "SkipLayerNormalization" for n in model.graph.node)
+        assert sum(n.op_type == "LayerNormalization" for n in model.graph.node) == norms + skip_norms
+    tokenizer = LocalMiniLMEmbedder(backend="onnx")._tokenizer
+    encoded = [tokenizer.encode(c["text"]).ids for c in cases]
+    feeds = []
+    for e in encoded:
+        row = np.asarray([e], dtype=np.int64)
+        feeds.append({"input_ids": row, "attention_mask": np.ones_like(row)})
+    short = encoded[:8]
+    ids = np.zeros((len(short), max(len(e) for e in short)), dtype=np.int64)
+    mask = np.zeros_like(ids)
+    for row, e in enumerate(short):
+        ids[row, : len(e)], mask[row, : len(e)] = e, 1
+    feeds.append({"input_ids": ids, "attention_mask": mask})
+    before = _session(kernel.SerializeToString(), 1)
+    after = _session(str(unfused_path), 1)
+    same = True
+    for feed in feeds:
+        old, new = (l2_normalise(s.run(["pooled"], feed)[0]) for s in (before, after))
+        np.testing.assert_allclose(new, old, atol=1e-6)
+        assert cosines(new, old).min() >= 0.999999
+        same = same and np.array_equal(new, old)
+    assert not same  # the norms really run unfused: the kernel would give its floats bit for bit
 
 
 def test_the_word_lookup_outside_the_graph_gives_the_same_floats(cases: list[dict[str, Any]]) -> None:
@@ -316,3 +337,17 @@ def test_onnx_batches_run_one_per_core_on_a_single_threaded_session() -> None:
     together = embedder.embed_documents(texts)
     alone = np.concatenate([embedder.embed_documents([t]) for t in texts])
     np.testing.assert_allclose(together, alone, atol=1e-5)
+
+
+def test_a_new_graph_version_builds_new_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The builder's version is in the file's key and its sidecar: graphs an older Lectern built (with
+    the fused norm kernel) are not loaded, they are built again beside them."""
+    from lectern.embeddings import minilm_graphs
+
+    current = minilm_graphs.graph_path(tmp_path, "fused", "fp32")
+    meta = json.loads(current.with_suffix(".json").read_text(encoding="utf-8"))
+    assert meta["graph_version"] == minilm_graphs.GRAPH_VERSION >= 4
+    monkeypatch.setattr(minilm_graphs, "GRAPH_VERSION", minilm_graphs.GRAPH_VERSION - 1)
+    older = minilm_graphs._graph_file(tmp_path, "fused", "fp32")
+    assert older != current
+    assert not minilm_graphs._valid(older)

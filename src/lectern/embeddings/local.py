@@ -98,10 +98,9 @@ def _load_onnx(threads: int, graphs: Path | None = None, precision: QueryPrecisi
     config = assets.load_config(path)
     if graphs is None:
         return OnnxMiniLM(assets.load_weights(path), config, threads=threads)
-    from lectern.embeddings.minilm_graphs import SKIP_NORM_FUSION, graph_path
+    from lectern.embeddings.minilm_graphs import graph_path
 
-    # the int8 graph's norms are unfused on purpose (minilm_graphs.unfuse_skip_norms)
-    disabled = (SKIP_NORM_FUSION,) if precision == "int8" else ()
+    # both graphs' norms are unfused on purpose; every session leaves them so (minilm_onnx._session)
     last_error: Exception | None = None
     for flavour in ("fused", "standard"):  # standard: a runtime without the com.microsoft kernels
         try:
@@ -110,7 +109,6 @@ def _load_onnx(threads: int, graphs: Path | None = None, precision: QueryPrecisi
                 config,
                 flavour,
                 threads=threads,
-                disabled_optimizers=disabled,
                 words=path / "model.safetensors",
             )
         except Exception as exc:  # onnxruntime raises its own untyped errors

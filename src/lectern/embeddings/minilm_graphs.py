@@ -3,7 +3,9 @@
 Building the graph from the safetensors costs a second and a second copy of the weights in memory at
 every load; onnxruntime loading a serialised graph from a file costs neither. Two precisions:
 
-- ``fp32``: the graph of :mod:`lectern.embeddings.minilm_onnx`, for documents (and queries if asked).
+- ``fp32``: the graph of :mod:`lectern.embeddings.minilm_onnx`, for documents (and queries if asked);
+  its residual norms are Add + LayerNormalization, not onnxruntime's slower SkipLayerNormalization
+  kernel (`minilm_onnx.unfuse_skip_norms`; since graph version 4, ~7 % less CPU per chunk).
 - ``int8``: the same graph dynamically quantised (int8 weights per output channel, activations
   quantised per call) for queries: about 40% less CPU per query. The word embeddings stay fp32 (a
   gather, not a product) and so does every layer's feed-forward down projection, whose input (the
@@ -37,15 +39,11 @@ from lectern.embeddings.minilm_onnx import WORD_VECTORS, Flavour, build_model
 log = logging.getLogger(__name__)
 
 Precision = Literal["fp32", "int8"]
-_MS_DOMAIN = "com.microsoft"
 # Bump when build_model or the quantisation recipe changes: older files are then rebuilt.
-GRAPH_VERSION = 3
+GRAPH_VERSION = 4  # 4: the fp32 graph's norms unfused too (vectors within ~2e-7 of version 3's)
 # Bump when only the int8 recipe changes (the fp32 graphs, and document vectors, stay as they are).
 INT8_RECIPE = 3  # 3: the word-embedding lookup outside the graph
 _WORD_TABLE = "word_emb"  # the initializer build_model names
-# onnxruntime's fusion that would turn the int8 graph's Add + LayerNormalization back into
-# SkipLayerNormalization (see `unfuse_skip_norms`); the query session is created without it.
-SKIP_NORM_FUSION = "SkipLayerNormFusion"
 
 
 def graph_path(cache_dir: Path, flavour: Flavour, precision: Precision) -> Path:
@@ -64,7 +62,7 @@ def graph_path(cache_dir: Path, flavour: Flavour, precision: Precision) -> Path:
         else:
             quantised = Path(tmp) / "int8-one-file.onnx"
             quantise(graph_path(cache_dir, flavour, "fp32"), quantised)
-            model = lookup_outside(unfuse_skip_norms(onnx.load(str(quantised))))
+            model = lookup_outside(onnx.load(str(quantised)))
         # The weights go to a file of their own beside the graph: onnxruntime memory-maps it instead
         # of parsing them into a protobuf and copying them out (80 MB less at the peak for int8).
         staged = Path(tmp) / path.name
@@ -138,34 +136,6 @@ def quantise(source: Path, target: Path) -> None:
         )
     finally:
         root.setLevel(level)
-
-
-def unfuse_skip_norms(model: Any) -> Any:
-    """Each com.microsoft SkipLayerNormalization as the two Adds and the LayerNormalization it stands
-    for. onnxruntime's CPU kernel for it costs ~35 us a call on one query's 20 x 384 activations, the
-    three plain ops ~5 us: 12 calls a query, ~0.4 ms of its ~4.8 ms. The sums round differently
-    (outputs within ~3e-6), so only the int8 query graph gets it; document vectors stay as stored."""
-    from onnx import helper
-
-    nodes = []
-    for node in model.graph.node:
-        if node.op_type != "SkipLayerNormalization" or node.domain != _MS_DOMAIN:
-            nodes.append(node)
-            continue
-        x, skip, gamma, beta, bias = node.input
-        epsilon = next(a.f for a in node.attribute if a.name == "epsilon")
-        (out,) = node.output
-        biased, summed = f"{node.name}_biased", f"{node.name}_sum"
-        nodes += [
-            helper.make_node("Add", [x, bias], [biased], name=biased),
-            helper.make_node("Add", [biased, skip], [summed], name=summed),
-            helper.make_node(
-                "LayerNormalization", [summed, gamma, beta], [out], name=node.name, epsilon=epsilon, axis=-1
-            ),
-        ]
-    del model.graph.node[:]
-    model.graph.node.extend(nodes)
-    return model
 
 
 def lookup_outside(model: Any) -> Any:
