@@ -91,7 +91,7 @@ _IGNORED = frozenset(stem_terms(" ".join(STOP_WORDS | GENERIC_WORDS)))
 _DEFINITION = re.compile(r"^\s*what\s+(?:is|are|does|do)\s+(?:an?\s+|the\s+)?(.+?)\??$", re.IGNORECASE)
 _HOW_TO = re.compile(
     r"\b(how\s+(do|can|to|should|would)|install|command|commands|run|launch|create|write|code|example|"
-    r"implement|configure|set\s*up|setup|build|syntax|snippet)\b",
+    r"implement|configure|set\s*up|setup|build|syntax|snippet)\b|\bhow\s*\?\s*$",
     re.IGNORECASE,
 )
 
@@ -530,6 +530,8 @@ def _answering(codes: list[_Candidate], asked: frozenset[str]) -> list[_Candidat
     instance'") shows the symptom, so the block after it in its chunk (the fix) stands in for it."""
     out: list[_Candidate] = []
     for c in codes:
+        if _drawing(c.unit.text):
+            continue
         if not _quoted_by(c, asked):
             out.append(c)
             continue
@@ -539,6 +541,18 @@ def _answering(codes: list[_Candidate], asked: frozenset[str]) -> list[_Candidat
             # The fix inherits the symptom's match: it is what the question asks for.
             out.append(dataclasses.replace(fix, lexical=max(fix.lexical, c.lexical)))
     return out
+
+
+# Box-drawing characters and arrows: a fenced block drawn with them is a diagram, not code to run.
+_DRAWN = re.compile(r"[\u2190-\u21ff\u2500-\u259f\u25b2-\u25c5]")
+DRAWN_SHARE = 0.3
+
+
+def _drawing(block: str) -> bool:
+    """Whether a fenced block is a text diagram (boxes and arrows): it shows a design, it does not say
+    what to type, so it never stands for the code a how-to question asks for."""
+    lines = [line for line in block.split("\n")[1:-1] if line.strip()]
+    return bool(lines) and sum(1 for line in lines if _DRAWN.search(line)) >= DRAWN_SHARE * len(lines)
 
 
 def _quoted_by(code: _Candidate, asked: frozenset[str]) -> bool:
