@@ -805,13 +805,22 @@ def _with_code_lines(
     _, code, i = best
     # The line and its neighbours still inside the block, in the block's fence
     lines = code.unit.text.split("\n")
-    body = [line for line in lines[max(1, i - 1) : min(len(lines) - 1, i + 2)] if line.strip()]
+    end = min(len(lines) - 1, i + 2)
+    # A line that heads a list written in comments ("# Recommended effects:" / "# - Bloom: ...") brings
+    # the whole list: its items are what it names.
+    while end < len(lines) - 1 and end - i <= COMMENT_LIST_LINES and _COMMENT_ITEM.match(lines[end]):
+        end += 1
+    body = [line for line in lines[max(1, i - 1) : end] if line.strip()]
     excerpt = "\n".join([lines[0], textwrap.dedent("\n".join(body)), lines[-1]])
     unit = dataclasses.replace(
         code.unit, text=excerpt, terms=_code_line_terms(excerpt), words=len(excerpt.split())
     )
     excerpted = dataclasses.replace(code, unit=unit)
     return [*chosen, excerpted, *_cited_with(excerpted, chosen, candidates)]
+
+
+COMMENT_LIST_LINES = 8  # items of a list written in comments quoted after the line that heads it
+_COMMENT_ITEM = re.compile(r"^\s*(?:#|//|--|;|%)\s*(?:[-*•]|\d+[.)])\s+\S")
 
 
 CONTINUED_LINES = 12  # lines of a split listing's next chunk quoted to close what its last line opened
