@@ -200,6 +200,7 @@ class ExtractiveWriter:
                 )
         chosen = _with_top_code(chosen, answering, candidates, query_terms)
         chosen = _with_named_code(chosen, codes, candidates)
+        chosen = _with_asked_file(chosen, codes, candidates, f"{request.question}\n{query}")
         if not chosen:
             return _fallback(sources[0], 1)
         chosen = _with_code_lines(chosen, codes, candidates, query, query_terms, quantity=kind == "quantity")
@@ -682,6 +683,32 @@ def _with_named_code(
                 # A long file is split over chunks: its opening part (not indented) says what it is.
                 code = min(files, key=lambda k: (_continues(k.unit.text), k.source))
                 return _with_code(code, chosen, candidates)
+    return chosen
+
+
+def _titled(block: str, name: str) -> bool:
+    """Whether a fenced block is the file `name`: its fence titles it (title="scripts/name") or its
+    first line is a comment that names it ("# config/name", "// File: name")."""
+    named = re.compile(rf"(?<![\w-]){re.escape(name)}\b")
+    fence, *rest = block.split("\n")
+    if "title=" in fence and named.search(fence):
+        return True
+    first = rest[0].strip() if rest else ""
+    return first.startswith(("#", "//", "<!--", "--", ";")) and not first.startswith("#!") and bool(
+        named.search(first)
+    )
+
+
+def _with_asked_file(
+    chosen: list[_Candidate], codes: list[_Candidate], candidates: list[_Candidate], asked: str
+) -> list[_Candidate]:
+    """A question that names a file ("how long does record_data.sh record for?") asks about that file's
+    contents: the block that is that file comes, whatever else the answer quotes."""
+    for name in dict.fromkeys(m.group(0) for m in _FILE_NAME.finditer(asked)):
+        files = [k for k in codes if _titled(k.unit.text, name)]
+        if files and not any(c.unit.kind == "code" and _titled(c.unit.text, name) for c in chosen):
+            code = min(files, key=lambda k: (_continues(k.unit.text), k.source))
+            return _with_code(code, chosen, candidates)
     return chosen
 
 
