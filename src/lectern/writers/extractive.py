@@ -20,7 +20,10 @@
    but code is quoted by its code, or by the chunk of the same listing that matches the question
    best; a code line may answer on its own, matched with its identifiers split and its abbreviations
    spelled out ("horizontal_fov" for "field of view"), or, for a quantity question, a line that sets a
-   number with fewer of the question's words. A list quoted nearly whole ends with its last items.
+   number with fewer of the question's words, and a line that heads a list written in comments with
+   that list. A question that names a file brings the block that is that file. A text diagram (boxes
+   and arrows in a fence) never stands for the code a how-to question asks for. A list quoted nearly
+   whole ends with its last items.
 5. Sentences are grouped by source (best source first) and kept in the author's order within a
    source; each group ends with its source number, `[n]` = the n-th source of the turn
    (`writers/sources.py`).
@@ -694,8 +697,10 @@ def _titled(block: str, name: str) -> bool:
     if "title=" in fence and named.search(fence):
         return True
     first = rest[0].strip() if rest else ""
-    return first.startswith(("#", "//", "<!--", "--", ";")) and not first.startswith("#!") and bool(
-        named.search(first)
+    return (
+        first.startswith(("#", "//", "<!--", "--", ";"))
+        and not first.startswith("#!")
+        and bool(named.search(first))
     )
 
 
