@@ -751,3 +751,17 @@ async def test_a_question_that_names_a_file_brings_the_block_that_is_that_file()
     assert "Record 60 seconds" in written.text
     assert extractive._titled(script.strip(), "record_data.sh")
     assert not extractive._titled("```bash\nchmod +x record_data.sh\n```", "record_data.sh")
+
+
+def test_a_sentence_brings_the_short_lead_in_it_completes() -> None:
+    text = (
+        '"Relocalization" in the context of visual SLAM refers to:\n\n'
+        "A) The initial mapping process B) The robot's ability to recover its pose after getting lost\n"
+    )
+    units = [extractive._Candidate(u, 1, _hit(text, 1), 0.0) for u in units_of(text)]
+    lead, options = units
+    assert lead.unit.lead_in
+    quoted = extractive._with_lead_ins([options], units)
+    assert [c.unit.text for c in quoted] == [options.unit.text, lead.unit.text]
+    text, _ = extractive._render(quoted)
+    assert '"Relocalization" in the context of visual SLAM refers to: A) The initial' in text

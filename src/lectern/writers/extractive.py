@@ -911,15 +911,18 @@ def _with_listing_continued(chosen: list[_Candidate], codes: list[_Candidate]) -
     return out
 
 
+PROSE_LEAD_WORDS = 25  # a lead-in this short comes with the sentence that completes it
 LIST_TAIL_ITEMS = 2  # the last items of a list quoted nearly whole come too, up to this many
 LIST_TAIL_WORDS = 60  # ... and this many words
 
 
 def _with_lead_ins(chosen: list[_Candidate], candidates: list[_Candidate]) -> list[_Candidate]:
-    """A chosen list item brings the sentence that introduces its list ("Lectern remembers ...:")."""
+    """A chosen list item brings the sentence that introduces its list ("Lectern remembers ...:"), and a
+    chosen sentence the short lead-in it completes ("It's calculated as:" / the formula)."""
     out = list(chosen)
     for c in chosen:
         if not c.unit.bullet:
+            out.extend(lead for lead in _completed(c, candidates) if lead not in out)
             continue
         for lead in candidates:
             if lead.source != c.source or not lead.unit.lead_in or lead in out:
@@ -948,6 +951,22 @@ def _with_lead_ins(chosen: list[_Candidate], candidates: list[_Candidate]) -> li
         ):
             out.extend(tail)
     return out
+
+
+def _completed(c: _Candidate, candidates: list[_Candidate]) -> list[_Candidate]:
+    """The short lead-in right before a prose sentence, which the sentence completes ('"Relocalization"
+    refers to:' / "A) ... B) ..."; "It's calculated as:" / the formula): without it the sentence does
+    not say what it is about."""
+    if c.unit.kind != "sentence":
+        return []
+    return [
+        u
+        for u in candidates
+        if u.source == c.source
+        and u.unit.position == c.unit.position - 1
+        and u.unit.lead_in
+        and u.unit.words <= PROSE_LEAD_WORDS
+    ]
 
 
 def _cite(sentence: str, number: int) -> str:
