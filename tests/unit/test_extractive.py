@@ -765,3 +765,17 @@ def test_a_sentence_brings_the_short_lead_in_it_completes() -> None:
     assert [c.unit.text for c in quoted] == [options.unit.text, lead.unit.text]
     text, _ = extractive._render(quoted)
     assert '"Relocalization" in the context of visual SLAM refers to: A) The initial' in text
+
+
+async def test_a_short_block_that_shares_more_of_the_question_than_any_sentence_comes_with_it() -> None:
+    server = "A service server handles requests from clients and returns responses."
+    calls = (
+        "Two ways to call:\n\n```python\n# blocks this node\nresponse = client.call(request)\n"
+        "# until the server replies\nfuture = client.call_async(request)  # no waiting\n"
+        "# the result, once it is there\nresponse = future.result()\n```\n"
+    )
+    question = "When my node asks a server for something, what changes between waiting and not waiting?"
+    result = RetrievalResult(query=question, hits=[_hit(server, 1, "Services"), _hit(calls, 2, "Calls")])
+    _, written = await write(ExtractiveWriter(), request(question, result))
+    assert "A service server handles" in written.text
+    assert "response = future.result()" in written.text

@@ -82,6 +82,10 @@ RELATIVE_FLOOR = 0.5  # a sentence scoring below this share of the best one is n
 DUPLICATE = 0.88
 OWN_WORDS_SHARE = 0.4  # a further sentence shares at least this much of the best one's keyword score
 DEFINITION_BONUS = 0.2
+# A code block that shares at least this share of the question's words, and more than any sentence the
+# answer quotes, comes with the answer when it is at most this many lines long (fence included).
+CODE_OUTMATCH_MIN = 0.3
+CODE_OUTMATCH_LINES = 20
 # How a sentence with a stored vector is scored: meaning first, then its passage's rank, the question's
 # words in it, in its section's headings and in its chunk, and its shape. Searched on the tune split of
 # the development questions with bench/tune_writer.py (rank 0.12 -> 0.24, meaning 0.5 -> 0.4: answers
@@ -193,7 +197,10 @@ class ExtractiveWriter:
         how_to = bool(_HOW_TO.search(request.question) or _HOW_TO.search(query)) or kind == "problem"
         asked = _code_line_terms(f"{request.question}\n{query}")  # identifiers split like a code line's
         answering = _answering(codes, asked)
-        if how_to or not chosen:
+        # A short block that shares more of the question's words than any quoted sentence answers it too
+        # ("waiting for the answer or not": the two calls that do).
+        outmatched = bool(chosen) and not how_to and _outmatching(answering, chosen)
+        if how_to or not chosen or outmatched:
             # Only code came back (a long listing split over chunks): its introduction and the code it is.
             lead = chosen[0].source if chosen else None
             code = _best_code(answering, chosen, strict=bool(chosen), lead=lead)
@@ -631,6 +638,15 @@ def _best_code(
         if (c.lexical >= 0.2 or not strict or c.source == lead) and score > best_score:
             best, best_score = c, score
     return best
+
+
+def _outmatching(codes: list[_Candidate], chosen: list[_Candidate]) -> bool:
+    """Whether a short code block shares more of the question's words than every quoted sentence."""
+    best = max(c.lexical for c in chosen)
+    return any(
+        k.lexical >= CODE_OUTMATCH_MIN and k.lexical > best and k.unit.text.count("\n") <= CODE_OUTMATCH_LINES
+        for k in codes
+    )
 
 
 def _with_top_code(
