@@ -779,3 +779,20 @@ async def test_a_short_block_that_shares_more_of_the_question_than_any_sentence_
     _, written = await write(ExtractiveWriter(), request(question, result))
     assert "A service server handles" in written.text
     assert "response = future.result()" in written.text
+
+
+def test_a_sentence_that_announces_the_chapters_aims_is_not_exposition() -> None:
+    text = (
+        "In this chapter, you will learn to describe robot bodies with URDF.\n\n"
+        "By the end of this chapter, you will be able to:\n\n- Define links and joints in a robot model\n\n"
+        "A link is a rigid body of the robot with a visual and a collision geometry.\n"
+    )
+    hit = _hit(text, 1)
+    candidates, _ = ExtractiveWriter()._candidates([hit], frozenset({"link", "robot"}))
+    kinds = {c.unit.text: c.exposition for c in candidates}
+    assert kinds == {
+        "In this chapter, you will learn to describe robot bodies with URDF.": False,
+        "By the end of this chapter, you will be able to:": False,
+        "Define links and joints in a robot model": False,
+        "A link is a rigid body of the robot with a visual and a collision geometry.": True,
+    }

@@ -91,9 +91,19 @@ CODE_OUTMATCH_LINES = 20
 # the development questions with bench/tune_writer.py (rank 0.12 -> 0.24, meaning 0.5 -> 0.4: answers
 # with every keyword 52 -> 58 %).
 MEANING_WEIGHTS = {"cosine": 0.4, "lexical": 0.15, "heading": 0.1, "chunk": 0.05, "rank": 0.24, "shape": 0.08}
-NOT_EXPOSITION = 0.6  # score factor for sentences of quizzes, exercises, objectives and summaries
+# Score factor for sentences of quizzes, exercises, objectives and summaries, and for a sentence that
+# announces what a chapter teaches ("In this chapter, you will learn ...") with the list it leads.
+NOT_EXPOSITION = 0.6
 _COPULAS = frozenset({"is", "are", "means", "refers", "describes", "provides", "creates", "lets", "makes"})
 
+# A sentence that announces what a chapter will teach or has taught ("In this chapter, you will learn to
+# ...", "By the end of this module you will be able to:"): it names topics, it explains none.
+_AIMS = re.compile(
+    r"^(?:in\s+this\s+(?:chapter|module|section|lesson|unit|part),?\s+(?:you|we)\b|"
+    r"by\s+the\s+end\b|this\s+(?:chapter|module|section|lesson)\s+(?:covers|introduces|"
+    r"teaches|will)\b|you\s+(?:will|'ll)\s+(?:learn|be\s+able)\b)",
+    re.IGNORECASE,
+)
 _IGNORED = frozenset(stem_terms(" ".join(STOP_WORDS | GENERIC_WORDS)))
 _DEFINITION = re.compile(r"^\s*what\s+(?:is|are|does|do)\s+(?:an?\s+|the\s+)?(.+?)\??$", re.IGNORECASE)
 _HOW_TO = re.compile(
@@ -244,10 +254,20 @@ class ExtractiveWriter:
             heading_score = sum(idf[t] for t in heading_terms) / norm
             rank_prior = 1.0 - (number - 1) / len(sources)
             exposition = kind_of(hit.chunk) == "prose"
+            announced = False  # inside a list led by a sentence that announces the chapter's aims
             for unit in units:
+                if not unit.bullet:
+                    announced = bool(_AIMS.search(unit.text))
                 overlap = sum(idf[t] for t in unit.terms & query_terms) / norm
                 candidate = _Candidate(
-                    unit, number, hit, overlap, chunk_score, heading_score, rank_prior, exposition=exposition
+                    unit,
+                    number,
+                    hit,
+                    overlap,
+                    chunk_score,
+                    heading_score,
+                    rank_prior,
+                    exposition=exposition and not announced,
                 )
                 (codes if unit.kind == "code" else sentences).append(candidate)
         return sentences, codes
