@@ -796,3 +796,8 @@ def test_a_sentence_that_announces_the_chapters_aims_is_not_exposition() -> None
         "Define links and joints in a robot model": False,
         "A link is a rigid body of the robot with a visual and a collision geometry.": True,
     }
+
+
+def test_a_question_heading_is_not_followed_by_a_colon() -> None:
+    assert extractive._heading_line("What is URDF?") == "What is URDF?"
+    assert extractive._heading_line("Costmaps") == "Costmaps:"

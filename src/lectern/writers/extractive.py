@@ -1066,12 +1066,17 @@ def _render(chosen: list[_Candidate]) -> tuple[str, list[int]]:
         if kind == "prose"
         else "\n".join(f"- {p}" for p in pieces)
         if kind == "list"
-        else f"{pieces[0]}:"
+        else _heading_line(pieces[0])
         if kind == "heading"
         else pieces[0]
         for kind, pieces in blocks
     ]
     return "\n\n".join(rendered), sorted(rank)
+
+
+def _heading_line(heading: str) -> str:
+    """A heading as the line over what it heads: "Costmaps:", but "What is URDF?" as it is."""
+    return heading if heading.endswith(("?", "!")) else f"{heading}:"
 
 
 # Headings made only of these words name no topic ("Key Takeaways", "Next Steps", "Overview").
