@@ -695,3 +695,109 @@ async def test_a_code_line_setting_a_value_answers_a_quantity_question_with_fewe
         ExtractiveWriter(), request(question, RetrievalResult(query=question, hits=hits))
     )
     assert "emergency_stop_force" not in written.text
+
+
+async def test_a_question_ending_in_how_brings_the_code_that_does_it() -> None:
+    text = (
+        "Exercise 4: Export static images.\n\nTask: Save ten of them to disk for the report.\n\n"
+        "Steps:\n\n```bash\nros2 bag play demo_bag\nros2 run image_view extract_images \\\n"
+        "  image:=/camera/image_raw\n```\n\n"
+        "Validation: Check the folder for camera frames exported as images.\n"
+    )
+    question = "I have a recording of the camera topic and want to pull out single frames as images. How?"
+    result = RetrievalResult(query=question, hits=[_hit(text, 1, "Exercises")])
+    _, written = await write(ExtractiveWriter(), request(question, result))
+    assert "extract_images" in written.text
+
+
+def test_a_text_diagram_never_stands_for_the_code_a_how_to_asks_for() -> None:
+    drawing = "```\nMicrophone\n    │\n    ▼\n┌──────────┐\n│  Buffer  │\n└──────────┘\n```"
+    command = '```bash\npython3 -c "import sounddevice; print(sounddevice.query_devices())"\n```'
+    assert extractive._drawing(drawing)
+    assert not extractive._drawing(command)
+    blocks = [
+        extractive._Candidate(units_of(b)[0], n, _hit(b, n), 0.5) for n, b in enumerate((drawing, command), 1)
+    ]
+    assert [c.unit.text for c in extractive._answering(blocks, frozenset({"microphon"}))] == [command]
+
+
+def test_a_code_line_that_heads_a_list_in_comments_brings_the_list() -> None:
+    block = (
+        "```csharp\n// Recommended effects for robot visualization\n// - Ambient Occlusion: subtle depth\n"
+        "// - Bloom: highlight reflections\n// - Color Grading: professional colour\nvar volume = 1;\n```"
+    )
+    code = extractive._Candidate(units_of(block)[0], 1, _hit(block, 1), 0.5, rank_prior=1.0)
+    query = "Which effects are recommended for robot visualization?"
+    terms = extractive.stem_terms(query) - extractive._IGNORED
+    chosen = extractive._with_code_lines([], [code], [], query, terms)
+    quoted = "\n".join(c.unit.text for c in chosen)
+    assert "Bloom: highlight reflections" in quoted
+    assert "Color Grading" in quoted
+    assert "var volume" not in quoted
+
+
+async def test_a_question_that_names_a_file_brings_the_block_that_is_that_file() -> None:
+    files = (
+        "Make the script executable and run it while you move the robot around:\n\n"
+        "```bash\nchmod +x record_data.sh\n./record_data.sh\n```\n"
+    )
+    script = (
+        '```bash title="scripts/record_data.sh"\n#!/bin/bash\n# Record 60 seconds of sensor data\n'
+        "ros2 bag record -o demo /camera/image_raw &\nsleep 60\n```\n"
+    )
+    question = "How long does record_data.sh record for?"
+    result = RetrievalResult(query=question, hits=[_hit(files, 1, "Record"), _hit(script, 2, "Scripts")])
+    _, written = await write(ExtractiveWriter(), request(question, result))
+    assert "Record 60 seconds" in written.text
+    assert extractive._titled(script.strip(), "record_data.sh")
+    assert not extractive._titled("```bash\nchmod +x record_data.sh\n```", "record_data.sh")
+
+
+def test_a_sentence_brings_the_short_lead_in_it_completes() -> None:
+    text = (
+        '"Relocalization" in the context of visual SLAM refers to:\n\n'
+        "A) The initial mapping process B) The robot's ability to recover its pose after getting lost\n"
+    )
+    units = [extractive._Candidate(u, 1, _hit(text, 1), 0.0) for u in units_of(text)]
+    lead, options = units
+    assert lead.unit.lead_in
+    quoted = extractive._with_lead_ins([options], units)
+    assert [c.unit.text for c in quoted] == [options.unit.text, lead.unit.text]
+    text, _ = extractive._render(quoted)
+    assert '"Relocalization" in the context of visual SLAM refers to: A) The initial' in text
+
+
+async def test_a_short_block_that_shares_more_of_the_question_than_any_sentence_comes_with_it() -> None:
+    server = "A service server handles requests from clients and returns responses."
+    calls = (
+        "Two ways to call:\n\n```python\n# blocks this node\nresponse = client.call(request)\n"
+        "# until the server replies\nfuture = client.call_async(request)  # no waiting\n"
+        "# the result, once it is there\nresponse = future.result()\n```\n"
+    )
+    question = "When my node asks a server for something, what changes between waiting and not waiting?"
+    result = RetrievalResult(query=question, hits=[_hit(server, 1, "Services"), _hit(calls, 2, "Calls")])
+    _, written = await write(ExtractiveWriter(), request(question, result))
+    assert "A service server handles" in written.text
+    assert "response = future.result()" in written.text
+
+
+def test_a_sentence_that_announces_the_chapters_aims_is_not_exposition() -> None:
+    text = (
+        "In this chapter, you will learn to describe robot bodies with URDF.\n\n"
+        "By the end of this chapter, you will be able to:\n\n- Define links and joints in a robot model\n\n"
+        "A link is a rigid body of the robot with a visual and a collision geometry.\n"
+    )
+    hit = _hit(text, 1)
+    candidates, _ = ExtractiveWriter()._candidates([hit], frozenset({"link", "robot"}))
+    kinds = {c.unit.text: c.exposition for c in candidates}
+    assert kinds == {
+        "In this chapter, you will learn to describe robot bodies with URDF.": False,
+        "By the end of this chapter, you will be able to:": False,
+        "Define links and joints in a robot model": False,
+        "A link is a rigid body of the robot with a visual and a collision geometry.": True,
+    }
+
+
+def test_a_question_heading_is_not_followed_by_a_colon() -> None:
+    assert extractive._heading_line("What is URDF?") == "What is URDF?"
+    assert extractive._heading_line("Costmaps") == "Costmaps:"

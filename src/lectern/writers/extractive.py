@@ -20,7 +20,10 @@
    but code is quoted by its code, or by the chunk of the same listing that matches the question
    best; a code line may answer on its own, matched with its identifiers split and its abbreviations
    spelled out ("horizontal_fov" for "field of view"), or, for a quantity question, a line that sets a
-   number with fewer of the question's words. A list quoted nearly whole ends with its last items.
+   number with fewer of the question's words, and a line that heads a list written in comments with
+   that list. A question that names a file brings the block that is that file. A text diagram (boxes
+   and arrows in a fence) never stands for the code a how-to question asks for. A list quoted nearly
+   whole ends with its last items.
 5. Sentences are grouped by source (best source first) and kept in the author's order within a
    source; each group ends with its source number, `[n]` = the n-th source of the turn
    (`writers/sources.py`).
@@ -79,19 +82,33 @@ RELATIVE_FLOOR = 0.5  # a sentence scoring below this share of the best one is n
 DUPLICATE = 0.88
 OWN_WORDS_SHARE = 0.4  # a further sentence shares at least this much of the best one's keyword score
 DEFINITION_BONUS = 0.2
+# A code block that shares at least this share of the question's words, and more than any sentence the
+# answer quotes, comes with the answer when it is at most this many lines long (fence included).
+CODE_OUTMATCH_MIN = 0.3
+CODE_OUTMATCH_LINES = 20
 # How a sentence with a stored vector is scored: meaning first, then its passage's rank, the question's
 # words in it, in its section's headings and in its chunk, and its shape. Searched on the tune split of
 # the development questions with bench/tune_writer.py (rank 0.12 -> 0.24, meaning 0.5 -> 0.4: answers
 # with every keyword 52 -> 58 %).
 MEANING_WEIGHTS = {"cosine": 0.4, "lexical": 0.15, "heading": 0.1, "chunk": 0.05, "rank": 0.24, "shape": 0.08}
-NOT_EXPOSITION = 0.6  # score factor for sentences of quizzes, exercises, objectives and summaries
+# Score factor for sentences of quizzes, exercises, objectives and summaries, and for a sentence that
+# announces what a chapter teaches ("In this chapter, you will learn ...") with the list it leads.
+NOT_EXPOSITION = 0.6
 _COPULAS = frozenset({"is", "are", "means", "refers", "describes", "provides", "creates", "lets", "makes"})
 
+# A sentence that announces what a chapter will teach or has taught ("In this chapter, you will learn to
+# ...", "By the end of this module you will be able to:"): it names topics, it explains none.
+_AIMS = re.compile(
+    r"^(?:in\s+this\s+(?:chapter|module|section|lesson|unit|part),?\s+(?:you|we)\b|"
+    r"by\s+the\s+end\b|this\s+(?:chapter|module|section|lesson)\s+(?:covers|introduces|"
+    r"teaches|will)\b|you\s+(?:will|'ll)\s+(?:learn|be\s+able)\b)",
+    re.IGNORECASE,
+)
 _IGNORED = frozenset(stem_terms(" ".join(STOP_WORDS | GENERIC_WORDS)))
 _DEFINITION = re.compile(r"^\s*what\s+(?:is|are|does|do)\s+(?:an?\s+|the\s+)?(.+?)\??$", re.IGNORECASE)
 _HOW_TO = re.compile(
     r"\b(how\s+(do|can|to|should|would)|install|command|commands|run|launch|create|write|code|example|"
-    r"implement|configure|set\s*up|setup|build|syntax|snippet)\b",
+    r"implement|configure|set\s*up|setup|build|syntax|snippet)\b|\bhow\s*\?\s*$",
     re.IGNORECASE,
 )
 
@@ -190,7 +207,10 @@ class ExtractiveWriter:
         how_to = bool(_HOW_TO.search(request.question) or _HOW_TO.search(query)) or kind == "problem"
         asked = _code_line_terms(f"{request.question}\n{query}")  # identifiers split like a code line's
         answering = _answering(codes, asked)
-        if how_to or not chosen:
+        # A short block that shares more of the question's words than any quoted sentence answers it too
+        # ("waiting for the answer or not": the two calls that do).
+        outmatched = bool(chosen) and not how_to and _outmatching(answering, chosen)
+        if how_to or not chosen or outmatched:
             # Only code came back (a long listing split over chunks): its introduction and the code it is.
             lead = chosen[0].source if chosen else None
             code = _best_code(answering, chosen, strict=bool(chosen), lead=lead)
@@ -200,6 +220,7 @@ class ExtractiveWriter:
                 )
         chosen = _with_top_code(chosen, answering, candidates, query_terms)
         chosen = _with_named_code(chosen, codes, candidates)
+        chosen = _with_asked_file(chosen, codes, candidates, f"{request.question}\n{query}")
         if not chosen:
             return _fallback(sources[0], 1)
         chosen = _with_code_lines(chosen, codes, candidates, query, query_terms, quantity=kind == "quantity")
@@ -233,10 +254,20 @@ class ExtractiveWriter:
             heading_score = sum(idf[t] for t in heading_terms) / norm
             rank_prior = 1.0 - (number - 1) / len(sources)
             exposition = kind_of(hit.chunk) == "prose"
+            announced = False  # inside a list led by a sentence that announces the chapter's aims
             for unit in units:
+                if not unit.bullet:
+                    announced = bool(_AIMS.search(unit.text))
                 overlap = sum(idf[t] for t in unit.terms & query_terms) / norm
                 candidate = _Candidate(
-                    unit, number, hit, overlap, chunk_score, heading_score, rank_prior, exposition=exposition
+                    unit,
+                    number,
+                    hit,
+                    overlap,
+                    chunk_score,
+                    heading_score,
+                    rank_prior,
+                    exposition=exposition and not announced,
                 )
                 (codes if unit.kind == "code" else sentences).append(candidate)
         return sentences, codes
@@ -530,6 +561,8 @@ def _answering(codes: list[_Candidate], asked: frozenset[str]) -> list[_Candidat
     instance'") shows the symptom, so the block after it in its chunk (the fix) stands in for it."""
     out: list[_Candidate] = []
     for c in codes:
+        if _drawing(c.unit.text):
+            continue
         if not _quoted_by(c, asked):
             out.append(c)
             continue
@@ -539,6 +572,18 @@ def _answering(codes: list[_Candidate], asked: frozenset[str]) -> list[_Candidat
             # The fix inherits the symptom's match: it is what the question asks for.
             out.append(dataclasses.replace(fix, lexical=max(fix.lexical, c.lexical)))
     return out
+
+
+# Box-drawing characters and arrows: a fenced block drawn with them is a diagram, not code to run.
+_DRAWN = re.compile(r"[\u2190-\u21ff\u2500-\u259f\u25b2-\u25c5]")
+DRAWN_SHARE = 0.3
+
+
+def _drawing(block: str) -> bool:
+    """Whether a fenced block is a text diagram (boxes and arrows): it shows a design, it does not say
+    what to type, so it never stands for the code a how-to question asks for."""
+    lines = [line for line in block.split("\n")[1:-1] if line.strip()]
+    return bool(lines) and sum(1 for line in lines if _DRAWN.search(line)) >= DRAWN_SHARE * len(lines)
 
 
 def _quoted_by(code: _Candidate, asked: frozenset[str]) -> bool:
@@ -615,6 +660,15 @@ def _best_code(
     return best
 
 
+def _outmatching(codes: list[_Candidate], chosen: list[_Candidate]) -> bool:
+    """Whether a short code block shares more of the question's words than every quoted sentence."""
+    best = max(c.lexical for c in chosen)
+    return any(
+        k.lexical >= CODE_OUTMATCH_MIN and k.lexical > best and k.unit.text.count("\n") <= CODE_OUTMATCH_LINES
+        for k in codes
+    )
+
+
 def _with_top_code(
     chosen: list[_Candidate], codes: list[_Candidate], candidates: list[_Candidate], asked: frozenset[str]
 ) -> list[_Candidate]:
@@ -668,6 +722,34 @@ def _with_named_code(
                 # A long file is split over chunks: its opening part (not indented) says what it is.
                 code = min(files, key=lambda k: (_continues(k.unit.text), k.source))
                 return _with_code(code, chosen, candidates)
+    return chosen
+
+
+def _titled(block: str, name: str) -> bool:
+    """Whether a fenced block is the file `name`: its fence titles it (title="scripts/name") or its
+    first line is a comment that names it ("# config/name", "// File: name")."""
+    named = re.compile(rf"(?<![\w-]){re.escape(name)}\b")
+    fence, *rest = block.split("\n")
+    if "title=" in fence and named.search(fence):
+        return True
+    first = rest[0].strip() if rest else ""
+    return (
+        first.startswith(("#", "//", "<!--", "--", ";"))
+        and not first.startswith("#!")
+        and bool(named.search(first))
+    )
+
+
+def _with_asked_file(
+    chosen: list[_Candidate], codes: list[_Candidate], candidates: list[_Candidate], asked: str
+) -> list[_Candidate]:
+    """A question that names a file ("how long does record_data.sh record for?") asks about that file's
+    contents: the block that is that file comes, whatever else the answer quotes."""
+    for name in dict.fromkeys(m.group(0) for m in _FILE_NAME.finditer(asked)):
+        files = [k for k in codes if _titled(k.unit.text, name)]
+        if files and not any(c.unit.kind == "code" and _titled(c.unit.text, name) for c in chosen):
+            code = min(files, key=lambda k: (_continues(k.unit.text), k.source))
+            return _with_code(code, chosen, candidates)
     return chosen
 
 
@@ -791,13 +873,22 @@ def _with_code_lines(
     _, code, i = best
     # The line and its neighbours still inside the block, in the block's fence
     lines = code.unit.text.split("\n")
-    body = [line for line in lines[max(1, i - 1) : min(len(lines) - 1, i + 2)] if line.strip()]
+    end = min(len(lines) - 1, i + 2)
+    # A line that heads a list written in comments ("# Recommended effects:" / "# - Bloom: ...") brings
+    # the whole list: its items are what it names.
+    while end < len(lines) - 1 and end - i <= COMMENT_LIST_LINES and _COMMENT_ITEM.match(lines[end]):
+        end += 1
+    body = [line for line in lines[max(1, i - 1) : end] if line.strip()]
     excerpt = "\n".join([lines[0], textwrap.dedent("\n".join(body)), lines[-1]])
     unit = dataclasses.replace(
         code.unit, text=excerpt, terms=_code_line_terms(excerpt), words=len(excerpt.split())
     )
     excerpted = dataclasses.replace(code, unit=unit)
     return [*chosen, excerpted, *_cited_with(excerpted, chosen, candidates)]
+
+
+COMMENT_LIST_LINES = 8  # items of a list written in comments quoted after the line that heads it
+_COMMENT_ITEM = re.compile(r"^\s*(?:#|//|--|;|%)\s*(?:[-*•]|\d+[.)])\s+\S")
 
 
 CONTINUED_LINES = 12  # lines of a split listing's next chunk quoted to close what its last line opened
@@ -856,15 +947,18 @@ def _with_listing_continued(chosen: list[_Candidate], codes: list[_Candidate]) -
     return out
 
 
+PROSE_LEAD_WORDS = 25  # a lead-in this short comes with the sentence that completes it
 LIST_TAIL_ITEMS = 2  # the last items of a list quoted nearly whole come too, up to this many
 LIST_TAIL_WORDS = 60  # ... and this many words
 
 
 def _with_lead_ins(chosen: list[_Candidate], candidates: list[_Candidate]) -> list[_Candidate]:
-    """A chosen list item brings the sentence that introduces its list ("Lectern remembers ...:")."""
+    """A chosen list item brings the sentence that introduces its list ("Lectern remembers ...:"), and a
+    chosen sentence the short lead-in it completes ("It's calculated as:" / the formula)."""
     out = list(chosen)
     for c in chosen:
         if not c.unit.bullet:
+            out.extend(lead for lead in _completed(c, candidates) if lead not in out)
             continue
         for lead in candidates:
             if lead.source != c.source or not lead.unit.lead_in or lead in out:
@@ -893,6 +987,22 @@ def _with_lead_ins(chosen: list[_Candidate], candidates: list[_Candidate]) -> li
         ):
             out.extend(tail)
     return out
+
+
+def _completed(c: _Candidate, candidates: list[_Candidate]) -> list[_Candidate]:
+    """The short lead-in right before a prose sentence, which the sentence completes ('"Relocalization"
+    refers to:' / "A) ... B) ..."; "It's calculated as:" / the formula): without it the sentence does
+    not say what it is about."""
+    if c.unit.kind != "sentence":
+        return []
+    return [
+        u
+        for u in candidates
+        if u.source == c.source
+        and u.unit.position == c.unit.position - 1
+        and u.unit.lead_in
+        and u.unit.words <= PROSE_LEAD_WORDS
+    ]
 
 
 def _cite(sentence: str, number: int) -> str:
@@ -956,12 +1066,17 @@ def _render(chosen: list[_Candidate]) -> tuple[str, list[int]]:
         if kind == "prose"
         else "\n".join(f"- {p}" for p in pieces)
         if kind == "list"
-        else f"{pieces[0]}:"
+        else _heading_line(pieces[0])
         if kind == "heading"
         else pieces[0]
         for kind, pieces in blocks
     ]
     return "\n\n".join(rendered), sorted(rank)
+
+
+def _heading_line(heading: str) -> str:
+    """A heading as the line over what it heads: "Costmaps:", but "What is URDF?" as it is."""
+    return heading if heading.endswith(("?", "!")) else f"{heading}:"
 
 
 # Headings made only of these words name no topic ("Key Takeaways", "Next Steps", "Overview").
