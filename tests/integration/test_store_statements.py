@@ -3,8 +3,11 @@ way SQLAlchemy fails (so the store's retries and outage handling still apply).""
 
 from __future__ import annotations
 
+import asyncio
 import sqlite3
+import threading
 import uuid
+from collections.abc import Callable
 from datetime import UTC, datetime
 from functools import partial
 from pathlib import Path
@@ -14,9 +17,12 @@ import pytest
 import sqlalchemy as sa
 from sqlalchemy.exc import IntegrityError, OperationalError
 
+from lectern.errors import NotFound
 from lectern.store import NewMessage, upgrade_database
+from lectern.store import runner as runner_module
 from lectern.store import tables as t
 from lectern.store.engine import create_sqlite_sync_engine, is_transient
+from lectern.store.runner import ThreadedSqlite
 from lectern.store.statements import CoreStatements, PreparedCache, Statements, sqlite_transaction
 from lectern.store.threads import _CLAIM, _INSERT, _WINDOW
 from tests.integration.store_support import open_store
@@ -140,3 +146,97 @@ async def test_the_store_recovers_after_a_failed_hot_write(tmp_path: Path) -> No
             await store.append_messages(thread.thread_id, [NewMessage(role="user", content="lost")])
         await store.append_messages(thread.thread_id, [NewMessage(role="user", content="kept")])
         assert [m.content for m in await store.get_messages(thread.thread_id)] == ["first", "kept"]
+
+
+def _new_thread(tid: uuid.UUID) -> Callable[[Statements], uuid.UUID]:
+    def work(ex: Statements) -> uuid.UUID:
+        ex.run(
+            sa.insert(t.threads),
+            {"thread_id": tid, "owner": None, "created_at": AT, "updated_at": AT, "last_active_at": AT,
+             "metadata": {}},
+        )  # fmt: skip
+        return tid
+
+    return work
+
+
+async def test_hot_writes_queued_behind_a_busy_writer_commit_together_and_fail_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A group commit: the writes that queue while the writer thread is busy run in one transaction,
+    each in its own savepoint. One that raises is rolled back alone and gets its own exception; the
+    others commit and get their results; one whose caller stopped waiting never runs."""
+    path = tmp_path / "s.sqlite3"
+    await _migrated(path)
+    runner = ThreadedSqlite(f"sqlite+aiosqlite:///{path}", busy_timeout_ms=1000)
+    batches: list[int] = []
+    real_batch = runner_module.sqlite_batch
+
+    def counted(raw: sqlite3.Connection, cache: PreparedCache, works: Any, *, begin: str) -> Any:
+        batches.append(len(works))
+        return real_batch(raw, cache, works, begin=begin)
+
+    monkeypatch.setattr(runner_module, "sqlite_batch", counted)
+    release = threading.Event()
+    started = threading.Event()
+
+    def busy(ex: Statements) -> str:
+        started.set()
+        release.wait(5)
+        return "busy"
+
+    ok, broken, cancelled, later = (uuid.UUID(int=n) for n in (1, 2, 3, 4))
+
+    def half_then_fail(ex: Statements) -> None:
+        _new_thread(broken)(ex)
+        raise NotFound("no such session")
+
+    first = asyncio.ensure_future(runner.write_statements(busy))
+    assert await asyncio.to_thread(started.wait, 5)
+    queued = [
+        asyncio.ensure_future(runner.write_statements(work))
+        for work in (_new_thread(ok), half_then_fail, _new_thread(cancelled), _new_thread(later))
+    ]
+    await asyncio.sleep(0)  # all four are queued
+    queued[2].cancel()
+    release.set()
+    results = await asyncio.gather(first, *queued, return_exceptions=True)
+    assert results[0] == "busy"
+    assert results[1] == ok
+    assert isinstance(results[2], NotFound)
+    assert isinstance(results[3], asyncio.CancelledError)
+    assert results[4] == later
+    assert batches == [3]  # the cancelled one was left out
+    engine = create_sqlite_sync_engine(f"sqlite+aiosqlite:///{path}")
+    assert sorted(row[0] for row in _dump(engine, t.threads)) == sorted(u.hex for u in (ok, later))
+    engine.dispose()
+    # A lone write (the thread idle) is a transaction of its own, as before.
+    assert await runner.write_statements(_new_thread(cancelled)) == cancelled
+    assert batches == [3]
+    await runner.close()
+
+
+async def test_a_batch_whose_transaction_fails_fails_every_write_in_it(tmp_path: Path) -> None:
+    """BEGIN cannot take the write lock: every write of the batch gets the (transient) error, and none
+    of them is stored."""
+    path = tmp_path / "s.sqlite3"
+    await _migrated(path)
+    runner = ThreadedSqlite(f"sqlite+aiosqlite:///{path}", busy_timeout_ms=50)
+    release = threading.Event()
+    busy = runner._writes.submit(release.wait, 5)  # the writer thread is busy, the lock free
+    queued = [asyncio.ensure_future(runner.write_statements(_new_thread(uuid.UUID(int=n)))) for n in (1, 2)]
+    await asyncio.sleep(0)
+    other = sqlite3.connect(path, isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")  # another process holds the write lock when the batch begins
+    release.set()
+    try:
+        results = await asyncio.gather(*queued, return_exceptions=True)
+    finally:
+        other.rollback()
+        other.close()
+    assert busy.result() is True
+    assert all(isinstance(r, OperationalError) and is_transient(r) for r in results)
+    engine = create_sqlite_sync_engine(f"sqlite+aiosqlite:///{path}")
+    assert _dump(engine, t.threads) == []
+    engine.dispose()
+    await runner.close()

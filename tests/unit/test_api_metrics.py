@@ -12,6 +12,7 @@ import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
 from lectern.api import create_app
+from lectern.api.app import GC_YOUNG_THRESHOLD
 from lectern.api.services import Services
 from lectern.embeddings.cache import CachedEmbedder
 from tests.api_support import OFF_TOPIC, ON_TOPIC, app_client, client_for, make_engine, make_settings
@@ -144,11 +145,16 @@ async def test_ready_is_not_ready_over_an_empty_collection_and_shows_no_paths(tm
 async def test_startup_heap_is_frozen_out_of_the_collector_while_serving(tmp_path: Path) -> None:
     # Full collections walk every tracked object: with the model and the index loaded, 100-200 ms
     # with the event loop stopped, every few seconds under load. What startup built is frozen.
+    # The young generation is collected less often while serving, and as before once the app stops.
     settings = make_settings(tmp_path)
+    before = gc.get_threshold()
     async with app_client(create_app(settings, engine=make_engine(settings))) as client:
         assert (await client.get("/health")).status_code == 200
         assert gc.get_freeze_count() > 1000
+        assert gc.get_threshold()[0] >= GC_YOUNG_THRESHOLD > before[0]
+        assert gc.get_threshold()[1:] == before[1:]
     assert gc.get_freeze_count() == 0
+    assert gc.get_threshold() == before
 
 
 def test_fastapi_telemetry_only_when_the_environment_configures_opentelemetry(

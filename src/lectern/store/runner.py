@@ -12,8 +12,15 @@ a runner gives them one, inside a transaction, without blocking the event loop.
   connection the writer thread keeps (lectern.store.statements).
 * PostgreSQL: the async engine (asyncpg) runs the function through ``AsyncConnection.run_sync``.
 
+Hot writes that queue up while the writer thread is busy run together, each in its own savepoint of
+one transaction (a group commit, ``sqlite_batch``): one BEGIN and one COMMIT, and one wake-up of the
+event loop, for the batch instead of one each. Each caller still gets its own result or exception, and
+only once the batch is committed: an acknowledged write is on disk as before. Nothing waits to make a
+batch; a write that finds the thread idle runs at once, alone.
+
 A caller cancelled while a threaded transaction runs stops waiting, but the transaction itself still
-finishes (commits or rolls back) in its thread: a cancel can never leave the write lock held.
+finishes (commits or rolls back) in its thread: a cancel can never leave the write lock held. A hot
+write cancelled before its batch starts is skipped.
 """
 
 from __future__ import annotations
@@ -21,9 +28,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import sqlite3
+import threading
+from collections import defaultdict
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from typing import Protocol, TypeVar
+from dataclasses import dataclass
+from typing import Any, Protocol, TypeVar
 
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import DBAPIError
@@ -31,7 +41,14 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from sqlalchemy.pool import PoolProxiedConnection
 
 from lectern.store.engine import create_sqlite_sync_engine, writer
-from lectern.store.statements import CoreStatements, PreparedCache, Statements, sqlite_transaction
+from lectern.store.statements import (
+    CoreStatements,
+    Outcome,
+    PreparedCache,
+    Statements,
+    sqlite_batch,
+    sqlite_transaction,
+)
 
 T = TypeVar("T")
 Work = Callable[[Connection], T]
@@ -59,6 +76,13 @@ class Runner(Protocol):
     async def close(self) -> None: ...
 
 
+@dataclass(frozen=True)
+class _Queued:
+    work: StatementsWork[Any]
+    future: asyncio.Future[Any]
+    loop: asyncio.AbstractEventLoop
+
+
 class ThreadedSqlite:
     def __init__(self, url: str, *, busy_timeout_ms: int) -> None:
         self._engine = create_sqlite_sync_engine(url, busy_timeout_ms=busy_timeout_ms)
@@ -69,6 +93,10 @@ class ThreadedSqlite:
         # The writer thread's own driver connection for hot writes, kept between them (a pool checkout
         # and return cost as much as a statement); only that one thread touches it.
         self._held: PoolProxiedConnection | None = None
+        # Hot writes waiting for the writer thread, and whether a drain is queued or running there.
+        self._queued: list[_Queued] = []
+        self._queue_lock = threading.Lock()
+        self._draining = False
 
     @property
     def dialect(self) -> str:
@@ -83,18 +111,53 @@ class ThreadedSqlite:
 
     async def write_statements(self, work: StatementsWork[T]) -> T:
         loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._writes, self._statements_transaction, work)
+        future: asyncio.Future[T] = loop.create_future()
+        with self._queue_lock:
+            self._queued.append(_Queued(work, future, loop))
+            start, self._draining = not self._draining, True
+        if start:
+            try:
+                self._writes.submit(self._drain)
+            except RuntimeError:  # shut down
+                with self._queue_lock:
+                    self._queued.clear()
+                    self._draining = False
+                raise
+        return await future
 
-    def _statements_transaction(self, work: StatementsWork[T]) -> T:
+    def _drain(self) -> None:
+        """On the writer thread: run what is queued, in batches, until nothing is."""
+        try:
+            while True:
+                with self._queue_lock:
+                    batch, self._queued = self._queued, []
+                    if not batch:
+                        self._draining = False
+                        return
+                batch = [q for q in batch if not q.future.cancelled()]  # its caller stopped waiting
+                if batch:
+                    _deliver(batch, self._run_batch([q.work for q in batch]))
+        except BaseException:
+            with self._queue_lock:
+                self._draining = False  # never a queue that no drain will empty
+            raise
+
+    def _run_batch(self, works: list[StatementsWork[Any]]) -> list[Outcome]:
         if self._held is None:
             # From the pool, so set up like every other (busy_timeout, WAL, foreign keys, autocommit).
             self._held = self._engine.raw_connection()
         raw: sqlite3.Connection = self._held.driver_connection  # type: ignore[assignment]
         try:
-            return sqlite_transaction(raw, self._prepared, work, begin="IMMEDIATE")
-        except DBAPIError:
-            self._release_held()  # whatever went wrong, the next write starts on a fresh connection
-            raise
+            if len(works) == 1:
+                return [(True, sqlite_transaction(raw, self._prepared, works[0], begin="IMMEDIATE"))]
+            outcomes = sqlite_batch(raw, self._prepared, works, begin="IMMEDIATE")
+        except BaseException as exc:
+            if isinstance(exc, DBAPIError):
+                self._release_held()  # whatever went wrong, the next write starts on a fresh connection
+            return [(False, exc)] * len(works)
+        if any(not ok and isinstance(value, DBAPIError) for ok, value in outcomes):
+            self._release_held()
+        return outcomes
 
     def _release_held(self) -> None:
         held, self._held = self._held, None
@@ -110,6 +173,26 @@ class ThreadedSqlite:
             self._engine.dispose()
 
         await asyncio.to_thread(shutdown)
+
+
+def _deliver(batch: list[_Queued], outcomes: list[Outcome]) -> None:
+    """Each caller's outcome, on its own loop: one wake-up per loop for the whole batch."""
+    by_loop: dict[asyncio.AbstractEventLoop, list[tuple[asyncio.Future[Any], Outcome]]] = defaultdict(list)
+    for queued, outcome in zip(batch, outcomes, strict=True):
+        by_loop[queued.loop].append((queued.future, outcome))
+    for loop, settled in by_loop.items():
+        with contextlib.suppress(RuntimeError):  # the loop is closed: nobody is waiting any more
+            loop.call_soon_threadsafe(_settle, settled)
+
+
+def _settle(settled: list[tuple[asyncio.Future[Any], Outcome]]) -> None:
+    for future, (ok, value) in settled:
+        if future.done():  # cancelled while its transaction ran (which still finished)
+            continue
+        if ok:
+            future.set_result(value)
+        else:
+            future.set_exception(value)
 
 
 def _transaction(engine: Engine, work: Work[T]) -> T:

@@ -188,6 +188,55 @@ def sqlite_transaction(
     return result
 
 
+Outcome = tuple[bool, Any]  # (True, the work's result) or (False, the exception it raised)
+SAVEPOINT = "lectern_batch"
+
+
+def sqlite_batch(
+    raw: sqlite3.Connection, cache: PreparedCache, works: Sequence[Callable[[Statements], Any]], *, begin: str
+) -> list[Outcome]:
+    """Several independent works in one transaction, committed once (a group commit): each in its own
+    savepoint, so one that raises is rolled back alone and reported as its outcome while the others
+    commit. Nothing is reported before the commit; a failure of the transaction itself (BEGIN, COMMIT,
+    or an error after which SQLite rolled the whole transaction back) is raised, and none of the works
+    took effect."""
+    try:
+        raw.execute(f"BEGIN {begin}")
+    except sqlite3.Error as exc:
+        raise _wrapped(exc, f"BEGIN {begin}", ()) from exc
+    outcomes: list[Outcome] = []
+    statement = ""
+    try:
+        for work in works:
+            statement = f"SAVEPOINT {SAVEPOINT}"
+            raw.execute(statement)
+            try:
+                result = work(SqliteStatements(raw, cache))
+            except Exception as exc:
+                if not raw.in_transaction:  # SQLite gave up the transaction (a full disk, an I/O error)
+                    raise
+                statement = f"ROLLBACK TO {SAVEPOINT}"
+                raw.execute(statement)
+                outcomes.append((False, exc))
+            else:
+                outcomes.append((True, result))
+            statement = f"RELEASE {SAVEPOINT}"
+            raw.execute(statement)
+    except BaseException as exc:
+        if raw.in_transaction:
+            raw.rollback()
+        if isinstance(exc, sqlite3.Error):
+            raise _wrapped(exc, statement, ()) from exc
+        raise
+    try:
+        raw.commit()
+    except sqlite3.Error as exc:
+        if raw.in_transaction:
+            raw.rollback()
+        raise _wrapped(exc, "COMMIT", ()) from exc
+    return outcomes
+
+
 def _wrapped(exc: sqlite3.Error, sql: str, params: Any) -> DBAPIError:
     """The driver's error as SQLAlchemy raises it (``OperationalError`` for "database is locked"...)."""
     return cast(DBAPIError, DBAPIError.instance(sql, params, exc, sqlite3.Error, hide_parameters=True))
