@@ -204,9 +204,11 @@ def main() -> None:
     pairs = [(Path(args.pairs[i]), Path(args.pairs[i + 1])) for i in range(0, len(args.pairs), 2)]
     rows: list[dict[str, Any]] = []
     embedder = ""
+    similarity_threshold = 0.0
     for corpus, questions in pairs:
         engine, _, _ = build(corpus)
         embedder = engine.retriever.embedder.name
+        similarity_threshold = engine.retriever.settings.similarity_threshold
         records = [r for r in read_jsonl(questions) if r.get("split", "tune") == "tune"]
         rows += examples(engine, records, questions.stem)
         print(f"{questions.stem}: {len(records)} questions -> {len(rows)} examples so far")
@@ -242,6 +244,8 @@ def main() -> None:
         "out_of_scope_refused": share("out_of_scope"),
         "constructed_refused": share("constructed"),
         "sets": [q.stem for _, q in pairs],
+        # The signals depend on which passages pass the retrieval threshold: the decision holds for this one.
+        "similarity_threshold": similarity_threshold,
     }
     model = AnswerabilityModel(
         embedder=embedder,
