@@ -36,7 +36,8 @@ def cached_retrieve(
     store: dict[str, RetrievalResult], corpus: str
 ) -> Callable[[Engine, str, int], RetrievalResult]:
     def retrieve(engine: Engine, query: str, top_k: int) -> RetrievalResult:
-        key = hashlib.sha1(f"{corpus}\0{query}\0{top_k}".encode()).hexdigest()
+        threshold = engine.retriever.settings.similarity_threshold
+        key = hashlib.sha1(f"{corpus}\0{query}\0{top_k}\0{threshold}".encode()).hexdigest()
         if key not in store:
             store[key] = engine.retriever.retrieve_sync(engine.retriever.params(query, top_k=top_k))
         return store[key]

@@ -18,7 +18,7 @@ from lectern.ingest.manifest import Manifest
 from lectern.ingest.pipeline import IngestPipeline
 from lectern.retrieval import Retriever
 from lectern.sentences import SentenceVectors
-from lectern.settings import load_settings
+from lectern.settings import Settings, load_settings
 from lectern.writers import create_writer
 
 pytestmark = pytest.mark.integration
@@ -55,6 +55,14 @@ def test_the_local_model_ships_a_trained_decision() -> None:
     model = load_model("local:all-MiniLM-L6-v2")
     assert model is not None
     assert 0.0 < model.threshold <= model.medium <= model.high < 1.0
+
+
+def test_the_shipped_decision_was_trained_at_the_default_similarity_threshold() -> None:
+    # The signals read the passages that pass the threshold: a decision trained at another threshold sees
+    # other passages (and other similarities) than the engine gives it. Retrain after changing the default.
+    model = load_model("local:all-MiniLM-L6-v2")
+    assert model is not None
+    assert model.report["similarity_threshold"] == Settings.model_fields["similarity_threshold"].default
 
 
 async def test_a_fact_in_one_passage_of_a_small_folder_is_answered(manual: Engine) -> None:
