@@ -40,6 +40,8 @@ def calls(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> list[tuple[tuple[A
     monkeypatch.setattr(word_frequency, "prepare_apart", lambda folder: recorded.append(((folder,), {})))
     # the arena cap would hold for the rest of the test process; test_serve_caps_malloc_arenas checks it
     monkeypatch.setattr(heap, "limit_arenas", lambda: recorded.append((("arenas",), {})))
+    monkeypatch.setattr(heap, "map_large_blocks", lambda: recorded.append((("mmap",), {})))
+    monkeypatch.setattr(heap, "system_arrow_pool", lambda: recorded.append((("arrow",), {})))
     return recorded
 
 
@@ -95,8 +97,10 @@ def test_serves_a_public_address_with_keys_or_insecure(
 
 def test_serve_caps_malloc_arenas_and_prepares_the_word_table_apart(calls: list[Any]) -> None:
     serve()
-    arenas, prepared, run = calls
+    arenas, mmap, arrow, prepared, run = calls
     assert arenas == (("arenas",), {})  # first: before LanceDB's and onnxruntime's threads start
+    assert mmap == (("mmap",), {})
+    assert arrow == (("arrow",), {})  # before pyarrow's first buffer
     assert prepared == ((serve_cmd.settings().model_cache_dir,), {})
     assert run[1]["host"] == "127.0.0.1"
 

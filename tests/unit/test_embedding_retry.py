@@ -91,6 +91,30 @@ def test_exhausted_attempts_raise_provider_error_naming_provider_status_and_advi
     assert isinstance(info.value.__cause__, Boom)
 
 
+def test_retries_and_failures_are_counted_though_the_metrics_import_late() -> None:
+    from prometheus_client import REGISTRY
+
+    def count(metric: str) -> float:
+        return REGISTRY.get_sample_value(f"{metric}_total", {"provider": "P"}) or 0.0
+
+    retries, errors = count("lectern_provider_retries"), count("lectern_provider_errors")
+    with pytest.raises(ProviderError):
+        call_with_retries(Flaky(Boom(500), Boom(500)), provider="P", policy=policy(2), classify=classify)
+    assert count("lectern_provider_retries") == retries + 1
+    assert count("lectern_provider_errors") == errors + 1
+
+
+def test_a_one_shot_command_does_not_import_the_metrics() -> None:
+    """prometheus_client (~20 ms of every `lectern ask`) comes in with the server, or a provider's failure."""
+    import subprocess
+    import sys
+
+    probe = "import sys, lectern.cli.ask_cmd, lectern.engine, lectern.runtime, lectern.embeddings.openai\n"
+    probe += "print('prometheus_client' in sys.modules)"
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "False"
+
+
 @pytest.mark.parametrize(
     ("status", "hint"), [(401, "LECTERN_EMBEDDING_API_KEY"), (400, "LECTERN_EMBEDDING_MODEL")]
 )

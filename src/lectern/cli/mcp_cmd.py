@@ -22,9 +22,11 @@ def mcp(
     ] = "warning",
 ) -> None:
     """Serve the knowledge base over MCP on stdio: tools search_docs and ask, resources lectern://documents."""
-    from lectern.index.heap import limit_arenas
+    from lectern.index.heap import limit_arenas, map_large_blocks, system_arrow_pool
 
     limit_arenas()  # as `lectern serve`, before any thread of LanceDB's or onnxruntime's
+    map_large_blocks()
+    system_arrow_pool()
     import anyio
 
     from lectern import word_frequency

@@ -129,7 +129,7 @@ def serve(
     from lectern.api.app import create_app
     from lectern.api.logs import configure_logging, log_formatter_name, uvicorn_log_config
     from lectern.cli.checks import collection_problem
-    from lectern.index.heap import limit_arenas
+    from lectern.index.heap import limit_arenas, map_large_blocks, system_arrow_pool
     from lectern.runtime import Runtime
     from lectern.store import upgrade_database_sync
 
@@ -139,6 +139,8 @@ def serve(
             "Set LECTERN_API_KEYS, bind 127.0.0.1, or pass --insecure."
         )
     limit_arenas()  # before LanceDB's and onnxruntime's threads exist (the runtime starts them)
+    map_large_blocks()
+    system_arrow_pool()  # before pyarrow's first buffer
     runtime = Runtime(config)
     empty = collection_problem(runtime)
     if empty is not None:

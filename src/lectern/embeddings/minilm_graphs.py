@@ -19,6 +19,9 @@ of what it was built from (the weights' size and time, the builder's version, on
 sidecar ``.json`` records the sha256 of the weights and of the graph. The graph's tensors live in a
 ``.onnx.data`` file beside it, which onnxruntime memory-maps. Files are written under a temporary
 name and renamed, so processes building at once never read half a file.
+
+Once a graph is built, the cache drops the graphs of older recipes (`remove_stale`): ~112 MB a
+GRAPH_VERSION bump would otherwise leave behind for good.
 """
 
 from __future__ import annotations
@@ -27,6 +30,8 @@ import hashlib
 import json
 import logging
 import os
+import re
+import shutil
 import tempfile
 import time
 from pathlib import Path
@@ -44,6 +49,10 @@ GRAPH_VERSION = 4  # 4: the fp32 graph's norms unfused too (vectors within ~2e-7
 # Bump when only the int8 recipe changes (the fp32 graphs, and document vectors, stay as they are).
 INT8_RECIPE = 3  # 3: the word-embedding lookup outside the graph
 _WORD_TABLE = "word_emb"  # the initializer build_model names
+# The three files of one graph, as `_graph_file` names them: the graph, its tensors, its sidecar.
+_GRAPH_FILE = re.compile(r"(minilm-(fused|standard)-(fp32|int8)-[0-9a-f]{16})\.(onnx|onnx\.data|json)")
+_BUILDING = "minilm-building-"  # the prefix of a build's temporary folder
+_ABANDONED_S = 24 * 3600  # a build takes a minute at most: a folder this old is a killed process's
 
 
 def graph_path(cache_dir: Path, flavour: Flavour, precision: Precision) -> Path:
@@ -56,7 +65,7 @@ def graph_path(cache_dir: Path, flavour: Flavour, precision: Precision) -> Path:
     started = time.perf_counter()
     import onnx
 
-    with tempfile.TemporaryDirectory(dir=cache_dir) as tmp:
+    with tempfile.TemporaryDirectory(dir=cache_dir, prefix=_BUILDING) as tmp:
         if precision == "fp32":
             model = build_model(assets.load_weights(model_dir), assets.load_config(model_dir), flavour)
         else:
@@ -91,12 +100,49 @@ def graph_path(cache_dir: Path, flavour: Flavour, precision: Precision) -> Path:
         "data_sha256": _sha256(_data_file(path)),
         "data_bytes": _data_file(path).stat().st_size,
     }
+    if precision == "int8":
+        sidecar["int8_recipe"] = INT8_RECIPE
     _write_atomic(path.with_suffix(".json"), json.dumps(sidecar, indent=2).encode())
     log.info(
         "minilm_graph_built",
         extra={"path": str(path), "precision": precision, "seconds": round(time.perf_counter() - started, 2)},
     )
+    remove_stale(cache_dir)
     return path
+
+
+def remove_stale(cache_dir: Path) -> list[str]:
+    """Remove the graphs of older recipes from `cache_dir`; the names of the graphs removed.
+
+    Only files named by `_graph_file`'s scheme are touched, and only those of a recipe older than this
+    code's, which no process of this version or a later one ever loads: a graph whose name is the key
+    an older GRAPH_VERSION or INT8_RECIPE gives with these weights and this onnxruntime, or whose
+    sidecar records an older graph version, int8 recipe or onnxruntime. Graphs of the current recipe,
+    newer ones, and any whose age cannot be told are kept. Called after a new graph is written, so the
+    files replaced are those an upgrade left behind. On Linux a process that still maps a removed file
+    keeps its pages. Files another process removes first, and a cache this process may not write to
+    (a read-only mount, another user's files), are passed over. Build folders of a killed process (a
+    day old) go too."""
+    try:
+        names = [entry.name for entry in os.scandir(cache_dir)]
+    except OSError:
+        return []
+    older = _older_keys()
+    removed: list[str] = []
+    for stem in sorted({m.group(1) for m in map(_GRAPH_FILE.fullmatch, names) if m}):
+        graph = cache_dir / f"{stem}.onnx"
+        if not (stem in older or _sidecar_older(graph.with_suffix(".json"))):
+            continue
+        # the graph first (no process finds it valid from then on), the sidecar last (what tells its age)
+        if all(_unlink(file) for file in (graph, _data_file(graph), graph.with_suffix(".json"))):
+            removed.append(graph.name)
+    for name in names:
+        folder = cache_dir / name
+        if name.startswith(_BUILDING) and _age_s(folder) > _ABANDONED_S:
+            shutil.rmtree(folder, ignore_errors=True)
+    if removed:
+        log.info("minilm_graphs_removed", extra={"cache_dir": str(cache_dir), "graphs": removed})
+    return removed
 
 
 def build_apart(cache_dir: Path, flavour: Flavour, precision: Precision, timeout_s: float = 600.0) -> bool:
@@ -165,10 +211,76 @@ def _graph_file(cache_dir: Path, flavour: Flavour, precision: Precision) -> Path
 
 
 def _key(model_dir: Path, flavour: Flavour, precision: Precision) -> str:
+    return _recipe_key(model_dir, flavour, precision, GRAPH_VERSION, INT8_RECIPE)
+
+
+def _recipe_key(
+    model_dir: Path, flavour: Flavour, precision: Precision, version: int, int8_recipe: int | None
+) -> str:
     stat = (model_dir / "model.safetensors").stat()
-    recipe = f"|int8-{INT8_RECIPE}" if precision == "int8" else ""
-    raw = f"{GRAPH_VERSION}|{flavour}|{precision}|{stat.st_size}|{stat.st_mtime_ns}|{_ort_version()}{recipe}"
+    recipe = f"|int8-{int8_recipe}" if precision == "int8" and int8_recipe is not None else ""
+    raw = f"{version}|{flavour}|{precision}|{stat.st_size}|{stat.st_mtime_ns}|{_ort_version()}{recipe}"
     return hashlib.sha256(raw.encode()).hexdigest()[:16]
+
+
+def _older_keys() -> set[str]:
+    """The file stems every older recipe gives with these weights and this onnxruntime (int8 keys had
+    no recipe part before INT8_RECIPE)."""
+    model_dir = assets.model_dir()
+    recipes: list[tuple[Precision, int | None]] = [("fp32", None), ("int8", None)]
+    recipes += [("int8", r) for r in range(1, INT8_RECIPE + 1)]
+    flavours: tuple[Flavour, ...] = ("fused", "standard")
+    stems: set[str] = set()
+    for flavour in flavours:
+        for version in range(1, GRAPH_VERSION + 1):
+            for precision, recipe in recipes:
+                if version == GRAPH_VERSION and recipe == (INT8_RECIPE if precision == "int8" else None):
+                    continue  # the current recipe
+                key = _recipe_key(model_dir, flavour, precision, version, recipe)
+                stems.add(f"minilm-{flavour}-{precision}-{key}")
+    return stems
+
+
+def _sidecar_older(sidecar: Path) -> bool:
+    """The sidecar records an older graph version, int8 recipe or onnxruntime than this code's."""
+    try:
+        meta: dict[str, Any] = json.loads(sidecar.read_text(encoding="utf-8"))
+        version = int(meta["graph_version"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return False  # missing, half-written or not ours: its age cannot be told
+    if version != GRAPH_VERSION:
+        return version < GRAPH_VERSION
+    recipe = meta.get("int8_recipe")
+    if meta.get("precision") == "int8" and isinstance(recipe, int) and recipe < INT8_RECIPE:
+        return True
+    return _older_release(str(meta.get("onnxruntime", "")), _ort_version())
+
+
+def _older_release(theirs: str, ours: str) -> bool:
+    """`theirs` is an earlier release than `ours` by their leading numbers (1.22.1 < 1.23.0); False
+    where either has none."""
+    numbers = [re.match(r"\d+(?:\.\d+)*", v) for v in (theirs, ours)]
+    if not all(numbers):
+        return False
+    first, second = (tuple(int(n) for n in m.group().split(".")) for m in numbers if m)
+    return first < second
+
+
+def _unlink(path: Path) -> bool:
+    """Whether `path` is gone: removed now, or by another process before."""
+    try:
+        path.unlink(missing_ok=True)
+    except OSError as exc:  # read-only file system, another user's file, Windows' open files
+        log.debug("minilm_graph_not_removed", extra={"path": str(path), "error": str(exc)})
+        return False
+    return True
+
+
+def _age_s(path: Path) -> float:
+    try:
+        return time.time() - path.stat().st_mtime
+    except OSError:
+        return 0.0
 
 
 def _valid(path: Path) -> bool:

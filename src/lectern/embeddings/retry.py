@@ -15,7 +15,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TypeVar
 
-from lectern import metrics
 from lectern.errors import ProviderError
 
 log = logging.getLogger(__name__)
@@ -77,6 +76,10 @@ def call_with_retries(
             failure = classify(exc)
             if failure is None:
                 raise
+            from lectern import (
+                metrics,
+            )  # prometheus_client: imported once a provider fails, not by every command
+
             if not failure.retryable or attempt >= policy.max_attempts:
                 metrics.PROVIDER_ERRORS.labels(provider).inc()
                 raise ProviderError(failure_message(provider, failure, attempt, config_hint)) from exc

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from lectern.errors import ConfigError
 from lectern.index.base import PAYLOAD_KEYS, DocumentSummary, SearchFilters, VectorIndex
 from lectern.index.compat import check_compatible, ensure_query_embedder
-from lectern.index.lancedb_import import defer_rest_client
+from lectern.index.lancedb_import import defer_rest_client, import_lancedb
 from lectern.settings import Settings
 
 IndexFactory = Callable[[Settings, str | None], VectorIndex]
@@ -18,6 +18,7 @@ defer_rest_client()
 
 # Engines import lazily: a LanceDB user never pays for importing qdrant-client, and the reverse.
 def _lancedb(settings: Settings, collection: str | None) -> VectorIndex:
+    import_lancedb()  # before lancedb_index imports it: see lancedb_import
     from lectern.index.lancedb_index import LanceDBIndex
 
     return LanceDBIndex.from_settings(settings, collection)
