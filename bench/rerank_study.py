@@ -18,6 +18,26 @@ it carried over to the answers in the full bench (bench/answer_quality.py): demo
 sentence cosine x0.1-0.5, the heading overlap x0.05-0.2, deeper fused lists (40 -> 60-120 per side)
 and handing the writer 7-10 passages instead of 5 each left answers with every keyword flat or lower
 (the writer's sentence choice leans on the passage order it was tuned with).
+
+Second pass (Nov 2026, branch `retrieval`, replayed from the engine's own pool: top_k=5 asks for 10 fused
+hits, then the 0.30 threshold; the replay reproduces the bench, tune 73/100 and train 170/219 with every
+keyword in the top 5). Ceilings: the best 5 of those 10 would hold every keyword for 84/100 tune and
+177/219 train questions; the best 5 of the top 20 for 87 and 190. Sentence cosines lose at every weight
+(the best sentence alone: tune 61, train 141; mixed 0.3 with the chunk cosine: 74 / 156; as a third RRF
+list: at most the base; on prose chunks only: +-1). RRF k 1-100, dense weight 0.7-1.6 and convex score
+mixes move +-2; file-level and next-chunk boosts lose (a top-3 hit's neighbour would complete at most 3
+tune / 5 train questions); a logistic re-ranker fitted on train gains tune +5 but nothing leave-one-book-out
+on train. Chunks never exceed the embedder's window (4,221 candidates, none over 254 tokens), so no answer
+hides past a truncated embedding. Two changes move the passages, measured end to end
+(bench/answer_quality.py, answer counts): quizzes ranked at x0.9 of their fused score (every keyword in
+the top 5: tune 73 -> 76 %, train 77.6 -> 78.1 %; answers with every keyword tune 67 -> 66, train 141 ->
+139), and with it keeping the pool's best keyword hits (BM25 >= 0.9 of the best, cosine >= 0.15) under
+the 0.30 threshold (passages tune 77 %, train 80.4 %; train answered 80.4 -> 81.7 %, cited 74.4 -> 75.8 %,
+AUROC 94.9 -> 95.3 %; one more tune near miss answered; answers with every keyword tune 66, train 141).
+Neither carries to the answers: on rc-in-03, rd-in-15, tb-in-10, tb-in-42, td-in-05 and td-in-09 the
+passages newly hold every keyword and the writer quotes other sentences; on rb-in-21, rb-in-37 and
+tb-in-04 a new passage draws the writer off a list it had quoted whole. The threshold exemption would
+also break the setting's meaning (the minimum cosine for a chunk to be included).
 """
 
 from __future__ import annotations
