@@ -34,7 +34,10 @@ the answerability decision's best-sentence cosine (trained on standalone vectors
 The standalone pass is also only ~19 % of textbook-a's cold ingest CPU (9.5-10.8 s of 52-59 s: the
 chunk pass is ~40 s), so late chunking would save at most that. Not adopted. The int8 graph for the
 sentence pass alone keeps the answers (one follow-up lost on train) and costs 5.65 s against 9.61 s
-of CPU for textbook-a's 2,691 sentences (medians of 3).
+of CPU for textbook-a's 2,691 sentences (medians of 3). End to end (answer_quality with
+`SentenceVectors.for_data_dir` patched to an in-memory store fed by the int8 document graph): every
+figure equal on train and tune except follow-up answers with every keyword, one question fewer on
+each (train 84.8 -> 83.3 %, tune 68.8 -> 65.6 %), and train AUROC 96.0 -> 95.9 %.
 """
 
 from __future__ import annotations
