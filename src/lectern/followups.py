@@ -5,8 +5,9 @@ A question is a follow-up when it points back (it, this, they, ...), or is too s
 name a topic of its own ("Can you give an example?", "Tell me more"). Its search query then carries the
 topic of the previous standalone question: the pronoun is replaced by the topic, or the topic is added.
 Chains work because the previous question is itself rewritten first. A "that" which stands for what
-the previous answer proposed ("does that hurt accuracy much?" after a how-to) gets a second query with
-the whole doing (`with_previous_doing`), tried by the engine when the first is refused.
+the previous answer proposed ("does that hurt accuracy much?" after a how-to) is searched with the whole
+doing (`with_previous_doing`). What the sentence has no place for comes after it in brackets ("and what
+if the window stays black there (Gazebo on Windows)?"), never glued onto its last words.
 
 The same topic extraction names what a refusal is about ("I don't have information about X ...").
 """
@@ -314,15 +315,18 @@ def with_previous_topic(question: str, previous_questions: Sequence[str]) -> str
 
 
 def with_previous_doing(question: str, previous_questions: Sequence[str]) -> str | None:
-    """A second query for a follow-up whose "that" stands for what the previous answer proposed: "does
-    that hurt accuracy much?" after "How do I make Whisper run faster on my GPU?" asks about the way to do
-    it, so the query carries the whole doing ("... to make Whisper run faster on my GPU"), not the words
+    """The query for a follow-up whose "that" stands for what the previous answer proposed: "does that
+    hurt accuracy much?" after "How do I make Whisper run faster on my GPU?" asks about the way to do it,
+    so the query carries the whole doing ("... to make Whisper run faster on my GPU"), not the words
     after the verb. None when the previous question is no how-to, or the follow-up names the previous
     topic with a pronoun of its own ("how do I undo it?")."""
     question = " ".join(question.split())
     if not previous_questions or not is_followup(question):
         return None
-    previous = standalone_query(previous_questions[-1], previous_questions[:-1])
+    return _with_doing(question, standalone_query(previous_questions[-1], previous_questions[:-1]))
+
+
+def _with_doing(question: str, previous: str) -> str | None:
     doing = _HOW_TO.match(previous.rstrip("?.! "))
     if not doing or not _DEMONSTRATIVE_SUBJECT.search(question) or _names_the_topic(question):
         return None
@@ -336,11 +340,9 @@ def _with_previous(question: str, previous_questions: Sequence[str]) -> str:
     if shift:
         # "What about on Windows?" asks the previous question again about something else.
         return f"{previous.rstrip('?.! ')} {shift.group(1).rstrip('?.! ')}?"
-    doing = _HOW_TO.match(previous.rstrip("?.! "))
-    if doing and _DEMONSTRATIVE_SUBJECT.search(question) and not _names_the_topic(question):
-        # "does that hurt accuracy much?" after a how-to: "that" is the doing, not a thing
-        stripped = question.rstrip("?.! ")
-        return f"{stripped} to {' '.join(doing.group(1).split())}{question[len(stripped) :]}"
+    doing = _with_doing(question, previous)
+    if doing is not None:
+        return doing  # "does that hurt accuracy much?" after a how-to: "that" is the doing, not a thing
     anchor = _anchor(previous_questions)
     head, context = subject_parts(anchor)
     topic = _subject_phrase(anchor)
@@ -475,7 +477,10 @@ def _marked_subject(text: str) -> str:
             # "In the RL chapter, how is the state defined?": the opening clause narrows the subject
             setting = [w for w in _strip_edges(_tokens(lead.group(1))) if w.lower() not in _META_WORDS]
             return f"{main} in {' '.join(setting)}" if setting else main
-        return " ".join(_strip_edges(_tokens(lead.group(1))))
+        # "Once the node is running, what does it publish?": the opening clause's subject
+        opening = _strip_edges(_tokens(lead.group(1)))
+        end = next((i for i, w in enumerate(opening) if i > 0 and w.lower() in _AUXILIARIES), len(opening))
+        return " ".join(_strip_edges(opening[:end]))
     text = _USED_FOR.sub("", text)
     which = _WHICH_NOUNS.match(text)
     if which:
@@ -604,8 +609,16 @@ def _rewrite(question: str, head: str, context: str, topic: str) -> str:
         word_positions = [i for i, t in enumerate(tokens) if _WORD.fullmatch(t)]
         one = _pronoun_one([lowered[i] for i in word_positions])
         if one is not None:
-            tokens[word_positions[one]] = head
-            text, placed = "".join(tokens), True
+            before = lowered[word_positions[one - 1]] if one > 0 else ""
+            noun = _tokens(head)[-1:] if head else []
+            if before and before not in STOP_WORDS and before not in _TAKES_ONE and noun:
+                # "the error recovery one": another of the same kind; it keeps its own words and takes
+                # the head's noun, the head comes in brackets
+                tokens[word_positions[one]] = noun[0]
+                text = "".join(tokens)
+            else:
+                tokens[word_positions[one]] = head
+                text, placed = "".join(tokens), True
     if not placed and _SUBJECT_DEMONSTRATIVE.search(text) and not _before_a_verb(text):
         text, placed = _SUBJECT_DEMONSTRATIVE.sub(lambda m: f"{m.group(1)}{head}", text, count=1), True
     if not placed:

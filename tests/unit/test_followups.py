@@ -367,3 +367,30 @@ def test_subject_parts(question: str, head: str, context: str) -> None:
 def test_a_self_contained_second_question_is_searched_as_asked() -> None:
     question = "How much does a geothermal heat pump installation cost in Canada?"
     assert standalone_query(question, ["What is a heat pump?"]) == question
+
+
+@pytest.mark.parametrize(
+    ("previous", "question", "expected"),
+    [
+        # "the X one" is another of the same kind: its own words, the head's noun, the rest in brackets
+        (
+            ["What does the beginner bread recipe look like?"],
+            "and the gluten-free one?",
+            "and the gluten-free recipe (beginner bread recipe)?",
+        ),
+        # an opening clause names what a later "it" stands for
+        (
+            ["Once the dishwasher has finished, what should I do with it?"],
+            "and how do I stop it?",
+            "and how do I stop dishwasher?",
+        ),
+    ],
+)
+def test_ones_and_opening_clauses(previous: list[str], question: str, expected: str) -> None:
+    assert standalone_query(question, previous) == expected
+
+
+def test_the_previous_topic_for_a_question_that_reads_alone_comes_in_brackets() -> None:
+    assert with_previous_topic(
+        "which message type carries the position?", ["Once the tracker is running, what does it publish?"]
+    ) == ("which message type carries the position (tracker)?")
