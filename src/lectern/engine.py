@@ -44,7 +44,7 @@ from lectern.errors import (
     VectorIndexError,
 )
 from lectern.events import Done, Event, Failed, Retrieved, Token
-from lectern.followups import standalone_query, with_previous_doing, with_previous_topic
+from lectern.followups import standalone_query, with_previous_topic
 from lectern.index.base import SearchFilters
 from lectern.models import (
     Answer,
@@ -329,8 +329,6 @@ class Engine:
         )
         if reason:
             again = await self._with_previous_topic(turn, conversation, result)
-            if again is None:
-                again = await self._with_previous_doing(turn, conversation)
             if again is not None:
                 yield again[0]
                 result, confidence, reason = again[0].result, again[1], None
@@ -393,31 +391,6 @@ class Engine:
         if reason or confidence.confidence_level not in RETRY_LEVELS:
             return None
         turn.search_query = query
-        return retrieved, confidence
-
-    async def _with_previous_doing(
-        self, turn: _Turn, conversation: Conversation
-    ) -> tuple[Retrieved, ConfidenceMetrics] | None:
-        """A follow-up refused with the previous topic whose "that" stands for the way the previous answer
-        did something ("does that hurt accuracy much?" after "How do I make Whisper run faster?"):
-        searched once more with the whole doing (`with_previous_doing`), it is answered only when the
-        passages found answer it clearly, like `_with_previous_topic` (a question the documents miss
-        looks half-covered next to what was just answered)."""
-        if turn.options.user_context or turn.search_query == turn.question:
-            return None
-        query = with_previous_doing(turn.question, turn.previous)
-        if query is None or query == turn.search_query:
-            return None
-        rewritten, turn.search_query = turn.search_query, query
-        retrieved = (
-            await self._retrieve_followup(turn, conversation)
-            if _favours_previous_sources(turn)
-            else await self._retrieve(turn, conversation, self._params(turn))
-        )
-        confidence, reason = await self._decide(turn, retrieved.result, retrieved.confidence)
-        if reason or confidence.confidence_level not in RETRY_LEVELS:
-            turn.search_query = rewritten
-            return None
         return retrieved, confidence
 
     async def _retrieve_to_decide(

@@ -5,8 +5,9 @@ A question is a follow-up when it points back (it, this, they, ...), or is too s
 name a topic of its own ("Can you give an example?", "Tell me more"). Its search query then carries the
 topic of the previous standalone question: the pronoun is replaced by the topic, or the topic is added.
 Chains work because the previous question is itself rewritten first. A "that" which stands for what
-the previous answer proposed ("does that hurt accuracy much?" after a how-to) gets a second query with
-the whole doing (`with_previous_doing`), tried by the engine when the first is refused.
+the previous answer proposed ("does that hurt accuracy much?" after a how-to) is searched with the whole
+doing (`with_previous_doing`). What the sentence has no place for comes after it in brackets ("and what
+if the window stays black there (Gazebo on Windows)?"), never glued onto its last words.
 
 The same topic extraction names what a refusal is about ("I don't have information about X ...").
 """
@@ -314,15 +315,18 @@ def with_previous_topic(question: str, previous_questions: Sequence[str]) -> str
 
 
 def with_previous_doing(question: str, previous_questions: Sequence[str]) -> str | None:
-    """A second query for a follow-up whose "that" stands for what the previous answer proposed: "does
-    that hurt accuracy much?" after "How do I make Whisper run faster on my GPU?" asks about the way to do
-    it, so the query carries the whole doing ("... to make Whisper run faster on my GPU"), not the words
+    """The query for a follow-up whose "that" stands for what the previous answer proposed: "does that
+    hurt accuracy much?" after "How do I make Whisper run faster on my GPU?" asks about the way to do it,
+    so the query carries the whole doing ("... to make Whisper run faster on my GPU"), not the words
     after the verb. None when the previous question is no how-to, or the follow-up names the previous
     topic with a pronoun of its own ("how do I undo it?")."""
     question = " ".join(question.split())
     if not previous_questions or not is_followup(question):
         return None
-    previous = standalone_query(previous_questions[-1], previous_questions[:-1])
+    return _with_doing(question, standalone_query(previous_questions[-1], previous_questions[:-1]))
+
+
+def _with_doing(question: str, previous: str) -> str | None:
     doing = _HOW_TO.match(previous.rstrip("?.! "))
     if not doing or not _DEMONSTRATIVE_SUBJECT.search(question) or _names_the_topic(question):
         return None
@@ -336,13 +340,21 @@ def _with_previous(question: str, previous_questions: Sequence[str]) -> str:
     if shift:
         # "What about on Windows?" asks the previous question again about something else.
         return f"{previous.rstrip('?.! ')} {shift.group(1).rstrip('?.! ')}?"
-    topic = topic_of(previous) or " ".join(content_words(previous))
-    if not topic:
+    doing = _with_doing(question, previous)
+    if doing is not None:
+        return doing  # "does that hurt accuracy much?" after a how-to: "that" is the doing, not a thing
+    anchor = _anchor(previous_questions)
+    head, context = subject_parts(anchor)
+    topic = _subject_phrase(anchor)
+    if not head:
+        head = topic = topic_of(previous) or " ".join(content_words(previous))
+    if not head:
         return question
     own = {w.lower() for w in content_words(question)}
-    if topic.lower() in question.lower() or (own and all(w.lower() in own for w in content_words(topic))):
+    named = content_words(topic)
+    if topic.lower() in question.lower() or (own and named and all(w.lower() in own for w in named)):
         return question
-    return _insert_topic(question, topic)
+    return _rewrite(question, head, context, topic)
 
 
 _HOW_TO = re.compile(r"^\s*how\s+(?:do|can|should|would|could)\s+(?:i|we|you|one)\s+(.+)$", re.IGNORECASE)
@@ -362,32 +374,6 @@ def _names_the_topic(question: str) -> bool:
     return any(t in REPLACEABLE for t in tokens) or _pronoun_one(tokens) is not None
 
 
-def _insert_topic(question: str, topic: str) -> str:
-    tokens = re.split(r"(\W+)", question)
-    for i, token in enumerate(tokens):
-        if token.lower() in REPLACEABLE:
-            tokens[i] = topic
-            return "".join(tokens)
-    # "How do I create one?" -> "How do I create ROS 2 node?": the "one" is the topic.
-    stripped = question.rstrip("?.! ")
-    tail = question[len(stripped) :]
-    lowered = [t.lower() for t in tokens]
-    word_positions = [i for i, t in enumerate(tokens) if _WORD.fullmatch(t)]
-    one = _pronoun_one([lowered[i] for i in word_positions])
-    if one is not None:
-        tokens[word_positions[one]] = topic
-        return "".join(tokens)
-    for i, token in enumerate(tokens):
-        if token.lower() in {"its", "their"}:
-            tokens[i] = topic + "'s"
-            return "".join(tokens)
-        if token.lower() in {"this", "that", "these", "those"}:
-            tokens[i] = topic if _ends_phrase(tokens, i) else token
-            if tokens[i] == topic:
-                return "".join(tokens)
-    return f"{stripped} {topic}{tail}" if stripped else topic
-
-
 def _ends_phrase(tokens: list[str], i: int) -> bool:
     """Whether the demonstrative at i stands alone ("explain this"), not before a noun ("this node")."""
     rest = "".join(tokens[i + 1 :]).strip()
@@ -397,3 +383,256 @@ def _ends_phrase(tokens: list[str], i: int) -> bool:
     return bool(nxt) and (
         nxt[0].lower() in STOP_WORDS or nxt[0].lower() in {"work", "works", "mean", "means"}
     )
+
+
+# --- the previous turn's subject, for rewriting follow-ups --------------------------------------------
+
+# Words that name the documents themselves, not a topic in them ("which options does the book list").
+_META_WORDS = _word_set(
+    "book books chapter chapters section sections module modules guide document documents"
+)
+_DETERMINERS = _word_set("a an the this that these those my your our its their his her some any")
+_PREPOSITIONS = _word_set(
+    "to on in for with from at by into onto over under about via inside through across before after during"
+)
+# Common verbs that end a subject ("what does the camera example set up", "how does the robot collect
+# ..."): plain English, not drawn from any document.
+_VERBS = _word_set(
+    """
+    do look mean offer add set describe show publish subscribe use produce contain include provide return
+    print need require say cover involve support take send make have get give build work output store
+    collect decide handle cope compare differ keep know find turn choose pick run create load save help
+    affect change move detect plan learn track process read write call start stop list recommend open
+    define
+    """
+)
+_PARTICLES = _word_set("up like out down off")
+_AUX = r"(?:does|do|did|can|could|will|would|should)"
+# "Which physics engines does Isaac Sim use?": the things asked for, then who has them.
+_WHICH_NOUNS = re.compile(
+    rf"^\s*(?:which|what)\s+(?!{_AUX}\b|is\b|are\b)(.+?)\s+{_AUX}\s+(.+)$", re.IGNORECASE
+)
+_WHAT_DOES_X = re.compile(rf"^\s*(?:what|how|why)\s+{_AUX}\s+(.+)$", re.IGNORECASE)
+# "Once the node is running, what does it publish?", "In the RL chapter, how is the state defined?"
+_LEAD_CLAUSE = re.compile(
+    r"^\s*([^,]+),\s*((?:what|which|how|why|when|where|who|is|are|does|do|can)\b.+)$", re.IGNORECASE
+)
+_USED_FOR = re.compile(r"\s+(?:used|good|meant)\s+for\b", re.IGNORECASE)
+_PRONOUN_I = _word_set("i we you one")
+# Words that end a head noun phrase: a preposition, a comparison, a clause ("chain-of-thought prompting
+# when an LLM plans").
+_ENDS_HEAD = _PREPOSITIONS | _word_set("rather than instead versus vs when while where if whether as")
+# Words with their apostrophes ("Unity's"), so that phrases keep their spelling.
+_TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_+#./'\u2019-]*[A-Za-z0-9+#]|[A-Za-z0-9]")
+
+
+def _tokens(text: str) -> list[str]:
+    return _TOKEN.findall(text)
+
+
+def _strip_edges(tokens: list[str]) -> list[str]:
+    while tokens and (
+        tokens[0].lower() in STOP_WORDS
+        or tokens[0].lower() in _META_WORDS
+        # "to use an LLM as ...": the verb before an article is no part of the thing
+        or (len(tokens) > 1 and tokens[0].lower() in _VERBS and tokens[1].lower() in _DETERMINERS)
+    ):
+        tokens = tokens[1:]
+    while tokens and (tokens[-1].lower() in STOP_WORDS or tokens[-1].lower() in _PARTICLES):
+        tokens = tokens[:-1]
+    return tokens
+
+
+def _verb_at(tokens: list[str], *, last: bool = False) -> int | None:
+    """Index of the first (or `last`) common verb after a subject of at least one word (not right after
+    a determiner, where it is a noun: "the build")."""
+    order = range(len(tokens) - 1, -1, -1) if last else range(len(tokens))
+    for i in order:
+        token = tokens[i]
+        if i == 0 or token.lower() not in _VERBS:
+            continue
+        if tokens[i - 1].lower() in _DETERMINERS or tokens[i - 1].lower() in _PREPOSITIONS:
+            continue
+        return i
+    return None
+
+
+_DOING_MARK = "\x00"  # where the subject of "how does X do Y" ends, for `subject_parts`
+
+
+def _subject_phrase(text: str) -> str:
+    return _marked_subject(text).replace(f" {_DOING_MARK}", "")
+
+
+def _marked_subject(text: str) -> str:
+    """The question's subject for a follow-up to lean on: the thing asked about, without the verbs
+    and the document words around it. "Which physics engines does Isaac Sim use?" -> "Isaac Sim
+    physics engines"; "What does the camera example set up?" -> "camera example"; "How do I open RViz2
+    to look at the output?" -> "RViz2 to look at the output"."""
+    text = " ".join(text.strip().rstrip("?.! ").split())
+    lead = _LEAD_CLAUSE.match(text)
+    if lead:
+        main = _marked_subject(lead.group(2))
+        if main and not any(w.lower() in ANAPHORA for w in words(main)):
+            # "In the RL chapter, how is the state defined?": the opening clause narrows the subject
+            setting = [w for w in _strip_edges(_tokens(lead.group(1))) if w.lower() not in _META_WORDS]
+            return f"{main} in {' '.join(setting)}" if setting else main
+        # "Once the node is running, what does it publish?": the opening clause's subject
+        opening = _strip_edges(_tokens(lead.group(1)))
+        end = next((i for i, w in enumerate(opening) if i > 0 and w.lower() in _AUXILIARIES), len(opening))
+        return " ".join(_strip_edges(opening[:end]))
+    text = _USED_FOR.sub("", text)
+    which = _WHICH_NOUNS.match(text)
+    if which:
+        nouns, rest = which.group(1), _tokens(which.group(2))
+        cut = next((i for i, w in enumerate(rest) if w.lower() in _PREPOSITIONS), len(rest))
+        subject = [w for w in rest[: max(0, cut - 1)] if w.lower() not in _PRONOUN_I]
+        subject = [w for w in _strip_edges(subject) if w.lower() not in _META_WORDS]
+        return " ".join(_strip_edges([*subject, *_tokens(nouns), *rest[cut:]]))
+    does = _WHAT_DOES_X.match(text)
+    if does:
+        tokens = _tokens(does.group(1))
+        if tokens and tokens[0].lower() in _PRONOUN_I and len(tokens) > 1:
+            # "how do I open RViz2": what comes after a common verb; "why would I randomize textures"
+            # keeps a verb of its own
+            doing = tokens[2:] if tokens[1].lower() in _VERBS | ACTION_WORDS else tokens[1:]
+            return " ".join(_strip_edges(doing))
+        # "what does a cover letter look like?": the verb is the last one ("cover" is a noun there);
+        # "how does the robot collect details over several turns?": the first one
+        verb = _verb_at(tokens, last=text.lower().startswith("what"))
+        if verb is not None:
+            subject = _strip_edges(tokens[:verb])
+            rest = tokens[verb + 1 :]
+            if not subject or all(w.lower() in _META_WORDS for w in subject):
+                return " ".join(_strip_edges(rest))  # "how does the book turn X into Y": about X
+            if not text.lower().startswith("what"):
+                # "how does the robot collect missing details?": the doing is the subject's topic,
+                # after the head ("robot") that a pronoun stands for
+                return " ".join([*subject, _DOING_MARK, *tokens[verb:]])
+            if any(_is_specific(w) for w in rest):
+                return " ".join(_strip_edges([*subject, *rest]))
+            return " ".join(subject)
+    return topic_of(text)
+
+
+def subject_parts(question: str) -> tuple[str, str]:
+    """The previous question's subject split into a head that can stand for a pronoun ("IMU sensor")
+    and the context around it ("robot in Gazebo"); the context is empty for a short noun phrase."""
+    marked = _marked_subject(question)
+    if _DOING_MARK in marked:
+        before, _, doing = marked.partition(f" {_DOING_MARK} ")
+        return before, doing
+    tokens = _tokens(marked)
+    if len(tokens) <= 5:
+        return marked, ""
+    cut = next((i for i, w in enumerate(tokens) if i > 0 and w.lower() in _ENDS_HEAD), len(tokens))
+    context = [w for w in _strip_edges(tokens[cut:]) if w.lower() not in _META_WORDS]
+    return " ".join(_strip_edges(tokens[:cut])), " ".join(context)
+
+
+_GROUP_OF = re.compile(r"\b(of|among|between)\s+(?:those|these|them)\b", re.IGNORECASE)
+_SUBJECT_DEMONSTRATIVE = re.compile(
+    r"\b((?:does|did|do|is|was|are|were|will|would|can|could|should|has|must|might)\s+)(?:that|this)\b"
+    r"(?!\s+(?:one|ones)\b)",
+    re.IGNORECASE,
+)
+_DEMONSTRATIVE_NOUN = re.compile(r"\b(?:that|this|those|these|such\s+an?)\s+(?=[A-Za-z])", re.IGNORECASE)
+
+
+def _anchor(previous_questions: Sequence[str]) -> str:
+    """The question whose subject a follow-up leans on: the last one, or, when that one was itself a
+    follow-up that named nothing new, the one it leaned on."""
+    last = " ".join(previous_questions[-1].split())
+    if len(previous_questions) > 1 and is_followup(last) and not _names_a_new_topic(last):
+        return _anchor(previous_questions[:-1])
+    return last
+
+
+def _names_a_new_topic(question: str) -> bool:
+    topical = [
+        w for w in content_words(question) if w.lower() not in ACTION_WORDS and w.lower() not in ANAPHORA
+    ]
+    return any(_is_specific(w) for w in topical)
+
+
+def _owner(head: str) -> str:
+    """Who owns what "its" names: the head up to a possessive or a preposition."""
+    tokens = _tokens(head)
+    for i, token in enumerate(tokens):
+        if token.lower().endswith(("'s", "\u2019s")) or (i > 0 and token.lower() in _ENDS_HEAD):
+            end = i + 1 if token.lower().endswith(("'s", "\u2019s")) else i
+            return " ".join(tokens[:end])
+    return head
+
+
+_AUXILIARIES = _word_set(
+    "is are was were have has had can could do does did will would should must may might"
+)
+
+
+def _before_a_verb(text: str, pattern: re.Pattern[str] = _SUBJECT_DEMONSTRATIVE) -> bool:
+    """Whether the demonstrative `pattern` finds is a determiner, its noun followed by a verb: "does
+    that step take long?", "which of those details are needed?"; not "does that hurt accuracy?", "which
+    of those stops the bouncing?"."""
+    match = pattern.search(text)
+    if not match:
+        return False
+    after = [w.lower() for w in words(text[match.end() :])]
+    return len(after) >= 2 and after[0] not in STOP_WORDS and after[1] in _VERBS | _AUXILIARIES
+
+
+def _rewrite(question: str, head: str, context: str, topic: str) -> str:
+    """`question` with the previous subject where it points back: a pronoun becomes the head ("how do I
+    install it?" -> "how do I install Isaac Sim?"), "which of those" becomes "which of the <head>", "that"
+    as a subject becomes the head; what the head leaves out comes after the question in brackets, never
+    glued into it."""
+    stripped = question.rstrip("?.! ")
+    tail = question[len(stripped) :]
+    placed = False
+    if _GROUP_OF.search(stripped) and not _before_a_verb(stripped, _GROUP_OF):
+        stripped, placed = _GROUP_OF.sub(lambda m: f"{m.group(1)} the {head}", stripped, count=1), True
+    tokens = re.split(r"(\W+)", stripped)
+    lowered = [t.lower() for t in tokens]
+    for i, token in enumerate([] if placed else lowered):
+        if token in REPLACEABLE:
+            tokens[i] = head
+            placed = True
+            break
+        if token in {"its", "their"}:
+            # "its drives" belongs to the thing, not to its setting: "Unity's strengths" -> "Unity's"
+            owner = _owner(head)
+            tokens[i] = owner if owner.endswith(("'s", "\u2019s")) else owner + "'s"
+            placed = True
+            break
+    text = "".join(tokens)
+    if not placed:
+        word_positions = [i for i, t in enumerate(tokens) if _WORD.fullmatch(t)]
+        one = _pronoun_one([lowered[i] for i in word_positions])
+        if one is not None:
+            before = lowered[word_positions[one - 1]] if one > 0 else ""
+            noun = _tokens(head)[-1:] if head else []
+            if before and before not in STOP_WORDS and before not in _TAKES_ONE and noun:
+                # "the error recovery one": another of the same kind; it keeps its own words and takes
+                # the head's noun, the head comes in brackets
+                tokens[word_positions[one]] = noun[0]
+                text = "".join(tokens)
+            else:
+                tokens[word_positions[one]] = head
+                text, placed = "".join(tokens), True
+    if not placed and _SUBJECT_DEMONSTRATIVE.search(text) and not _before_a_verb(text):
+        text, placed = _SUBJECT_DEMONSTRATIVE.sub(lambda m: f"{m.group(1)}{head}", text, count=1), True
+    if not placed:
+        # "explain this in simpler terms": a demonstrative that stands alone is the subject
+        tokens = re.split(r"(\W+)", text)
+        for i, token in enumerate(tokens):
+            if token.lower() in {"this", "that", "these", "those"} and _ends_phrase(tokens, i):
+                tokens[i], placed = head, True
+                text = "".join(tokens)
+                break
+    if not placed:
+        text = _DEMONSTRATIVE_NOUN.sub("the ", text, count=1)
+    own = {w.lower() for w in _tokens(text)}
+    missing = " ".join(w for w in _tokens(f"{'' if placed else head} {context}") if w.lower() not in own)
+    if missing:
+        text = f"{text} ({context if placed else topic})"
+    return f"{text}{tail}"

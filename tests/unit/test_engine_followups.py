@@ -77,7 +77,7 @@ def _decide_by_query(answer_queries: set[str], level: str) -> Any:
 async def test_a_second_question_refused_as_asked_is_tried_with_the_previous_topic(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    retry = f"{STANDALONE.rstrip('?')} Gazebo Harmonic?"
+    retry = f"{STANDALONE.rstrip('?')} (Gazebo Harmonic)?"
     monkeypatch.setattr(Engine, "_decide", _decide_by_query({FIRST, retry}, "medium"))
     engine, _, _ = make_engine()
     conversation = engine.new_conversation()
@@ -92,7 +92,7 @@ async def test_a_second_question_refused_as_asked_is_tried_with_the_previous_top
 
 
 async def test_a_weak_second_try_leaves_the_refusal(monkeypatch: pytest.MonkeyPatch) -> None:
-    retry = f"{STANDALONE.rstrip('?')} Gazebo Harmonic?"
+    retry = f"{STANDALONE.rstrip('?')} (Gazebo Harmonic)?"
     monkeypatch.setattr(Engine, "_decide", _decide_by_query({FIRST, retry}, "low"))
     engine, _, _ = make_engine()
     conversation = engine.new_conversation()
@@ -112,13 +112,13 @@ async def test_a_first_question_is_never_tried_again(monkeypatch: pytest.MonkeyP
 
 HOW_TO = "How do I install Gazebo Harmonic?"
 THAT = "does that take long?"
-REWRITTEN = "does that take long Gazebo Harmonic?"
 DOING = "does that take long to install Gazebo Harmonic?"
 
 
-async def test_a_refused_that_after_a_how_to_is_tried_with_the_whole_doing(
+async def test_a_that_after_a_how_to_is_searched_with_the_whole_doing(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    # the first search carries the doing, not the topic glued after the question
     monkeypatch.setattr(Engine, "_decide", _decide_by_query({HOW_TO, DOING}, "medium"))
     engine, _, _ = make_engine()
     conversation = engine.new_conversation()
@@ -128,27 +128,16 @@ async def test_a_refused_that_after_a_how_to_is_tried_with_the_whole_doing(
     assert answer.refusal_reason is None
     assert answer.grounded
     assert answer.search_query == DOING
-    assert answer.retrieval_count == 2
-    assert [r.result.query for r in retrieved_of(events)] == [REWRITTEN, DOING]
+    assert answer.retrieval_count == 1
+    assert [r.result.query for r in retrieved_of(events)] == [DOING]
 
 
-async def test_a_weak_try_with_the_doing_leaves_the_refusal(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(Engine, "_decide", _decide_by_query({HOW_TO, DOING}, "low"))
+async def test_a_refused_doing_is_not_tried_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(Engine, "_decide", _decide_by_query({HOW_TO}, "high"))
     engine, _, _ = make_engine()
     conversation = engine.new_conversation()
     await engine.run(HOW_TO, conversation)
     answer = await engine.run(THAT, conversation)
     assert answer.refusal_reason == "not_answerable"
-    assert answer.search_query == REWRITTEN
-
-
-async def test_a_follow_up_answered_with_the_topic_is_not_tried_again(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    monkeypatch.setattr(Engine, "_decide", _decide_by_query({HOW_TO, REWRITTEN, DOING}, "high"))
-    engine, _, _ = make_engine()
-    conversation = engine.new_conversation()
-    await engine.run(HOW_TO, conversation)
-    answer = await engine.run(THAT, conversation)
-    assert answer.search_query == REWRITTEN
+    assert answer.search_query == DOING
     assert answer.retrieval_count == 1

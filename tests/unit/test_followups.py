@@ -8,6 +8,7 @@ from lectern.followups import (
     is_followup,
     refusal_topic,
     standalone_query,
+    subject_parts,
     topic_of,
     with_previous_doing,
     with_previous_topic,
@@ -38,7 +39,10 @@ def test_pronouns_take_the_previous_topic(previous: list[str], question: str, ex
 
 
 def test_generic_question_gets_the_topic_added() -> None:
-    assert standalone_query("Can you give an example?", ["What is URDF?"]) == "Can you give an example URDF?"
+    # in brackets after the question, never glued onto its last words
+    assert (
+        standalone_query("Can you give an example?", ["What is URDF?"]) == "Can you give an example (URDF)?"
+    )
 
 
 def test_standalone_question_is_left_alone() -> None:
@@ -189,7 +193,7 @@ def test_topics_keep_their_nouns(question: str, topic: str) -> None:
         (
             ["What's the Jacobian used for in inverse kinematics?"],
             "what do I do when it can't be inverted directly because the arm is redundant?",
-            "what do I do when Jacobian used for in inverse kinematics can't be inverted directly because "
+            "what do I do when Jacobian in inverse kinematics can't be inverted directly because "
             "the arm is redundant?",
         ),
         (
@@ -215,7 +219,7 @@ def test_with_previous_topic_adds_the_topic_to_a_question_that_reads_alone() -> 
     question = "when should I pick small over base?"
     assert not is_followup(question)
     assert with_previous_topic(question, ["What Whisper model sizes are there?"]) == (
-        "when should I pick small over base Whisper model sizes?"
+        "when should I pick small over base (Whisper model sizes)?"
     )
     assert with_previous_topic(question, []) == question
 
@@ -242,8 +246,8 @@ def test_a_first_clause_that_points_back_keeps_the_follow_up(question: str) -> N
 )
 def test_that_after_a_how_to_carries_the_whole_doing(question: str, expected: str) -> None:
     assert with_previous_doing(question, ["How do I make Whisper run faster on my GPU?"]) == expected
-    # the first search still takes the topic the usual way; the doing is a second try
-    assert standalone_query(question, ["How do I make Whisper run faster on my GPU?"]) != expected
+    # the first search already carries the doing, not the topic glued after the question
+    assert standalone_query(question, ["How do I make Whisper run faster on my GPU?"]) == expected
 
 
 def test_the_doing_follows_a_chain_of_follow_ups() -> None:
@@ -268,3 +272,125 @@ def test_the_doing_follows_a_chain_of_follow_ups() -> None:
 )
 def test_no_doing_without_a_how_to_and_a_that_for_it(question: str, previous: list[str]) -> None:
     assert with_previous_doing(question, previous) is None
+
+
+@pytest.mark.parametrize(
+    ("previous", "question", "expected"),
+    [
+        # "which of those" is the things the previous question asked for, with who has them
+        (
+            ["Which sorting algorithms does the standard library use?"],
+            "which of those is stable?",
+            "which of the standard library sorting algorithms is stable?",
+        ),
+        (
+            ["Which cheeses does the recipe call for?"],
+            "which of those melts best?",
+            "which of the recipe cheeses melts best?",
+        ),
+        # the documents themselves ("the guide") are no part of the subject
+        (
+            ["Which backup tools does the guide recommend for laptops?"],
+            "which of them is free?",
+            "which of the backup tools for laptops is free?",
+        ),
+        # "that" as the subject after a what-is question is the thing itself
+        (["What is intermittent fasting?"], "why does that help?", "why does intermittent fasting help?"),
+        # "that step" is a noun of its own: "the step", and the subject in brackets
+        (
+            ["What is the Pomodoro technique?"],
+            "how long does that step take?",
+            "how long does the step take (Pomodoro technique)?",
+        ),
+        # the verb of "what does X look like" is no part of X ("cover" is a noun there)
+        (
+            ["What does a typical cover letter look like?"],
+            "how long should it be?",
+            "how long should typical cover letter be?",
+        ),
+        # "its" belongs to the owner, not to the whole phrase
+        (
+            ["What are Python's strengths for data science?"],
+            "and what's the point of its type hints?",
+            "and what's the point of Python's type hints?",
+        ),
+        # no pronoun to replace: the subject comes in brackets, not glued after "there"
+        (
+            ["How do I install Gazebo on Windows?"],
+            "and what if the window stays black there?",
+            "and what if the window stays black there (Gazebo on Windows)?",
+        ),
+        (
+            ["What is a sourdough starter?"],
+            "which of those jars have to be sealed?",
+            "which of the jars have to be sealed (sourdough starter)?",
+        ),
+        # a long subject: the pronoun takes its head, the rest comes in brackets
+        (
+            ["How does a thermostat decide when to switch the heating on?"],
+            "what happens when it breaks?",
+            "what happens when thermostat breaks (decide when to switch the heating on)?",
+        ),
+    ],
+)
+def test_follow_ups_take_the_previous_subject_not_its_words(
+    previous: list[str], question: str, expected: str
+) -> None:
+    assert standalone_query(question, previous) == expected
+
+
+@pytest.mark.parametrize(
+    ("question", "head", "context"),
+    [
+        ("What is a heat pump?", "heat pump", ""),
+        (
+            "Which sorting algorithms does the standard library use?",
+            "standard library sorting algorithms",
+            "",
+        ),
+        ("What does the camera module set up in the garden chapter?", "camera module", ""),
+        ("How do I open the terminal to check the logs?", "terminal to check the logs", ""),
+        ("What is a sourdough starter used for in baking?", "sourdough starter in baking", ""),
+        (
+            "When would I use a shared memory mutex rather than a semaphore?",
+            "shared memory mutex",
+            "rather than a semaphore",
+        ),
+        ("How does a thermostat decide when to heat?", "thermostat", "decide when to heat"),
+        ("What does a typical cover letter look like?", "typical cover letter", ""),
+    ],
+)
+def test_subject_parts(question: str, head: str, context: str) -> None:
+    assert subject_parts(question) == (head, context)
+
+
+def test_a_self_contained_second_question_is_searched_as_asked() -> None:
+    question = "How much does a geothermal heat pump installation cost in Canada?"
+    assert standalone_query(question, ["What is a heat pump?"]) == question
+
+
+@pytest.mark.parametrize(
+    ("previous", "question", "expected"),
+    [
+        # "the X one" is another of the same kind: its own words, the head's noun, the rest in brackets
+        (
+            ["What does the beginner bread recipe look like?"],
+            "and the gluten-free one?",
+            "and the gluten-free recipe (beginner bread recipe)?",
+        ),
+        # an opening clause names what a later "it" stands for
+        (
+            ["Once the dishwasher has finished, what should I do with it?"],
+            "and how do I stop it?",
+            "and how do I stop dishwasher?",
+        ),
+    ],
+)
+def test_ones_and_opening_clauses(previous: list[str], question: str, expected: str) -> None:
+    assert standalone_query(question, previous) == expected
+
+
+def test_the_previous_topic_for_a_question_that_reads_alone_comes_in_brackets() -> None:
+    assert with_previous_topic(
+        "which message type carries the position?", ["Once the tracker is running, what does it publish?"]
+    ) == ("which message type carries the position (tracker)?")
