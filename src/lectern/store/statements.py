@@ -169,22 +169,14 @@ def sqlite_transaction(
 ) -> T:
     """``work`` in one transaction on a driver connection in autocommit mode (the store's connections
     issue their own BEGIN): committed when it returns, rolled back when it raises."""
-    try:
-        raw.execute(f"BEGIN {begin}")
-    except sqlite3.Error as exc:
-        raise _wrapped(exc, f"BEGIN {begin}", ()) from exc
+    _begin(raw, begin)
     try:
         result = work(SqliteStatements(raw, cache))
     except BaseException:
         if raw.in_transaction:
             raw.rollback()
         raise
-    try:
-        raw.commit()
-    except sqlite3.Error as exc:
-        if raw.in_transaction:
-            raw.rollback()
-        raise _wrapped(exc, "COMMIT", ()) from exc
+    _commit(raw)
     return result
 
 
@@ -200,10 +192,7 @@ def sqlite_batch(
     commit. Nothing is reported before the commit; a failure of the transaction itself (BEGIN, COMMIT,
     or an error after which SQLite rolled the whole transaction back) is raised, and none of the works
     took effect."""
-    try:
-        raw.execute(f"BEGIN {begin}")
-    except sqlite3.Error as exc:
-        raise _wrapped(exc, f"BEGIN {begin}", ()) from exc
+    _begin(raw, begin)
     outcomes: list[Outcome] = []
     statement = ""
     try:
@@ -228,13 +217,25 @@ def sqlite_batch(
         if isinstance(exc, sqlite3.Error):
             raise _wrapped(exc, statement, ()) from exc
         raise
+    _commit(raw)
+    return outcomes
+
+
+def _begin(raw: sqlite3.Connection, begin: str) -> None:
+    try:
+        raw.execute(f"BEGIN {begin}")
+    except sqlite3.Error as exc:
+        raise _wrapped(exc, f"BEGIN {begin}", ()) from exc
+
+
+def _commit(raw: sqlite3.Connection) -> None:
+    """COMMIT, or roll back what is left of the transaction and raise the driver's error as SQLAlchemy's."""
     try:
         raw.commit()
     except sqlite3.Error as exc:
         if raw.in_transaction:
             raw.rollback()
         raise _wrapped(exc, "COMMIT", ()) from exc
-    return outcomes
 
 
 def _wrapped(exc: sqlite3.Error, sql: str, params: Any) -> DBAPIError:
