@@ -22,11 +22,9 @@ def mcp(
     ] = "warning",
 ) -> None:
     """Serve the knowledge base over MCP on stdio: tools search_docs and ask, resources lectern://documents."""
-    from lectern.index.heap import limit_arenas, map_large_blocks, system_arrow_pool
+    from lectern.index.heap import configure_server_heap
 
-    limit_arenas()  # as `lectern serve`, before any thread of LanceDB's or onnxruntime's
-    map_large_blocks()
-    system_arrow_pool()
+    configure_server_heap()  # as `lectern serve`
     import anyio
 
     from lectern import word_frequency

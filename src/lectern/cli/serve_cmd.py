@@ -129,7 +129,7 @@ def serve(
     from lectern.api.app import create_app
     from lectern.api.logs import configure_logging, log_formatter_name, uvicorn_log_config
     from lectern.cli.checks import collection_problem
-    from lectern.index.heap import limit_arenas, map_large_blocks, system_arrow_pool
+    from lectern.index.heap import configure_server_heap
     from lectern.runtime import Runtime
     from lectern.store import upgrade_database_sync
 
@@ -138,9 +138,7 @@ def serve(
             f"refusing to serve {host} without API keys: anyone who can reach it could use it. "
             "Set LECTERN_API_KEYS, bind 127.0.0.1, or pass --insecure."
         )
-    limit_arenas()  # before LanceDB's and onnxruntime's threads exist (the runtime starts them)
-    map_large_blocks()
-    system_arrow_pool()  # before pyarrow's first buffer
+    configure_server_heap()  # before the runtime starts LanceDB's and onnxruntime's threads
     runtime = Runtime(config)
     empty = collection_problem(runtime)
     if empty is not None:

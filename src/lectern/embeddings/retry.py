@@ -76,9 +76,8 @@ def call_with_retries(
             failure = classify(exc)
             if failure is None:
                 raise
-            from lectern import (
-                metrics,
-            )  # prometheus_client: imported once a provider fails, not by every command
+            # prometheus_client: imported once a provider fails, not by every command
+            from lectern import metrics
 
             if not failure.retryable or attempt >= policy.max_attempts:
                 metrics.PROVIDER_ERRORS.labels(provider).inc()

@@ -59,14 +59,11 @@ def limit_arenas(default: int = SERVER_ARENAS) -> int | None:
     threads (the request pool, LanceDB's, onnxruntime's) took 15-20 MB more resident memory over 200
     SciFact answers with the default than with one arena, for no measurable CPU per answer on 2 cores.
     An operator's MALLOC_ARENA_MAX (many cores and concurrent requests) wins: glibc has read it already."""
-    value = os.environ.setdefault(ARENAS_VARIABLE, str(default))  # workers read it when they start
-    libc = _libc()
-    if libc is None or not hasattr(libc, "mallopt"):
+    found = _mallopt_setting(ARENAS_VARIABLE, default)
+    if found is None:
         return None
-    try:
-        arenas = max(1, int(value))
-    except ValueError:
-        return None
+    libc, value = found
+    arenas = max(1, value)
     libc.mallopt(_M_ARENA_MAX, arenas)
     return arenas
 
@@ -80,16 +77,10 @@ def map_large_blocks(default: int = SERVER_MMAP_THRESHOLD) -> int | None:
     answering) and LanceDB's read buffers come from the heap, whose freed pages stay resident. A fixed
     threshold hands them back on free: a server on SciFact's 10k chunks peaked ~110 MB lower over 30
     answers. An operator's MALLOC_MMAP_THRESHOLD_ wins: glibc has read it already."""
-    value = os.environ.setdefault(MMAP_VARIABLE, str(default))  # workers read it when they start
-    libc = _libc()
-    if libc is None or not hasattr(libc, "mallopt"):
+    found = _mallopt_setting(MMAP_VARIABLE, default)
+    if found is None or found[1] < 0:
         return None
-    try:
-        threshold = int(value)
-    except ValueError:
-        return None
-    if threshold < 0:
-        return None
+    libc, threshold = found
     libc.mallopt(_M_MMAP_THRESHOLD, threshold)
     return threshold
 
@@ -104,3 +95,25 @@ def system_arrow_pool() -> str:
 
         pa.set_memory_pool(pa.system_memory_pool())
     return pool
+
+
+def configure_server_heap() -> None:
+    """The heap settings of a long-running server (`lectern serve`, `lectern mcp`): called first thing,
+    before LanceDB's and onnxruntime's threads exist and before pyarrow's first buffer."""
+    limit_arenas()
+    map_large_blocks()
+    system_arrow_pool()
+
+
+def _mallopt_setting(variable: str, default: int) -> tuple[Any, int] | None:
+    """libc and the whole number glibc's `variable` holds (`default` when unset, for this process and
+    the workers it starts, which read it when they start); None off glibc or for a value that is not
+    a whole number."""
+    value = os.environ.setdefault(variable, str(default))
+    libc = _libc()
+    if libc is None or not hasattr(libc, "mallopt"):
+        return None
+    try:
+        return libc, int(value)
+    except ValueError:
+        return None
