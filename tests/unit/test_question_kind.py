@@ -18,6 +18,9 @@ from lectern.writers.question_kind import has_cue, question_kind
         ("What's the difference between a service and an action?", "compare"),
         ("How do I list the microphones my computer can see?", "how_to"),
         ("What is a node?", "definition"),
+        ("I want a floor plan from my laser scans. What does the book use for that?", "how_to"),
+        ("Which library writes the point clouds?", "how_to"),
+        ("What does it mean to use an LLM as a planner?", "definition"),
         ("Which post-processing effects does the book recommend?", "other"),
     ],
 )

@@ -32,9 +32,12 @@ _COMPARE = re.compile(
     r"trade-?offs?|advantages?|drawbacks?|downsides?)\b",
     re.I,
 )
+# "What does the book use for that?" / "Which library writes them?" asks for a tool by name, as a how-to
+# question does: the answer names a package, a command or a file.
 _HOW_TO = re.compile(
     r"\b(how\s+(?:do|can|to|should|would|could)|what\s+command|which\s+command|install|set\s*up|configure|"
-    r"steps?)\b",
+    r"steps?|what\s+(?:does|do|did|should|would)\s+(?!\w+\s+mean\b)(?:\w+\s+){0,3}use|"
+    r"which\s+(?:tool|package|library|plugin|program)s?)\b",
     re.I,
 )
 _DEFINITION = re.compile(r"^\s*(what\s+(?:is|are|does)\b|what's\b|define\b|meaning\s+of\b)", re.I)
