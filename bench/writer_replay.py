@@ -2,6 +2,7 @@
 
     uv run python bench/writer_replay.py record NAME CORPUS QUESTIONS.jsonl [...] [--split tune|all]
     uv run python bench/writer_replay.py replay NAME [--show]
+    uv run python bench/writer_replay.py misses NAME [--show]
 
 `record` runs bench/answer_quality.py's questions (and writes its usual result file, NAME.json) and keeps,
 for each question, what the writer was given on the scored turn: the retrieval, the question, the search
@@ -10,6 +11,11 @@ query and the stored vectors of the retrieved chunks' sentences (bench/results/N
 the answered questions' keyword % and relevant-file-cited % (the engine's answerability decision does not
 depend on the writer, so it is not re-run). Recordings hold vectors row by row for `units_of`'s units: a
 change to how chunks are split into units needs a new recording.
+
+`misses` lists the answered in-scope questions whose every answer keyword is in the passages the writer
+got but not in its answer (the writer's own share of the misses), and for each missing keyword the unit
+that holds it: its kind (sentence, list item or table row, code), its source, its rank by the writer's
+score and how far it sits from the nearest unit the answer quotes; then a count by cause.
 """
 
 from __future__ import annotations
@@ -29,6 +35,7 @@ from lectern.engine import Engine
 from lectern.models import Chunk
 from lectern.writers.base import WriteRequest
 from lectern.writers.extractive import ExtractiveWriter
+from lectern.writers.selection import sources_of
 from lectern.writers.units import units_of
 
 EMBEDDER = "local:all-MiniLM-L6-v2"  # the benchmarks' embedding model (bench/common.py)
@@ -147,6 +154,80 @@ def replay(name: str, show: bool) -> dict[str, dict[str, Any]]:
     return out
 
 
+def _unit_kind(unit: Any) -> str:
+    return "code" if unit.kind == "code" else "list/table" if unit.bullet else "sentence"
+
+
+def _cause(quoted_near: int | None, kind: str) -> str:
+    if quoted_near is None:
+        return f"passage not quoted ({kind})"
+    if quoted_near == 1:
+        return f"next to a quoted unit ({kind})"
+    return f"{'near' if quoted_near <= 3 else 'far from'} a quoted unit of its passage ({kind})"
+
+
+def misses(name: str, show: bool) -> dict[str, str]:
+    """Why the answer misses keywords its passages hold: question id -> the likeliest cause."""
+    import lectern.writers.extractive as extractive
+
+    kept = pickle.loads((RESULTS / f"{name}.replay.pkl").read_bytes())
+    seen: dict[str, list[Any]] = {}
+    render, mmr = extractive._render, extractive._mmr
+
+    def rendering(chosen: list[Any]) -> tuple[str, list[int]]:
+        seen["chosen"] = list(chosen)
+        return render(chosen)
+
+    def ranking(candidates: list[Any]) -> list[Any]:
+        seen["ranked"] = sorted(candidates, key=lambda c: -c.score)
+        return mmr(candidates)
+
+    extractive._render, extractive._mmr = rendering, ranking  # type: ignore[assignment]
+    writer, causes = ExtractiveWriter(), {}
+    try:
+        for qid, item in kept.items():
+            row, req = item["row"], item["request"]
+            if not row["answered"] or req is None or row["kind"] != "in_scope" or not row["keywords"]:
+                continue
+            seen.clear()
+            request = request_of(req)
+            text, _ = writer.compose(request)
+            hits = sources_of(request)
+            passages = "\n".join(h.chunk.text for h in hits).lower()
+            missing = [k for k in row["keywords"] if k.lower() not in text.lower()]
+            if not missing or not all(k.lower() in passages for k in row["keywords"]):
+                continue
+            chosen, ranked = seen.get("chosen", []), seen.get("ranked", [])
+            lines, best = [], None
+            for keyword in missing:
+                for number, hit in enumerate(hits, start=1):
+                    for unit in units_of(hit.chunk.text):
+                        if keyword.lower() not in " ".join((unit.text, *unit.items)).lower():
+                            continue
+                        near = min(
+                            (abs(c.unit.position - unit.position) for c in chosen if c.source == number),
+                            default=None,
+                        )
+                        rank = next(
+                            (i for i, c in enumerate(ranked) if c.source == number and c.unit is unit), None
+                        )
+                        kind = _unit_kind(unit)
+                        lines.append(f"   {keyword!r}: {kind} of source {number}, rank {rank}, {near=}")
+                        key = (near is None, near or 0)
+                        if best is None or key < best[0]:
+                            best = (key, _cause(near, kind))
+            causes[qid] = best[1] if best else "in a passage, in no unit"
+            if show:
+                print(f"{qid} ({len(text.split())} words) {request.question}")
+                print("\n".join(lines))
+    finally:
+        extractive._render, extractive._mmr = render, mmr  # type: ignore[assignment]
+    print(f"{name}: {len(causes)} answered in-scope questions miss keywords their passages hold")
+    for cause in sorted(set(causes.values()), key=lambda c: -list(causes.values()).count(c)):
+        print(f"  {list(causes.values()).count(cause):3d} {cause}")
+    return causes
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -159,10 +240,16 @@ def main() -> None:
     rep = sub.add_parser("replay")
     rep.add_argument("names", nargs="+")
     rep.add_argument("--show", action="store_true")
+    mis = sub.add_parser("misses")
+    mis.add_argument("names", nargs="+")
+    mis.add_argument("--show", action="store_true")
     args = parser.parse_args()
     if args.command == "record":
         pairs = [(Path(args.pairs[i]), Path(args.pairs[i + 1])) for i in range(0, len(args.pairs), 2)]
         record(args.name, pairs, args.split)
+    elif args.command == "misses":
+        for name in args.names:
+            misses(name, args.show)
     else:
         for name in args.names:
             replay(name, args.show)
