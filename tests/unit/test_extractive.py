@@ -479,6 +479,14 @@ def test_a_sentence_with_the_cue_the_question_calls_for_is_lifted() -> None:
     assert number.score > plain.score
 
 
+def test_a_question_that_asks_what_the_book_uses_lifts_the_sentence_that_names_the_tool() -> None:
+    plain = _candidate("The map shows walls and free space in the room.", 1, 0.5)
+    tool = _candidate("Use ROS 2 `slam_toolbox` to generate the occupancy grid map.", 1, 0.5)
+    question = "I want a floor plan from my laser scans. What does the book use for that?"
+    extractive._favour_cues([plain, tool], question_kind(question))
+    assert tool.score > plain.score
+
+
 def test_list_items_too_short_to_be_units_go_with_the_unit_above_them() -> None:
     text = (
         "Parameters are configuration values that can be changed at runtime:\n\n"
