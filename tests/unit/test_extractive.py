@@ -487,6 +487,23 @@ def test_a_question_that_asks_what_the_book_uses_lifts_the_sentence_that_names_t
     assert tool.score > plain.score
 
 
+def test_a_yes_no_question_is_matched_on_its_verb_too() -> None:
+    def terms(question: str) -> frozenset[str]:
+        return extractive._query_terms(question, question)
+
+    # "need" and "know" are generic ("what do I need?"), but a yes/no question turns on them.
+    assert {"need", "know"} <= terms("Does the publisher need to know who reads the topic?")
+    assert "need" not in terms("What do I need for the simulator?")
+    # A request to the assistant is not a yes/no question.
+    assert "show" not in terms("Can you show me how to write a service?")
+    # The sentence that answers shares the verb; the other shares more of the question's nouns.
+    yes_no = _candidate("Publishers don't need to know their subscribers.", 2, 0.0)
+    other = _candidate("A publisher sends messages that any node reads.", 1, 0.0)
+    question = "Does the publisher need to know who reads the topic?"
+    candidates, _ = ExtractiveWriter()._candidates([other.hit, yes_no.hit], terms(question))
+    assert candidates[1].lexical > candidates[0].lexical
+
+
 def test_list_items_too_short_to_be_units_go_with_the_unit_above_them() -> None:
     text = (
         "Parameters are configuration values that can be changed at runtime:\n\n"

@@ -1,7 +1,8 @@
 """The default offline writer: answers with the retrieved sentences that best answer the question.
 
 1. Every source chunk is split into units (sentences, list items, fenced code blocks; `units.py`).
-2. A cheap first pass scores every sentence by IDF-weighted keyword overlap with the search query and
+2. A cheap first pass scores every sentence by IDF-weighted keyword overlap with the search query
+   (generic words left out, but for a yes/no question's: "does it need to know ...?" turns on them) and
    the chunk's own similarity; only the best few go on, so the model is never run on many sentences.
 3. Those are embedded in one batch (vectors cached by text) and scored by cosine with the query vector
    the retriever already computed, plus the keyword score.
@@ -105,6 +106,12 @@ _AIMS = re.compile(
     re.IGNORECASE,
 )
 _IGNORED = frozenset(stem_terms(" ".join(STOP_WORDS | GENERIC_WORDS)))
+# A question that asks for a yes or a no ("Does the publisher need to know who reads?", "Can the robot
+# combine pointing with speech?"), not a request to the assistant ("Can you show me ...").
+_YES_NO = re.compile(
+    r"^\s*(?:can|could|does|do|did|is|are|was|were|should|will|would|has|have)\b(?!\s+you\b)", re.I
+)
+_STOP = frozenset(stem_terms(" ".join(STOP_WORDS)))
 _DEFINITION = re.compile(r"^\s*what\s+(?:is|are|does|do)\s+(?:an?\s+|the\s+)?(.+?)\??$", re.IGNORECASE)
 _HOW_TO = re.compile(
     r"\b(how\s+(do|can|to|should|would)|install|command|commands|run|launch|create|write|code|example|"
@@ -191,7 +198,7 @@ class ExtractiveWriter:
         if not sources:
             return "", []
         query = request.search_query or request.question
-        query_terms = stem_terms(query) - _IGNORED or stem_terms(query)
+        query_terms = _query_terms(request.question, query)
         candidates, codes = self._candidates(sources, query_terms)
         query_vector = self._query_vector(request)
         if query_vector is not None and request.sentences is not None:
@@ -341,6 +348,16 @@ def _attach_vectors(
         _, matrix = stored[c.source - 1]
         if c.unit.position < matrix.shape[0] and c.unit.kind == "sentence":
             c.vector = matrix[c.unit.position]
+
+
+def _query_terms(question: str, query: str) -> frozenset[str]:
+    """The query's terms that say what it is about: generic words ("need", "use", "point") say little
+    in "what do I need?", but a yes/no question turns on its verb ("does it need to know who reads?"
+    is answered by "publishers don't need to know their subscribers"), so there they count."""
+    terms = stem_terms(query)
+    if _YES_NO.match(question):
+        return terms - _STOP or terms
+    return terms - _IGNORED or terms
 
 
 def _favour_definitions(candidates: list[_Candidate], question: str) -> None:
