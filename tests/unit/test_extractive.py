@@ -472,6 +472,16 @@ def test_a_source_not_quoted_yet_gets_a_place_over_the_best_sources_fifth_senten
     assert len(chosen) == extractive.MAX_SENTENCES
 
 
+def test_a_question_that_asks_two_things_gets_room_for_one_more_sentence() -> None:
+    words = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf"]
+    best = [_candidate(f"{w} {w}1 {w}2 {w}3.", 1, 1.0 - i / 100) for i, w in enumerate(words)]
+    assert len(extractive._mmr(best)) == extractive.MAX_SENTENCES
+    assert len(extractive._mmr(best, extractive.MAX_SENTENCES + 1)) == extractive.MAX_SENTENCES + 1
+    assert extractive._TWO_ASKS.search("Which size does the book recommend, and why?")
+    assert extractive._TWO_ASKS.search("What does the robot see and what does it control?")
+    assert not extractive._TWO_ASKS.search("How do wheels and legs compare on stairs?")
+
+
 def test_a_sentence_with_the_cue_the_question_calls_for_is_lifted() -> None:
     plain = _candidate("The robot pauses before it replies to a person.", 1, 0.5)
     number = _candidate("The robot pauses 0.5 seconds before it replies.", 1, 0.5)

@@ -71,6 +71,9 @@ FIRST_PASS = 8  # sentences embedded per answer at most
 # answer keyword 53.7 -> 59.1 % for 108 -> 126 words on average (4 sentences, floor 0.6 before).
 MAX_SENTENCES = 5
 MAX_PROSE_WORDS = 120
+# A question that asks two things ("Which size does the book recommend, and why?", "what does it see
+# and what does it control?") gets room for one more sentence: one answer rarely says both.
+_TWO_ASKS = re.compile(r"\band\s+(?:why|what|how|which|where|when|who)\b", re.IGNORECASE)
 MMR_LAMBDA = 0.7
 # A sentence from a source the answer does not quote yet gets this lift in the selection: the sentence
 # that answers a reader's question often sits in the third or fourth passage (a glossary entry, a
@@ -207,7 +210,8 @@ class ExtractiveWriter:
         _favour_definitions(candidates, request.question)
         kind = question_kind(request.question)
         _favour_cues(candidates, kind)
-        chosen = _with_introduced_code(_with_context(_mmr(candidates), candidates), codes)
+        limit = MAX_SENTENCES + 1 if _TWO_ASKS.search(request.question) else MAX_SENTENCES
+        chosen = _with_introduced_code(_with_context(_mmr(candidates, limit), candidates), codes)
         chosen = _with_commented_code(_with_following_code(chosen, codes), codes)
         # A problem ("RViz2 warns that a frame does not exist") is fixed by a command as often as a
         # how-to question is answered by one.
@@ -401,7 +405,7 @@ def _similarity(a: _Candidate, b: _Candidate) -> float:
     return len(a.unit.terms & b.unit.terms) / len(union) if union else 0.0
 
 
-def _mmr(candidates: list[_Candidate]) -> list[_Candidate]:
+def _mmr(candidates: list[_Candidate], limit: int = MAX_SENTENCES) -> list[_Candidate]:
     # A bare lead-in ("Run the following:") says nothing without what follows; `_with_code` adds it
     # with its code. One that says something ("System identification involves: ...", "Solution: use
     # CycloneDDS:") can lead the answer, and brings its list (`_with_context`) or its code
@@ -425,11 +429,7 @@ def _mmr(candidates: list[_Candidate]) -> list[_Candidate]:
     chosen = [pool.pop(0)]
     words = top.unit.words
     # List items are short: two take the room of one sentence.
-    while (
-        pool
-        and sum(0.5 if c.unit.bullet else 1.0 for c in chosen) < MAX_SENTENCES
-        and words < MAX_PROSE_WORDS
-    ):
+    while pool and sum(0.5 if c.unit.bullet else 1.0 for c in chosen) < limit and words < MAX_PROSE_WORDS:
         eligible = [c for c in pool if _adds_to(c, top, chosen)]
         if not eligible:
             break
