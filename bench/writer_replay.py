@@ -178,9 +178,9 @@ def misses(name: str, show: bool) -> dict[str, str]:
         seen["chosen"] = list(chosen)
         return render(chosen)
 
-    def ranking(candidates: list[Any]) -> list[Any]:
+    def ranking(candidates: list[Any], *args: Any) -> list[Any]:
         seen["ranked"] = sorted(candidates, key=lambda c: -c.score)
-        return mmr(candidates)
+        return mmr(candidates, *args)
 
     extractive._render, extractive._mmr = rendering, ranking  # type: ignore[assignment]
     writer, causes = ExtractiveWriter(), {}
