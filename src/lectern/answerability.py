@@ -77,14 +77,26 @@ _DOCUMENT_WORDS = frozenset({"book", "textbook", "course", "chapter", "tutorial"
 # collection?") must not read as less answerable than one of ten words.
 SHORT_QUESTION_WORDS = 10
 OFF_TOPIC_RARITY = 0.5  # zipf frequency below 3: "Webots", "quadcopter"; not "laptop" or "minutes"
+# Every question word weighs this plus its rarity: an everyday word the passages lack ("keep", "turn")
+# still counts, but a rare one counts for more (0.4: leave-one-book-out, docs/confidence-calibration.md).
+WORD_WEIGHT = 0.4
+# A hyphenated ordinary word ("hand-eye", "text-to-speech") names one thing, rarer than its rarest part:
+# its zipf frequency is taken this much below that part's (wordfreq gives about the part's own).
+HYPHENATED_RARER = 1.0
 
 KnownTerm = Callable[[str], bool]
 
 
 @lru_cache(maxsize=65_536)
 def rarity(word: str) -> float:
-    """0 for everyday English words, up to 1 for words general English never uses ("Webots", "URDF")."""
-    zipf = word_frequency.zipf(word)
+    """0 for everyday English words, up to 1 for words general English never uses ("Webots", "URDF");
+    a hyphenated ordinary word by its rarest part, and rarer (`HYPHENATED_RARER`). Pass the word as the
+    reader wrote it: a hyphen before a capital or a digit makes a name, looked up whole."""
+    parts = [p for p in word.split("-") if p]
+    if len(parts) > 1 and all(p.isalpha() for p in parts) and not is_compound(word):
+        zipf = min(word_frequency.zipf(p) for p in parts) - HYPHENATED_RARER
+    else:
+        zipf = word_frequency.zipf(word)
     return min(1.0, max(0.0, (6.0 - zipf) / 6.0))
 
 
@@ -314,7 +326,7 @@ def signals(
     everything = frozenset().union(*per_passage) if per_passage else frozenset()
     texts = [h.chunk.search_text.lower() for h in top]
     all_text = "\n".join(texts)
-    weights = [0.2 + rarity(w) for w, _ in terms]
+    weights = [WORD_WEIGHT + rarity(w) for w, _ in terms]
     total = sum(weights) or 1.0
     cov = cov_top1 = heading = 0.0
     missing: list[str] = []

@@ -13,6 +13,7 @@ from numpy.typing import NDArray
 
 from lectern.answerability import (
     FEATURES,
+    WORD_WEIGHT,
     AnswerabilityModel,
     Signals,
     StepFunction,
@@ -38,6 +39,23 @@ def test_rare_words_weigh_more_than_everyday_ones() -> None:
     assert rarity("webots") > 0.9
     assert rarity("laptop") < 0.4
     assert rarity("the") == 0.0
+
+
+def test_a_hyphenated_ordinary_word_is_rarer_than_its_rarest_part() -> None:
+    # wordfreq reads "hand-eye" about as often as "eye": as one term it names something much rarer.
+    assert rarity("hand-eye") > max(rarity("hand"), rarity("eye")) + 0.1
+    assert rarity("text-to-speech") > rarity("speech") + 0.1
+    # A name joined by a hyphen is looked up whole, as before.
+    assert rarity("ML-Agents") == rarity.__wrapped__("ML-Agents")
+
+
+def test_a_missing_everyday_word_still_weighs_in_coverage() -> None:
+    # "keep" is everyday English, yet a question whose one rare word is covered loses some coverage to it.
+    s = signals("How does Gazebo keep lidar?", PASSAGES, None, None, known=lambda w: True)
+    assert s.missing == ("keep",)
+    keep, gazebo, lidar = rarity("keep"), rarity("Gazebo"), rarity("lidar")
+    expected = 1 - (WORD_WEIGHT + keep) / (3 * WORD_WEIGHT + keep + gazebo + lidar)
+    assert s.as_dict()["cov"] == pytest.approx(expected)
 
 
 def test_compound_names_must_appear_as_written() -> None:
