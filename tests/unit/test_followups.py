@@ -403,6 +403,11 @@ def test_without_context_drops_the_brackets_the_rewrite_added() -> None:
     query = standalone_query(question, previous)
     assert query.endswith("(sensor simulation)?")
     assert without_context(query, question) == "what resolution and frame rate does camera example use?"
+    # the brackets hold the subject, but the question names enough of its own to be searched without
+    assert (
+        without_context("are the readings clean (simulated depth cameras)?", "are those readings clean?")
+        == "are the readings clean?"
+    )
 
 
 @pytest.mark.parametrize(
@@ -411,6 +416,8 @@ def test_without_context_drops_the_brackets_the_rewrite_added() -> None:
         ("How do I install Gazebo Harmonic?", "How do I install it?"),  # nothing in brackets
         ("how big is it (in metres)?", "how big is it (in metres)?"),  # not rewritten
         ("how big is the Capture Point (in metres)?", "how big is it (in metres)?"),  # the user's own
+        ("Can you give an example (URDF)?", "Can you give an example?"),  # too little of its own
+        ("why does that help (chain-of-thought prompting)?", "why does that help?"),
     ],
 )
 def test_without_context_keeps_what_the_rewrite_did_not_add(query: str, question: str) -> None:
