@@ -44,7 +44,7 @@ from lectern.errors import (
     VectorIndexError,
 )
 from lectern.events import Done, Event, Failed, Retrieved, Token
-from lectern.followups import standalone_query, with_previous_topic
+from lectern.followups import standalone_query, with_previous_topic, without_context
 from lectern.index.base import SearchFilters
 from lectern.models import (
     Answer,
@@ -133,6 +133,12 @@ class AskOptions:
 # 0.005 and 0.008 cost cited answers on the train sets.
 FOLLOWUP_POOL = 20
 PREVIOUS_SOURCE_BONUS = 0.003
+# A rewrite's bracketed context ("... use (sensor simulation)?") keeps the search on the previous topic,
+# but it also pulls towards the passages the previous answer came from. The passages found are ranked by
+# the mean of their score with and without the context (`with_second_search`; weight 1.0 = the plain
+# mean). Follow-ups, tune split: relevant file cited 30 -> 31 of 32, every keyword 22 of 32 both ways;
+# train sets: every keyword 55 -> 57 of 66 (weights 0.25, 0.5 and 2.0 gained less or lost a cited one).
+CONTEXT_FREE_WEIGHT = 1.0
 RETRY_LEVELS = ("high", "medium")  # a question searched again with the previous topic is answered at these
 
 
@@ -363,6 +369,10 @@ class Engine:
         params = self._params(turn)
         pool = replace(params, top_k=max(params.top_k, min(FOLLOWUP_POOL, turn.options.max_top_k)))
         found, _ = await self.retriever.retrieve_assessed(pool, conversation.cache)
+        bare = without_context(turn.search_query, turn.question)
+        if bare != turn.search_query:
+            other, _ = await self.retriever.retrieve_assessed(replace(pool, query=bare), conversation.cache)
+            found = found.model_copy(update={"hits": with_second_search(found.hits, other.hits)})
         hits = favour_previous_sources(found.hits, turn.previous_sources, params.top_k)
         result = self.retriever.narrowed(found, hits, params.top_k)
         confidence = self.retriever.confidence(result)
@@ -944,6 +954,21 @@ class _Numbering:
             answer.citations, keep_uncited=lambda c: c.source_path == SELECTED_PATH
         )
         return answer.model_copy(update={"text": renumberer.text, "citations": citations})
+
+
+def with_second_search(
+    hits: Sequence[SearchHit], other: Sequence[SearchHit], weight: float = CONTEXT_FREE_WEIGHT
+) -> list[SearchHit]:
+    """`hits` scored by the weighted mean of their score and their score in a second search for the same
+    turn (its lowest where it missed them), best first. The second search only re-ranks: what it
+    alone found stays out, so the passages keep the topic the first query carries."""
+    second = {h.chunk.id: h.score for h in other}
+    floor = min(second.values(), default=0.0)
+    rescored = [
+        h.model_copy(update={"score": (h.score + weight * second.get(h.chunk.id, floor)) / (1 + weight)})
+        for h in hits
+    ]
+    return sorted(rescored, key=lambda h: -h.score)
 
 
 def favour_previous_sources(

@@ -306,6 +306,24 @@ def standalone_query(question: str, previous_questions: Sequence[str]) -> str:
     return _with_previous(question, previous_questions)
 
 
+# What a rewrite puts after the question in brackets: "what resolution does camera example use (sensor
+# simulation)?".
+_BRACKETED_TAIL = re.compile(r"\s*\([^()]*\)(?=[?.!]*\s*$)")
+
+
+def without_context(query: str, question: str) -> str:
+    """The rewritten `query` without the context the rewrite put after it in brackets ("what resolution
+    does camera example use (sensor simulation)?" -> "what resolution does camera example use?"); the
+    query itself when it has none, when the brackets are the question's own, or when the rest names
+    too little to search on ("Can you give an example (URDF)?": without them nothing says what about)."""
+    match = _BRACKETED_TAIL.search(query)
+    if match is None or query == question or match.group(0).strip() in question:
+        return query
+    bare = query[: match.start()] + query[match.end() :]
+    topical = [w for w in content_words(bare) if w.lower() not in ACTION_WORDS | ANAPHORA]
+    return bare if len(topical) >= MIN_OWN_CONTENT_WORDS else query
+
+
 def with_previous_topic(question: str, previous_questions: Sequence[str]) -> str:
     """`question` with the previous turn's topic, even when it reads as self-contained: a second try for
     a question the documents cannot answer as asked ("when should I pick small over base?" after "What

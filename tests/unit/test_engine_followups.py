@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from lectern.engine import PREVIOUS_SOURCE_BONUS, Engine, favour_previous_sources
+from lectern.engine import PREVIOUS_SOURCE_BONUS, Engine, favour_previous_sources, with_second_search
 from lectern.models import ConfidenceMetrics, RetrievalResult, SearchHit
 from lectern.retrieval import RetrievalParams
 from tests.unit.answer_support import collect, done_of, make_engine, retrieved_of
@@ -40,6 +40,25 @@ def test_previous_answers_files_move_up_a_little() -> None:
         "gazebo.md",
         "ros.md",
     ]
+
+
+def test_a_second_search_reranks_the_first_and_adds_nothing() -> None:
+    engine, _, _ = make_engine()
+    hits = _hits(engine)
+    first = [hits[0].model_copy(update={"score": 0.032}), hits[1].model_copy(update={"score": 0.030})]
+    # without the context the second passage is clearly better, and another passage comes up
+    second = [
+        hits[1].model_copy(update={"score": 0.033}),
+        hits[2].model_copy(update={"score": 0.031}),
+        hits[0].model_copy(update={"score": 0.026}),
+    ]
+    fused = with_second_search(first, second)
+    assert [h.chunk.id for h in fused] == [hits[1].chunk.id, hits[0].chunk.id]
+    assert fused[0].score == pytest.approx((0.030 + 0.033) / 2)
+    # a passage the second search missed counts its lowest score there
+    missed = with_second_search(first, [second[0], second[1].model_copy(update={"score": 0.029})])
+    assert [h.chunk.id for h in missed] == [hits[1].chunk.id, hits[0].chunk.id]
+    assert missed[1].score == pytest.approx((0.032 + 0.029) / 2)
 
 
 async def test_a_follow_up_keeps_top_k_of_a_wider_search() -> None:

@@ -12,6 +12,7 @@ from lectern.followups import (
     topic_of,
     with_previous_doing,
     with_previous_topic,
+    without_context,
 )
 
 
@@ -394,3 +395,30 @@ def test_the_previous_topic_for_a_question_that_reads_alone_comes_in_brackets() 
     assert with_previous_topic(
         "which message type carries the position?", ["Once the tracker is running, what does it publish?"]
     ) == ("which message type carries the position (tracker)?")
+
+
+def test_without_context_drops_the_brackets_the_rewrite_added() -> None:
+    previous = ["What does the camera example in the sensor simulation chapter set up?"]
+    question = "what resolution and frame rate does it use?"
+    query = standalone_query(question, previous)
+    assert query.endswith("(sensor simulation)?")
+    assert without_context(query, question) == "what resolution and frame rate does camera example use?"
+    # the brackets hold the subject, but the question names enough of its own to be searched without
+    assert (
+        without_context("are the readings clean (simulated depth cameras)?", "are those readings clean?")
+        == "are the readings clean?"
+    )
+
+
+@pytest.mark.parametrize(
+    ("query", "question"),
+    [
+        ("How do I install Gazebo Harmonic?", "How do I install it?"),  # nothing in brackets
+        ("how big is it (in metres)?", "how big is it (in metres)?"),  # not rewritten
+        ("how big is the Capture Point (in metres)?", "how big is it (in metres)?"),  # the user's own
+        ("Can you give an example (URDF)?", "Can you give an example?"),  # too little of its own
+        ("why does that help (chain-of-thought prompting)?", "why does that help?"),
+    ],
+)
+def test_without_context_keeps_what_the_rewrite_did_not_add(query: str, question: str) -> None:
+    assert without_context(query, question) == query
