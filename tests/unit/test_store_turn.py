@@ -89,3 +89,13 @@ def test_turns_alternate_when_the_holder_wants_it_back_at_once(path: Path) -> No
     assert order == ["second", "first"]
     first.close()
     second.close()
+
+
+def test_a_turn_file_that_cannot_be_opened_means_no_turns(tmp_path: Path) -> None:
+    blocked = tmp_path / "blocked"
+    blocked.mkdir()
+    path = turn_path(str(blocked / "lectern.sqlite3"))
+    path.mkdir()  # a directory where the file should be: cannot be opened for writing
+    turn = WriteTurn(path)
+    assert not turn.acquire()  # writes go on, at SQLite's own lock
+    turn.close()

@@ -24,10 +24,13 @@ meanwhile: the releaser, wanting the turn back, now queues at the entry behind i
 from __future__ import annotations
 
 import fcntl
+import logging
 import os
 import queue
 import threading
 from pathlib import Path
+
+log = logging.getLogger("lectern.store")
 
 TURN_SUFFIX = ".turn"
 ENTRY_SUFFIX = ".turn-entry"
@@ -52,14 +55,23 @@ class WriteTurn:
     def __init__(self, path: Path, *, wait_s: float = TURN_WAIT_S) -> None:
         self.path = path
         self.wait_s = wait_s
-        self._fd = _open(path)
-        self._entry = _open(path.with_name(path.name.removesuffix(TURN_SUFFIX) + ENTRY_SUFFIX))
+        self._waiter: threading.Thread | None = None
+        self._fd = self._entry = -1
+        try:
+            self._fd = _open(path)
+            self._entry = _open(path.with_name(path.name.removesuffix(TURN_SUFFIX) + ENTRY_SUFFIX))
+        except OSError as exc:
+            if self._fd >= 0:
+                os.close(self._fd)
+            # another user's file, a read-only folder: SQLite's own lock still keeps writes apart
+            log.warning("writing %s without turns: %s", path.name.removesuffix(TURN_SUFFIX), exc)
+            self._fd = self._entry = -1
         self._lock = threading.Lock()
         self._asks: queue.SimpleQueue[_Ask | None] = queue.SimpleQueue()  # None: close
-        self._waiter: threading.Thread | None = None
         # Set when a wait ran out while the waiter thread still waits: writers skip the turn until it
-        # gets it (and hands it back), so a stopped holder costs one wait, not one per write.
-        self.stalled = False
+        # gets it (and hands it back), so a stopped holder costs one wait, not one per write. For good
+        # when the files cannot be opened.
+        self.stalled = self._fd < 0
 
     def acquire(self) -> bool:
         """Take the turn, waiting up to ``wait_s``; False: go on without it (SQLite's lock still holds)."""
@@ -121,6 +133,8 @@ class WriteTurn:
         """After the last write. The file is closed by the waiter thread when there is one (once it has
         the turn back, if it is still waiting for it)."""
         self.stalled = True  # no more turns
+        if self._fd < 0:
+            return
         if self._waiter is None:
             os.close(self._fd)
             os.close(self._entry)
