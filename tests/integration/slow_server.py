@@ -1,7 +1,9 @@
-"""A real server process for crash tests: ``python -m tests.integration.slow_server DATA_DIR PORT DB_URL``.
+"""A real server process for crash tests: ``python -m tests.integration.slow_server DATA_DIR PORT DB_URL
+[WORDS DELAY_S]``.
 
 The API under uvicorn on 127.0.0.1:PORT with the real engine over the small test corpus and a writer
-that streams slowly (so a test can kill the process mid-generation), on the given database.
+that streams slowly (so a test can kill the process mid-generation; 60 words 0.05 s apart unless told
+otherwise), on the given database.
 """
 
 from __future__ import annotations
@@ -18,8 +20,9 @@ from tests.fakes.slow_writer import SlowWriter
 
 def main() -> None:
     data, port, url = Path(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+    words, delay_s = (int(sys.argv[4]), float(sys.argv[5])) if len(sys.argv) > 5 else (60, 0.05)
     settings = make_settings(data, database_url=url)
-    app = create_app(settings, engine=make_engine(settings, SlowWriter(words=60, delay_s=0.05)))
+    app = create_app(settings, engine=make_engine(settings, SlowWriter(words=words, delay_s=delay_s)))
     uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning", access_log=False)
 
 

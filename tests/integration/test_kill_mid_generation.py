@@ -32,8 +32,10 @@ def free_port() -> int:
 
 
 class Server:
-    def __init__(self, data: Path, url: str) -> None:
-        self.data, self.url_db = data, url
+    """tests.integration.slow_server in a process of its own; ``writer``: its WORDS and DELAY_S."""
+
+    def __init__(self, data: Path, url: str, writer: tuple[str, ...] = ()) -> None:
+        self.data, self.url_db, self.writer = data, url, writer
         self.port = free_port()
         self.process: subprocess.Popen[bytes] | None = None
 
@@ -51,6 +53,7 @@ class Server:
                 str(self.data),
                 str(self.port),
                 self.url_db,
+                *self.writer,
             ],
             cwd=ROOT,
             env={**os.environ, "PYTHONPATH": str(ROOT)},

@@ -105,8 +105,12 @@ class StoreBase:
             try:
                 result = await write(work)
             except DBAPIError as exc:
-                if attempt == self._max_attempts or not is_transient(exc):
-                    if self._outage(exc):
+                transient = is_transient(exc)
+                if attempt == self._max_attempts or not transient:
+                    # a lock that no retry got (another process stopped while it writes) is a 503 to
+                    # try again, logged like an outage, never a 500
+                    if transient or is_outage(exc):
+                        self.outage.failed(exc)
                         raise StoreUnavailable(UNAVAILABLE) from exc
                     raise
             except Exception as exc:

@@ -40,7 +40,7 @@ from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import AsyncEngine
 from sqlalchemy.pool import PoolProxiedConnection
 
-from lectern.store.engine import create_sqlite_sync_engine, writer
+from lectern.store.engine import create_sqlite_sync_engine, parse_url, writer
 from lectern.store.statements import (
     CoreStatements,
     Outcome,
@@ -49,6 +49,7 @@ from lectern.store.statements import (
     sqlite_batch,
     sqlite_transaction,
 )
+from lectern.store.turn import TURN_WAIT_S, WriteTurn, turn_path
 
 T = TypeVar("T")
 Work = Callable[[Connection], T]
@@ -97,6 +98,10 @@ class ThreadedSqlite:
         self._queued: list[_Queued] = []
         self._queue_lock = threading.Lock()
         self._draining = False
+        # Other processes on the same file (`serve --workers N`) write in turns, at most wait_s apart.
+        self._turn = WriteTurn(
+            turn_path(parse_url(url).database or ""), wait_s=min(TURN_WAIT_S, busy_timeout_ms / 1000)
+        )
 
     @property
     def dialect(self) -> str:
@@ -107,7 +112,15 @@ class ThreadedSqlite:
 
     async def write(self, work: Work[T]) -> T:
         loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._writes, _transaction, self._writer_engine, work)
+        return await loop.run_in_executor(self._writes, self._write_in_turn, work)
+
+    def _write_in_turn(self, work: Work[T]) -> T:
+        held = self._turn.acquire()
+        try:
+            return _transaction(self._writer_engine, work)
+        finally:
+            if held:
+                self._turn.release()
 
     async def write_statements(self, work: StatementsWork[T]) -> T:
         loop = asyncio.get_running_loop()
@@ -143,6 +156,14 @@ class ThreadedSqlite:
             raise
 
     def _run_batch(self, works: list[StatementsWork[Any]]) -> list[Outcome]:
+        held = self._turn.acquire()
+        try:
+            return self._run_batch_in_turn(works)
+        finally:
+            if held:
+                self._turn.release()
+
+    def _run_batch_in_turn(self, works: list[StatementsWork[Any]]) -> list[Outcome]:
         if self._held is None:
             # From the pool, so set up like every other (busy_timeout, WAL, foreign keys, autocommit).
             self._held = self._engine.raw_connection()
@@ -169,6 +190,7 @@ class ThreadedSqlite:
             with contextlib.suppress(RuntimeError):  # closed already
                 self._writes.submit(self._release_held)  # after the queued writes, on the writer thread
             self._writes.shutdown(wait=True)  # queued writes finish first
+            self._turn.close()
             self._reads.shutdown(wait=True)
             self._engine.dispose()
 
