@@ -113,7 +113,9 @@ _HOW_TO = re.compile(
 )
 
 
-@dataclass
+# eq=False: a candidate is one unit of one source, so identity is its equality, and `in`, `remove`
+# and `index` over lists of them (thousands of calls an answer) need not compare field by field.
+@dataclass(eq=False)
 class _Candidate:
     unit: Unit
     source: int  # 1-based source number
