@@ -409,6 +409,10 @@ def _mmr(candidates: list[_Candidate]) -> list[_Candidate]:
     top = pool[0]
     chosen = [pool.pop(0)]
     words = top.unit.words
+    # Each candidate's greatest similarity to the chosen ones, brought up to date with each new pick
+    # (`seen` of them): the same maxima as over all of `chosen` every round, without recomputing them.
+    closest: dict[int, float] = {}
+    seen: dict[int, int] = {}
     # List items are short: two take the room of one sentence.
     while (
         pool
@@ -419,10 +423,16 @@ def _mmr(candidates: list[_Candidate]) -> list[_Candidate]:
         if not eligible:
             break
         quoted = {s.source for s in chosen}
+        for c in eligible:
+            done = seen.get(id(c), 0)
+            if done < len(chosen):
+                nearest = max(_similarity(c, s) for s in chosen[done:])
+                closest[id(c)] = max(closest[id(c)], nearest) if done else nearest
+                seen[id(c)] = len(chosen)
         scored = [
             (
                 MMR_LAMBDA * c.score
-                - (1 - MMR_LAMBDA) * max(_similarity(c, s) for s in chosen)
+                - (1 - MMR_LAMBDA) * closest[id(c)]
                 + (SOURCE_DIVERSITY if c.source not in quoted else 0.0),
                 c,
             )
@@ -430,7 +440,7 @@ def _mmr(candidates: list[_Candidate]) -> list[_Candidate]:
         ]
         value, pick = max(scored, key=lambda x: x[0])
         pool.remove(pick)
-        if value <= 0 or max(_similarity(pick, s) for s in chosen) >= DUPLICATE:
+        if value <= 0 or closest[id(pick)] >= DUPLICATE:
             continue
         chosen.append(pick)
         words += pick.unit.words
