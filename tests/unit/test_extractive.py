@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+import numpy as np
+
 from lectern.conversation import Message
 from lectern.models import Chunk, RetrievalResult, SearchHit, content_hash
 from lectern.retrieval import Retriever
@@ -13,7 +15,7 @@ from lectern.writers.base import RetrieveCall, WriteRequest, Written
 from lectern.writers.extractive import ExtractiveWriter
 from lectern.writers.question_kind import question_kind
 from lectern.writers.selection import SELECTED_TITLE, sources_of
-from lectern.writers.units import split_tokens, units_of
+from lectern.writers.units import split_tokens, stem_terms, units_of
 from tests.fakes.hash_embedder import HashEmbedder
 from tests.unit.answer_support import answer_settings, filled_index
 
@@ -480,6 +482,64 @@ def test_a_question_that_asks_two_things_gets_room_for_one_more_sentence() -> No
     assert extractive._TWO_ASKS.search("Which size does the book recommend, and why?")
     assert extractive._TWO_ASKS.search("What does the robot see and what does it control?")
     assert not extractive._TWO_ASKS.search("How do wheels and legs compare on stairs?")
+
+
+def _plain_mmr(candidates: list[Any]) -> list[Any]:
+    """`_mmr` as its formula reads: every round, each candidate's greatest similarity to all chosen."""
+    pool = sorted(candidates, key=lambda c: -c.score)
+    top = pool[0]
+    chosen = [pool.pop(0)]
+    words = top.unit.words
+    while (
+        pool
+        and sum(0.5 if c.unit.bullet else 1.0 for c in chosen) < extractive.MAX_SENTENCES
+        and words < extractive.MAX_PROSE_WORDS
+    ):
+        eligible = [c for c in pool if extractive._adds_to(c, top, chosen)]
+        if not eligible:
+            break
+        quoted = {s.source for s in chosen}
+        scored = [
+            (
+                extractive.MMR_LAMBDA * c.score
+                - (1 - extractive.MMR_LAMBDA) * max(extractive._similarity(c, s) for s in chosen)
+                + (extractive.SOURCE_DIVERSITY if c.source not in quoted else 0.0),
+                c,
+            )
+            for c in eligible
+        ]
+        value, pick = max(scored, key=lambda x: x[0])
+        pool.remove(pick)
+        if value <= 0 or max(extractive._similarity(pick, s) for s in chosen) >= extractive.DUPLICATE:
+            continue
+        chosen.append(pick)
+        words += pick.unit.words
+    return chosen
+
+
+def test_mmr_keeps_the_greatest_similarity_to_the_chosen_as_the_formula_does() -> None:
+    # `_mmr` brings each candidate's similarity to the chosen up to date pick by pick; near-duplicate
+    # vectors (some skipped as duplicates) and several sources exercise every branch.
+    rng = np.random.default_rng(7)
+    for trial in range(20):
+        base = rng.normal(size=(4, 8)).astype(np.float32)
+        candidates = []
+        for i in range(12):
+            c = _candidate(
+                f"word{trial}x{i} says a few more words here.", 1 + i % 3, float(rng.uniform(0.5, 1))
+            )
+            vector = base[i % 4] + rng.normal(scale=0.05 if i % 2 else 1.0, size=8).astype(np.float32)
+            c.vector = vector / np.linalg.norm(vector)
+            candidates.append(c)
+        assert extractive._mmr(list(candidates)) == _plain_mmr(list(candidates))
+
+
+def test_stem_terms_of_short_and_long_texts() -> None:
+    short = "Running robots"
+    long = " ".join(["Running robots navigate corridors"] * 10)
+    assert stem_terms(short) == frozenset({"run", "robot"})
+    assert stem_terms(short) is stem_terms(short)  # kept
+    assert stem_terms(long) == frozenset({"run", "robot", "navig", "corridor"})
 
 
 def test_a_sentence_with_the_cue_the_question_calls_for_is_lifted() -> None:

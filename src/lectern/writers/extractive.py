@@ -123,7 +123,9 @@ _HOW_TO = re.compile(
 )
 
 
-@dataclass
+# eq=False: a candidate is one unit of one source, so identity is its equality, and `in`, `remove`
+# and `index` over lists of them (thousands of calls an answer) need not compare field by field.
+@dataclass(eq=False)
 class _Candidate:
     unit: Unit
     source: int  # 1-based source number
@@ -428,16 +430,26 @@ def _mmr(candidates: list[_Candidate], limit: int = MAX_SENTENCES) -> list[_Cand
     top = pool[0]
     chosen = [pool.pop(0)]
     words = top.unit.words
+    # Each candidate's greatest similarity to the chosen ones, brought up to date with each new pick
+    # (`seen` of them): the same maxima as over all of `chosen` every round, without recomputing them.
+    closest: dict[int, float] = {}
+    seen: dict[int, int] = {}
     # List items are short: two take the room of one sentence.
     while pool and sum(0.5 if c.unit.bullet else 1.0 for c in chosen) < limit and words < MAX_PROSE_WORDS:
         eligible = [c for c in pool if _adds_to(c, top, chosen)]
         if not eligible:
             break
         quoted = {s.source for s in chosen}
+        for c in eligible:
+            done = seen.get(id(c), 0)
+            if done < len(chosen):
+                nearest = max(_similarity(c, s) for s in chosen[done:])
+                closest[id(c)] = max(closest[id(c)], nearest) if done else nearest
+                seen[id(c)] = len(chosen)
         scored = [
             (
                 MMR_LAMBDA * c.score
-                - (1 - MMR_LAMBDA) * max(_similarity(c, s) for s in chosen)
+                - (1 - MMR_LAMBDA) * closest[id(c)]
                 + (SOURCE_DIVERSITY if c.source not in quoted else 0.0),
                 c,
             )
@@ -445,7 +457,7 @@ def _mmr(candidates: list[_Candidate], limit: int = MAX_SENTENCES) -> list[_Cand
         ]
         value, pick = max(scored, key=lambda x: x[0])
         pool.remove(pick)
-        if value <= 0 or max(_similarity(pick, s) for s in chosen) >= DUPLICATE:
+        if value <= 0 or closest[id(pick)] >= DUPLICATE:
             continue
         chosen.append(pick)
         words += pick.unit.words

@@ -63,7 +63,21 @@ _stem = stemmer_for("english")
 
 
 def stem_terms(text: str) -> frozenset[str]:
+    if len(text) <= _SHORT_TEXT:
+        return _short_terms(text)
+    return _terms(text)
+
+
+# A word or a few (a question's words, their runs, a heading) recurs within an answer and across
+# answers: its terms are kept; a passage's are kept by `passage_terms` where they recur.
+_SHORT_TEXT = 64
+
+
+def _terms(text: str) -> frozenset[str]:
     return frozenset(_stem(w) for w in _TERM.findall(text.lower()))
+
+
+_short_terms = lru_cache(maxsize=16384)(_terms)
 
 
 def with_parts(terms: frozenset[str]) -> frozenset[str]:
