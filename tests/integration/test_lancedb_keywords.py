@@ -136,5 +136,6 @@ def test_build_leaves_the_shared_word_cache_to_queries() -> None:
     assert keywords.commonest() == "quokka"
     assert KeywordIndex.build(["wombat numbat", "numbat wombat"]).commonest() == "wombat"  # first seen
     posting = keywords.posting("zygot")
-    assert posting is not None and posting[0].tolist() == [0, 1]
+    assert posting is not None
+    assert posting[0].tolist() == [0, 1]
     assert keywords.posting("absent") is None
