@@ -1,12 +1,15 @@
 """Peak resident memory of `lectern serve` on an existing collection, after it has answered questions.
 
     uv run python bench/serve_memory.py DATA_DIR COLLECTION QUESTIONS.jsonl [--answers 200] [--port 0]
+        [--mappings N]
 
 Starts `lectern serve` (one worker, SQLite conversations in a temporary folder, offline writer) on the
 collection already ingested in DATA_DIR (e.g. the `beir-scifact` collection that
 `lectern eval retrieval --beir scifact` leaves behind: ~10k chunks), waits for /ready, asks
 `--answers` questions over /chat/run (the `question` or `text` field of each line, cycled), and reads
-the server's VmHWM (peak RSS) and VmRSS from /proc. Linux only. Writes
+the server's VmHWM (peak RSS) and VmRSS from /proc. With `--mappings N`, also smaps_rollup and the N
+largest mappings of /proc/PID/smaps by file (shared libraries, model files, [heap], [anon]) at ready,
+after the first answer and at the largest RSS seen between answers. Linux only. Writes
 bench/results/serve-memory-<collection>.json.
 """
 
