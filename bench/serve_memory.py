@@ -1,12 +1,15 @@
 """Peak resident memory of `lectern serve` on an existing collection, after it has answered questions.
 
     uv run python bench/serve_memory.py DATA_DIR COLLECTION QUESTIONS.jsonl [--answers 200] [--port 0]
+        [--mappings N]
 
 Starts `lectern serve` (one worker, SQLite conversations in a temporary folder, offline writer) on the
 collection already ingested in DATA_DIR (e.g. the `beir-scifact` collection that
 `lectern eval retrieval --beir scifact` leaves behind: ~10k chunks), waits for /ready, asks
 `--answers` questions over /chat/run (the `question` or `text` field of each line, cycled), and reads
-the server's VmHWM (peak RSS) and VmRSS from /proc. Linux only. Writes
+the server's VmHWM (peak RSS) and VmRSS from /proc. With `--mappings N`, also smaps_rollup and the N
+largest mappings of /proc/PID/smaps by file (shared libraries, model files, [heap], [anon]) at ready,
+after the first answer and at the largest RSS seen between answers. Linux only. Writes
 bench/results/serve-memory-<collection>.json.
 """
 
@@ -44,6 +47,33 @@ def memory_mb(pid: int) -> dict[str, float]:
     return fields
 
 
+ROLLUP = ("Rss", "Anonymous", "Shared_Clean", "Private_Clean", "Private_Dirty")
+
+
+def breakdown(pid: int, top: int) -> dict[str, Any]:
+    """smaps_rollup's totals and the largest mappings of /proc/PID/smaps grouped by file (MB): a shared
+    library's or model file's pages under its name, the rest as [anon], [heap], [stack] and the like."""
+    rollup: dict[str, float] = {}
+    for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines()[1:]:
+        key, _, value = line.partition(":")
+        if key in ROLLUP:
+            rollup[key] = round(int(value.split()[0]) / 1024, 1)
+    resident: dict[str, int] = {}
+    name = "[anon]"
+    for line in Path(f"/proc/{pid}/smaps").read_text().splitlines():
+        parts = line.split()
+        if parts and "-" in parts[0] and not parts[0].endswith(":"):
+            name = (
+                Path(parts[5]).name
+                if len(parts) > 5 and parts[5].startswith("/")
+                else (parts[5] if len(parts) > 5 else "[anon]")
+            )
+        elif parts and parts[0] == "Rss:":
+            resident[name] = resident.get(name, 0) + int(parts[1])
+    largest = sorted(resident.items(), key=lambda item: -item[1])[:top]
+    return {"rollup_mb": rollup, "mappings_mb": {n: round(kb / 1024, 1) for n, kb in largest}}
+
+
 def questions(path: Path) -> list[str]:
     rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
     return [str(r.get("question") or r.get("text")) for r in rows]
@@ -56,6 +86,14 @@ def main() -> None:
     parser.add_argument("questions", type=Path)
     parser.add_argument("--answers", type=int, default=200)
     parser.add_argument("--port", type=int, default=0, help="0 lets the OS pick one")
+    parser.add_argument(
+        "--mappings",
+        type=int,
+        default=0,
+        metavar="N",
+        help="also record smaps_rollup and the N largest mappings by file at ready, after the first "
+        "answer and at the largest RSS seen between answers",
+    )
     args = parser.parse_args()
     qs = questions(args.questions)
     port = args.port or free_port()
@@ -78,6 +116,7 @@ def main() -> None:
             "--log-level",
             "warning",
         ]
+        stages: dict[str, Any] = {}
         started = time.perf_counter()
         with tempfile.TemporaryFile() as log:
             process = subprocess.Popen(command, env=env, stdout=log, stderr=log)
@@ -85,6 +124,9 @@ def main() -> None:
                 url = f"http://127.0.0.1:{port}"
                 ready_s = _wait_ready(url, process, log) - started
                 at_ready = memory_mb(process.pid)
+                if args.mappings:
+                    stages["ready"] = breakdown(process.pid, args.mappings)
+                largest = 0.0
                 with httpx.Client(base_url=url, timeout=60) as client:
                     for i in range(args.answers):
                         reply = client.post("/chat/run", json={"message": qs[i % len(qs)]})
@@ -92,6 +134,14 @@ def main() -> None:
                             log.seek(0)
                             tail = log.read().decode(errors="replace")[-3000:]
                             raise SystemExit(f"/chat/run answered {reply.status_code}: {reply.text}\n{tail}")
+                        if args.mappings:
+                            rss = memory_mb(process.pid)["VmRSS"]
+                            if i == 0:
+                                stages["first answer"] = breakdown(process.pid, args.mappings)
+                            if rss > largest:
+                                largest = rss
+                                peak = breakdown(process.pid, args.mappings)
+                                stages["largest"] = {"answers": i + 1, **peak}
                 after = memory_mb(process.pid)
             finally:
                 process.terminate()
@@ -105,6 +155,12 @@ def main() -> None:
         "peak_rss_mb": round(after["VmHWM"], 1),
         "load_average": os.getloadavg(),
     }
+    if stages:
+        result["breakdown"] = stages
+        for name, stage in stages.items():
+            print(f"{name}: {stage['rollup_mb']}")
+            for mapping, mb in stage["mappings_mb"].items():
+                print(f"  {mb:8.1f} MB  {mapping}")
     print(
         f"{args.collection}: ready in {result['ready_s']} s, RSS at ready {result['rss_at_ready_mb']} MB, "
         f"after {args.answers} answers {result['rss_after_mb']} MB, peak {result['peak_rss_mb']} MB "

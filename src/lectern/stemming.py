@@ -11,7 +11,15 @@ import snowballstemmer  # type: ignore[import-untyped]
 
 @cache
 def stemmer_for(language: str) -> Callable[[str], str]:
-    """A stem function for a Snowball language ("english", "german", ...).
+    """A stem function for a Snowball language ("english", "german", ...), remembering the words it
+    stemmed (see `plain_stemmer_for`)."""
+    return lru_cache(maxsize=200_000)(plain_stemmer_for(language))
+
+
+@cache
+def plain_stemmer_for(language: str) -> Callable[[str], str]:
+    """`stemmer_for`'s stem function without its memory of words: for a one-off pass over a whole
+    table's words (a keyword index's build), which would otherwise stay cached for good.
 
     A Snowball stemmer keeps the word it works on in instance state, so one shared between the server's
     worker threads mixes words up (IndexError under concurrent requests): each thread gets its own. It is
@@ -29,4 +37,4 @@ def stemmer_for(language: str) -> Callable[[str], str]:
         stemmed: str = stemmer.stemWord(word)
         return stemmed
 
-    return lru_cache(maxsize=200_000)(stem)
+    return stem

@@ -126,3 +126,16 @@ def test_deleted_rows_keep_lancedbs_index(tmp_path: Path) -> None:
     snapshot = index._snapshots.get(table, layout.version, layout.columns, index._fits_in_memory)
     assert snapshot is not None
     assert index._keyword_index(snapshot) is None
+
+
+def test_build_leaves_the_shared_word_cache_to_queries() -> None:
+    from lectern.index import lancedb_keywords
+
+    keywords = KeywordIndex.build(["zygote quokka", "quokka zygote", "quokka"])
+    assert "zygote" not in lancedb_keywords._terms_of_words  # the table's words are not kept
+    assert keywords.commonest() == "quokka"
+    assert KeywordIndex.build(["wombat numbat", "numbat wombat"]).commonest() == "wombat"  # first seen
+    posting = keywords.posting("zygot")
+    assert posting is not None
+    assert posting[0].tolist() == [0, 1]
+    assert keywords.posting("absent") is None

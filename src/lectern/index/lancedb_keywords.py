@@ -25,6 +25,7 @@ import math
 import re
 import threading
 import unicodedata
+from array import array
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -32,7 +33,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from lectern.stemming import stemmer_for
+from lectern.stemming import plain_stemmer_for, stemmer_for
 
 # NLTK's English stop words as lance's tokenizer has them (words with an apostrophe left out: the
 # tokenizer splits on it, so they never match a token).
@@ -230,23 +231,27 @@ def _fold(text: str) -> str:
     return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
 
 
-def _term(word: str) -> str:
+def _term(word: str, stem: Callable[[str], str]) -> str:
     if len(word.encode("utf-8")) >= MAX_TOKEN_BYTES:
         return ""
-    stemmed = stemmer_for("english")(word.lower())
+    stemmed = stem(word.lower())
     return "" if stemmed in LANCE_ENGLISH_STOP_WORDS else _fold(stemmed)
 
 
-def terms(text: str) -> list[str]:
-    """The terms lance's English FTS analysis makes of `text`, in order, repeats kept."""
-    cache = _terms_of_words
+def terms(text: str, cache: dict[str, str] | None = None) -> list[str]:
+    """The terms lance's English FTS analysis makes of `text`, in order, repeats kept. `cache`: where
+    words' terms are remembered (default: the process's, shared by queries); one of the caller's own
+    leaves the stemmer's shared cache alone too."""
+    stem = stemmer_for("english") if cache is None else plain_stemmer_for("english")
+    if cache is None:
+        cache = _terms_of_words
     if len(cache) > _MAX_CACHED_WORDS:
         cache.clear()  # atomic; a racing thread only recomputes
     out = []
     for word in _WORD.findall(text):
         term = cache.get(word)
         if term is None:
-            term = cache[word] = _term(word)
+            term = cache[word] = _term(word, stem)
         if term:
             out.append(term)
     return out
@@ -254,47 +259,78 @@ def terms(text: str) -> list[str]:
 
 @dataclass(frozen=True)
 class KeywordIndex:
-    """Posting lists of one table version: term -> (rows, idf * the row's BM25 weight), float32."""
+    """Posting lists of one table version, end to end in two arrays (rows, idf * the row's BM25 weight,
+    float32), each term's a slice of them: SciFact's 10k texts (~28k terms, ~750k postings) hold ~9 MB
+    so, where a pair of arrays per term held ~33 MB (an array object costs ~100 bytes more than its
+    few postings); the build's lists of Python ints gave way to compact arrays too (peak -15 MB)."""
 
-    postings: dict[str, tuple[NDArray[np.intp], NDArray[np.float32]]]
+    slices: dict[str, int]  # term -> its posting list: rows[starts[i]:starts[i + 1]]
+    starts: NDArray[np.int64]
+    rows: NDArray[np.int32]
+    weights: NDArray[np.float32]
     size: int  # rows
 
     @classmethod
     def build(cls, texts: Sequence[str]) -> KeywordIndex:
         """From every row's text, in table order (a row's position is its index in `texts`)."""
-        rows: dict[str, list[int]] = {}
-        freqs: dict[str, list[int]] = {}
+        ids: dict[str, int] = {}  # term -> its number, in order of first sight
+        # the table's words for this build only: in the shared caches they stayed (SciFact: 44k, ~20 MB)
+        words: dict[str, str] = {}
+        term_of, row_of, count_of = array("i"), array("i"), array("i")  # one posting each, row order
         lengths = np.zeros(len(texts), dtype=np.float32)
         for position, text in enumerate(texts):
-            found = terms(text)
+            found = terms(text, words)
             lengths[position] = len(found)
-            counts: dict[str, int] = {}
+            counts: dict[int, int] = {}
             for term in found:
-                counts[term] = counts.get(term, 0) + 1
-            for term, count in counts.items():
-                rows.setdefault(term, []).append(position)
-                freqs.setdefault(term, []).append(count)
+                number = ids.setdefault(term, len(ids))
+                counts[number] = counts.get(number, 0) + 1
+            term_of.extend(counts)
+            row_of.extend([position] * len(counts))
+            count_of.extend(counts.values())
         n = np.float32(len(texts))
         avgdl = np.float32(lengths.sum(dtype=np.float64)) / n if len(texts) else np.float32(1.0)
         norms = K1 * (np.float32(1.0) - B + B * lengths / avgdl)  # per row
-        postings = {}
-        for term, held in rows.items():
-            at = np.array(held, dtype=np.intp)
-            tf = np.array(freqs[term], dtype=np.float32)
-            weights = _idf(len(held), n) * ((K1 + np.float32(1.0)) * tf / (tf + norms[at]))
-            postings[term] = (at, weights.astype(np.float32, copy=False))
-        return cls(postings, len(texts))
+        numbers = np.frombuffer(term_of, dtype=np.intc)
+        df = np.bincount(numbers, minlength=len(ids))
+        order = np.argsort(numbers, kind="stable")  # by term, each term's rows still in table order
+        del numbers, term_of
+        rows = np.frombuffer(row_of, dtype=np.intc)[order].astype(np.int32, copy=False)
+        weights = np.frombuffer(count_of, dtype=np.intc)[order].astype(np.float32)  # tf
+        del order, row_of, count_of
+        # idf * ((k1 + 1) * tf / (tf + norm)) as one term's arrays at a time gave it, in place (the
+        # same float32 products and sums, operands swapped): the build's peak stays low
+        denominator = norms[rows]
+        denominator += weights
+        weights *= K1 + np.float32(1.0)
+        weights /= denominator
+        del denominator
+        weights *= np.repeat(np.array([_idf(int(d), n) for d in df.tolist()], dtype=np.float32), df)
+        starts = np.zeros(len(ids) + 1, dtype=np.int64)
+        np.cumsum(df, out=starts[1:])
+        return cls(ids, starts, rows, weights, len(texts))
+
+    def posting(self, term: str) -> tuple[NDArray[np.int32], NDArray[np.float32]] | None:
+        """The rows holding `term`, in table order, and their weights (views); None for no row."""
+        i = self.slices.get(term)
+        if i is None:
+            return None
+        start, end = int(self.starts[i]), int(self.starts[i + 1])
+        return self.rows[start:end], self.weights[start:end]
 
     def commonest(self) -> str | None:
-        """The term in the most rows (None without any)."""
-        return max(self.postings, key=lambda term: len(self.postings[term][0]), default=None)
+        """The term in the most rows, the first seen among equals (None without any)."""
+        if not self.slices:
+            return None
+        most = int(np.argmax(np.diff(self.starts)))
+        return next(term for term, i in self.slices.items() if i == most)
 
     def top(self, text: str, n: int) -> list[tuple[int, float]]:
         """The n best rows (position, BM25) for the query `text`, best first, ties in table order;
         only rows sharing a term with it."""
         scores: NDArray[np.float32] | None = None
         for term in terms(text):
-            posting = self.postings.get(term)
+            posting = self.posting(term)
             if posting is None:
                 continue
             if scores is None:
