@@ -90,6 +90,27 @@ def test_resume_keeps_each_batch_and_a_rerun_reuses_it(tmp_path: Path) -> None:
     assert set(index.rows) == set(clean.rows)  # the same index a clean run builds
 
 
+class BatchRecorder(HashEmbedder):
+    """Records the texts of each call."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.calls: list[list[str]] = []
+
+    def embed_documents(self, texts: Sequence[str]) -> Vectors:
+        self.calls.append(list(texts))
+        return super().embed_documents(texts)
+
+
+def test_batches_hold_texts_of_one_length_and_vectors_keep_the_callers_order(tmp_path: Path) -> None:
+    # long and short texts interleaved, as a flush's chunks come in file order
+    texts = [("word " * (40 if i % 2 else 3)) + str(i) for i in range(8)]
+    inner = BatchRecorder()
+    vectors = ResumableEmbedder(inner, tmp_path / "resume.sqlite3", batch=4).embed_documents(texts)
+    assert [len({len(t) for t in call}) for call in inner.calls] == [1, 1]  # no short text padded long
+    assert vectors.tolist() == HashEmbedder().embed_documents(texts).tolist()
+
+
 def test_ctrl_c_in_the_cli_says_the_work_is_kept(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     docs = corpus(tmp_path / "docs")
     stopping = CountingEmbedder(stop_after=32)
