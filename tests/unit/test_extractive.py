@@ -472,6 +472,20 @@ def test_a_source_not_quoted_yet_gets_a_place_over_the_best_sources_fifth_senten
     assert len(chosen) == extractive.MAX_SENTENCES
 
 
+def test_a_sentence_nearer_the_question_in_meaning_than_the_best_one_is_quoted_in_other_words() -> None:
+    # The best sentence's heading shares the question's words; the other passage's sentence shares
+    # none of them, but is nearer the question in meaning: it is about the question too.
+    top = _candidate("alpha alpha1 alpha2 alpha3.", 1, 1.0)
+    top.lexical, top.heading, top.cosine = 0.1, 0.4, 0.5
+    answer = _candidate("golf golf1 golf2 golf3.", 3, 0.8)
+    answer.lexical, answer.cosine = 0.1, 0.6
+    assert extractive._adds_to(answer, top, [top])
+    answer.cosine = 0.4  # farther in meaning, and in too few of the question's words
+    assert not extractive._adds_to(answer, top, [top])
+    answer.cosine = None  # no vector: the words decide
+    assert not extractive._adds_to(answer, top, [top])
+
+
 def test_a_question_that_asks_two_things_gets_room_for_one_more_sentence() -> None:
     words = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf"]
     best = [_candidate(f"{w} {w}1 {w}2 {w}3.", 1, 1.0 - i / 100) for i, w in enumerate(words)]

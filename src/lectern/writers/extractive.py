@@ -136,6 +136,8 @@ class _Candidate:
     rank_prior: float = 0.0
     """1 for the best-ranked source, falling towards 0 for the last."""
     score: float = 0.0
+    cosine: float | None = None
+    """Similarity in meaning to the query (None: the unit has no vector)."""
     vector: NDArray[np.float32] | None = None
     exposition: bool = True
     """False for quizzes, exercise prompts, objectives and summaries (quoted when nothing else is left)."""
@@ -297,6 +299,7 @@ class ExtractiveWriter:
             # Every sentence has its stored vector: rank by meaning first, words second.
             for c in candidates:
                 cosine = float(c.vector @ query_vector) if c.vector is not None else 0.0
+                c.cosine = cosine if c.vector is not None else None
                 w = MEANING_WEIGHTS
                 c.score = (
                     w["cosine"] * cosine
@@ -326,6 +329,7 @@ class ExtractiveWriter:
             c.vector = self._vectors.get(c.unit.text)
             if c.vector is not None:
                 cosine = float(c.vector @ query_vector)
+                c.cosine = cosine
                 c.score = (
                     0.35 * cosine
                     + 0.2 * c.lexical
@@ -657,7 +661,10 @@ def _adds_to(c: _Candidate, top: _Candidate, chosen: list[_Candidate]) -> bool:
     if c.score < RELATIVE_FLOOR * top.score:
         return False
     follows = any(s.source == c.source and 0 < c.unit.position - s.unit.position <= 2 for s in chosen)
-    return follows or c.lexical + c.heading >= OWN_WORDS_SHARE * (top.lexical + top.heading)
+    # A sentence nearer the question in meaning than the best one is about it, whatever its words: a
+    # heading that shares the question's words lifts every sentence under it past one that answers.
+    closer = c.cosine is not None and top.cosine is not None and c.cosine >= top.cosine
+    return follows or closer or c.lexical + c.heading >= OWN_WORDS_SHARE * (top.lexical + top.heading)
 
 
 def _best_code(
