@@ -677,6 +677,21 @@ def test_another_list_of_terse_items_comes_whole_and_one_of_long_items_does_not(
     assert _context_of(best, wordy, 1) == [units_of(wordy)[1].text]
 
 
+def test_a_lead_in_to_a_list_too_long_to_quote_brings_its_best_item() -> None:
+    best = "The bridge node connects the robot to the language model."
+    lead = "The simulator offers a rich set of features for modern robots:\n"
+    wordy = lead + "".join(
+        f"- Feature {n}: does a long step {n} with many words that explain it in detail and again "
+        "in more detail than anyone needs, then once more for the reader who skipped the first two\n"
+        for n in "ABC"
+    )
+    first = extractive._Candidate(units_of(best)[0], 1, _hit(best, 1), 0.0, score=1.0)
+    listed = [extractive._Candidate(u, 2, _hit(wordy, 2), 0.0) for u in units_of(wordy)]
+    listed[0].score, listed[2].score = 0.8, 0.6  # the lead-in, then the item that answers
+    quoted = extractive._with_context([first, listed[0]], [first, *listed])
+    assert [c.unit.text for c in quoted if c.source == 2] == [listed[0].unit.text, listed[2].unit.text]
+
+
 def _listing_part(text: str, rank: int, index: int) -> extractive._Candidate:
     """The first unit of chunk `index` of one listing's file, retrieved at `rank`."""
     chunk = Chunk(

@@ -497,6 +497,13 @@ def _with_context(chosen: list[_Candidate], candidates: list[_Candidate]) -> lis
                 or sum(i.unit.words for i in items if i not in out) > SHORT_LIST_WORDS
                 or words > MAX_CONTEXT_WORDS
             ):
+                # Too long to quote whole: a lead-in chosen for how well it names the question ("X offers
+                # these features:") says nothing without its list, so its best item answers for it.
+                bullets = [i for i in items if i.unit.bullet]
+                if introduces and bullets and not any(i in out for i in bullets):
+                    pick = max(bullets, key=lambda i: i.score)
+                    out.append(pick)
+                    words += pick.unit.words
                 continue
             for item in items:
                 if item not in out:
