@@ -89,13 +89,37 @@ def record(name: str, pairs: list[tuple[Path, Path]], split: str) -> None:
         current[0] = record["id"]
         return await ask(engine, record)
 
+    prepare = Engine._prepare
+
+    def preparing(self: Engine, turn: Any, conversation: Any, *args: Any) -> Any:
+        prepared = prepare(self, turn, conversation, *args)
+        result, confidence = args[-2], args[-1]
+        if prepared.decided is not None and prepared.decided[1] is not None and result.hits:
+            # Refused: what the writer would have been given, had the turn been answered.
+            request = self._request(turn, conversation, result, confidence)
+            chunks = [h.chunk for h in result.hits]
+            vectors = {
+                c.content_hash: m.astype(np.float16)
+                for c, (_, m) in zip(chunks, self.retriever.sentences.of(chunks), strict=True)
+            }
+            refused[current[0]] = {
+                "question": request.question,
+                "search_query": request.search_query,
+                "retrieval": request.retrieval,
+                "user_context": request.user_context,
+                "vectors": vectors,
+            }
+        return prepared
+
+    refused: dict[str, dict[str, Any]] = {}
     ExtractiveWriter.compose = recording  # type: ignore[method-assign]
+    Engine._prepare = preparing  # type: ignore[method-assign]
     answer_quality.ask = asking
     result = asyncio.run(answer_quality.run(pairs, split))
     answer_quality.print_table(result["reports"])
     write_result(name, result)
     rows = [r for rows in result["rows"].values() for r in rows]
-    kept = {r["id"]: {"row": r, "request": seen.get(r["id"])} for r in rows}
+    kept = {r["id"]: {"row": r, "request": seen.get(r["id"]), "refused": refused.get(r["id"])} for r in rows}
     (RESULTS / f"{name}.replay.pkl").write_bytes(pickle.dumps(kept))
 
 
@@ -157,8 +181,9 @@ def replay(name: str, show: bool) -> dict[str, dict[str, Any]]:
         if show:
             print("   gained:", " ".join(gained))
             print("   lost:  ", " ".join(lost))
-            now = [q for q, r in out.items() if r["kind"] == kind and r["relevant_cited"] and not r["cited_was"]]
-            gone = [q for q, r in out.items() if r["kind"] == kind and r["cited_was"] and not r["relevant_cited"]]
+            mine = {q: r for q, r in out.items() if r["kind"] == kind}
+            now = [q for q, r in mine.items() if r["relevant_cited"] and not r["cited_was"]]
+            gone = [q for q, r in mine.items() if r["cited_was"] and not r["relevant_cited"]]
             print("   cited gained:", " ".join(now))
             print("   cited lost:  ", " ".join(gone))
     return out
@@ -270,7 +295,7 @@ def cites(name: str, show: bool) -> dict[str, str]:
                 continue
             seen.clear()
             request = request_of(req)
-            text, cited = writer.compose(request)
+            _, cited = writer.compose(request)
             hits = sources_of(request)
             expected = set(row["expected"])
             relevant = [n for n, h in enumerate(hits, start=1) if h.chunk.source_path in expected]
@@ -326,6 +351,28 @@ def refusals(name: str) -> None:
     reasons = [str(r["reason"]) for r in top]
     for reason in sorted(set(reasons), key=lambda x: -reasons.count(x)):
         print(f"  {reasons.count(reason):3d} {reason}")
+    # Had they been answered: would the writer cite a relevant file, and quote every keyword?
+    writer, would, keywords, recorded = ExtractiveWriter(), 0, 0, 0
+    for item in kept.values():
+        row, req = item["row"], item.get("refused")
+        if row["kind"] != "in_scope" or row["answered"] or not row["relevant_top5"] or req is None:
+            continue
+        recorded += 1
+        text, cited = writer.compose(request_of(req))
+        hits = req["retrieval"].hits
+        paths = {hits[n - 1].chunk.source_path for n in cited if n <= len(hits)}
+        would += bool(paths & set(row["expected"]))
+        keywords += bool(row["keywords"]) and answer_quality.has_keywords(text, row["keywords"])
+        rank = next(n for n, h in enumerate(hits[:5], start=1) if h.chunk.source_path in row["expected"])
+        print(
+            f"    {row['id']:9s} {row['reason']:14s} score {row['score']:.3f} relevant rank {rank} "
+            f"cited {bool(paths & set(row['expected']))!s:5s} {row['question'][:80]}"
+        )
+    if recorded:
+        print(
+            f"  answered as recorded, the writer would cite a relevant file in {would}/{recorded}, "
+            f"quote every keyword in {keywords}/{recorded}"
+        )
 
 
 def main() -> None:
