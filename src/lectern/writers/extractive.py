@@ -85,6 +85,7 @@ CUE_BONUS = 0.06
 RELATIVE_FLOOR = 0.5  # a sentence scoring below this share of the best one is not worth adding
 DUPLICATE = 0.88
 OWN_WORDS_SHARE = 0.4  # a further sentence shares at least this much of the best one's keyword score
+MEANING_SHARE = 1.0  # ... or is at least this near the question in meaning as the best one
 DEFINITION_BONUS = 0.2
 # A code block that shares at least this share of the question's words, and more than any sentence the
 # answer quotes, comes with the answer when it is at most this many lines long (fence included).
@@ -670,7 +671,7 @@ def _adds_to(c: _Candidate, top: _Candidate, chosen: list[_Candidate]) -> bool:
     follows = any(s.source == c.source and 0 < c.unit.position - s.unit.position <= 2 for s in chosen)
     # A sentence nearer the question in meaning than the best one is about it, whatever its words: a
     # heading that shares the question's words lifts every sentence under it past one that answers.
-    closer = c.cosine is not None and top.cosine is not None and c.cosine >= top.cosine
+    closer = c.cosine is not None and top.cosine is not None and c.cosine >= MEANING_SHARE * top.cosine
     return follows or closer or c.lexical + c.heading >= OWN_WORDS_SHARE * (top.lexical + top.heading)
 
 
