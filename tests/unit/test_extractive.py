@@ -486,6 +486,20 @@ def test_a_sentence_nearer_the_question_in_meaning_than_the_best_one_is_quoted_i
     assert not extractive._adds_to(answer, top, [top])
 
 
+def test_of_code_blocks_alike_in_words_the_one_nearer_the_question_in_meaning_is_quoted() -> None:
+    def block(text: str, rank: int, similarity: float) -> Any:
+        c = _candidate(f"```xml\n{text}\n```", rank, 0.0)
+        c.rank_prior, c.lexical, c.chunk = 1.0 - (rank - 1) / 5, 0.1, 0.1
+        c.hit = c.hit.model_copy(update={"similarity": similarity})
+        return c
+
+    first = block('<slider name="elbow"/>', 1, 0.35)
+    nearer = block('<axis xyz="0 1 0"/>', 2, 0.45)
+    assert extractive._best_code([first, nearer], [], strict=False) is nearer
+    nearer.hit = nearer.hit.model_copy(update={"similarity": 0.30})
+    assert extractive._best_code([first, nearer], [], strict=False) is first
+
+
 def test_a_question_that_asks_two_things_gets_room_for_one_more_sentence() -> None:
     words = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf"]
     best = [_candidate(f"{w} {w}1 {w}2 {w}3.", 1, 1.0 - i / 100) for i, w in enumerate(words)]

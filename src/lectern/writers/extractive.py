@@ -91,6 +91,12 @@ DEFINITION_BONUS = 0.2
 # answer quotes, comes with the answer when it is at most this many lines long (fence included).
 CODE_OUTMATCH_MIN = 0.3
 CODE_OUTMATCH_LINES = 20
+# A code block has no vector of its own, but its chunk's similarity to the question says what it is
+# about: with this weight, a block of a chunk nearer the question in meaning beats one that merely
+# ranks higher ("flip the elbow joint": the URDF joint, not the first-ranked slider script). On replay,
+# weights 0.5-2.0 alike: train +1 cited and +1 with every keyword, two other answers shorter or on
+# point, tune unchanged.
+CODE_MEANING = 1.0
 # How a sentence with a stored vector is scored: meaning first, then its passage's rank, the question's
 # words in it, in its section's headings and in its chunk, and its shape. Searched on the tune split of
 # the development questions with bench/tune_writer.py (rank 0.12 -> 0.24, meaning 0.5 -> 0.4: answers
@@ -687,6 +693,7 @@ def _best_code(
     best_score = 0.0
     for c in codes:
         score = c.lexical + 0.5 * c.chunk + 0.3 * c.rank_prior + (0.2 if c.source in quoted else 0.0)
+        score += CODE_MEANING * c.hit.similarity
         if (c.lexical >= 0.2 or not strict or c.source == lead) and score > best_score:
             best, best_score = c, score
     return best
