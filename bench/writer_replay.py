@@ -4,10 +4,12 @@
     uv run python bench/writer_replay.py replay NAME [--show]
     uv run python bench/writer_replay.py misses NAME [--show]
     uv run python bench/writer_replay.py cites NAME [--show]
+    uv run python bench/writer_replay.py refusals NAME
 
 `record` runs bench/answer_quality.py's questions (and writes its usual result file, NAME.json) and keeps,
 for each question, what the writer was given on the scored turn: the retrieval, the question, the search
-query and the stored vectors of the retrieved chunks' sentences (bench/results/NAME.replay.pkl).
+query and the stored vectors of the retrieved chunks' sentences (bench/results/NAME.replay.pkl), and for a
+refused turn what the writer would have been given had it been answered.
 `replay` composes every answered question's answer again with the writer in the working tree and reports
 the answered questions' keyword % and relevant-file-cited % (the engine's answerability decision does not
 depend on the writer, so it is not re-run). Recordings hold vectors row by row for `units_of`'s units: a
@@ -22,6 +24,9 @@ score and how far it sits from the nearest unit the answer quotes; then a count 
 file is among the passages the writer got: the ranked passages (file, retrieval score, kind, whether the
 answer quotes them), the quoted units with their writer score, and the relevant passages' best unit with
 its score's parts (cosine, words, headings, rank prior); then a count by why the relevant one lost.
+
+`refusals` counts the refused in-scope questions whose relevant file was in the top 5, by refusal reason,
+and composes their answers as if they had been answered: would the writer cite a relevant file?
 """
 
 from __future__ import annotations
