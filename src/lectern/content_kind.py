@@ -18,7 +18,7 @@ from lectern.models import Chunk
 ContentKind = Literal["prose", "quiz", "exercise", "overview", "navigation"]
 
 _PATH_KINDS: tuple[tuple[re.Pattern[str], ContentKind], ...] = (
-    (re.compile(r"(^|/)(quiz(zes)?|assessments?|self-check)(/|[-_.]|$)", re.I), "quiz"),
+    (re.compile(r"(^|/)(quiz(zes)?|self-check)(/|[-_.]|$)", re.I), "quiz"),
     (
         re.compile(r"(^|/)(try-with-ai|exercises?|labs?)(/|[-_.]|$)|[-_](exercises?|lab)\.mdx?$", re.I),
         "exercise",
@@ -50,6 +50,11 @@ _HEADING_KINDS: tuple[tuple[re.Pattern[str], ContentKind], ...] = (
     ),
     (re.compile(r"\b(table of contents|navigation|contents)\b", re.I), "navigation"),
 )
+# "Assessment" names a course's tests and its grading alike ("Assessments: 25% capstone, late work loses
+# 5% a day"): a file so named holds a quiz where its headings or its text say so.
+_ASSESSMENT_PATH = re.compile(r"(^|/)assessments?(/|[-_.]|$)", re.I)
+_QUIZ_HEADING = re.compile(r"\b(quiz(zes)?|questions?)\b", re.I)
+_QUESTION_LINE = re.compile(r"\?\s*(\*\*)?\s*$", re.M)
 _QUIZ_TEXT = re.compile(r"^\s*(\*\*)?(answer|correct answer|solution)\s*[:：]", re.I | re.M)
 _OPTIONS = re.compile(r"^\s*[-*]?\s*\(?[A-Da-d][).]\s+\S", re.M)
 
@@ -59,6 +64,13 @@ def classify(source_path: str, heading_hierarchy: list[str] | tuple[str, ...], t
     for pattern, kind in _PATH_KINDS:
         if pattern.search(source_path):
             return kind
+    if _ASSESSMENT_PATH.search(source_path) and (
+        any(_QUIZ_HEADING.search(h) for h in list(heading_hierarchy)[-2:])
+        or _QUESTION_LINE.search(text)
+        or len(_OPTIONS.findall(text)) >= 2
+        or _QUIZ_TEXT.search(text)
+    ):
+        return "quiz"
     for heading in reversed(list(heading_hierarchy)[-2:]):
         for pattern, kind in _HEADING_KINDS:
             if pattern.search(heading):

@@ -16,6 +16,10 @@ from lectern.models import Chunk
         ("01-module/try-with-ai/01-ai-intro.md", ["Try with AI"], "Ask your AI to explain.", "exercise"),
         ("ch1.md", ["Chapter 1", "Learning Objectives"], "By the end you will be able to ...", "overview"),
         ("ch1.md", ["Chapter 1", "Key Takeaways"], "Nodes are processes.", "overview"),
+        # A course's grading page is not a quiz; a quiz filed under assessments is.
+        ("assessments.md", ["Submission Guidelines", "Late Work"], "- Late work loses 5% a day", "prose"),
+        ("assessments/week-1.md", ["Week 1", "Quiz"], "Test your knowledge of nodes.", "quiz"),
+        ("assessments/w1.md", ["Week 1", "Check"], "1. What is a node?\n- a) A file\n- b) A process", "quiz"),
         (
             "ch1.md",
             ["Chapter 1", "Check"],

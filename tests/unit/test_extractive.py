@@ -474,6 +474,34 @@ def test_a_source_not_quoted_yet_gets_a_place_over_the_best_sources_fifth_senten
     assert len(chosen) == extractive.MAX_SENTENCES
 
 
+def test_a_sentence_nearer_the_question_in_meaning_than_the_best_one_is_quoted_in_other_words() -> None:
+    # The best sentence's heading shares the question's words; the other passage's sentence shares
+    # none of them, but is nearer the question in meaning: it is about the question too.
+    top = _candidate("alpha alpha1 alpha2 alpha3.", 1, 1.0)
+    top.lexical, top.heading, top.cosine = 0.1, 0.4, 0.5
+    answer = _candidate("golf golf1 golf2 golf3.", 3, 0.8)
+    answer.lexical, answer.cosine = 0.1, 0.6
+    assert extractive._adds_to(answer, top, [top])
+    answer.cosine = 0.4  # farther in meaning, and in too few of the question's words
+    assert not extractive._adds_to(answer, top, [top])
+    answer.cosine = None  # no vector: the words decide
+    assert not extractive._adds_to(answer, top, [top])
+
+
+def test_of_code_blocks_alike_in_words_the_one_nearer_the_question_in_meaning_is_quoted() -> None:
+    def block(text: str, rank: int, similarity: float) -> Any:
+        c = _candidate(f"```xml\n{text}\n```", rank, 0.0)
+        c.rank_prior, c.lexical, c.chunk = 1.0 - (rank - 1) / 5, 0.1, 0.1
+        c.hit = c.hit.model_copy(update={"similarity": similarity})
+        return c
+
+    first = block('<slider name="elbow"/>', 1, 0.35)
+    nearer = block('<axis xyz="0 1 0"/>', 2, 0.45)
+    assert extractive._best_code([first, nearer], [], strict=False) is nearer
+    nearer.hit = nearer.hit.model_copy(update={"similarity": 0.30})
+    assert extractive._best_code([first, nearer], [], strict=False) is first
+
+
 def test_a_question_that_asks_two_things_gets_room_for_one_more_sentence() -> None:
     words = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf"]
     best = [_candidate(f"{w} {w}1 {w}2 {w}3.", 1, 1.0 - i / 100) for i, w in enumerate(words)]
@@ -721,6 +749,21 @@ def test_another_list_of_terse_items_comes_whole_and_one_of_long_items_does_not(
         for n in "ABC"
     )
     assert _context_of(best, wordy, 1) == [units_of(wordy)[1].text]
+
+
+def test_a_lead_in_to_a_list_too_long_to_quote_brings_its_best_item() -> None:
+    best = "The bridge node connects the robot to the language model."
+    lead = "The simulator offers a rich set of features for modern robots:\n"
+    wordy = lead + "".join(
+        f"- Feature {n}: does a long step {n} with many words that explain it in detail and again "
+        "in more detail than anyone needs, then once more for the reader who skipped the first two\n"
+        for n in "ABC"
+    )
+    first = extractive._Candidate(units_of(best)[0], 1, _hit(best, 1), 0.0, score=1.0)
+    listed = [extractive._Candidate(u, 2, _hit(wordy, 2), 0.0) for u in units_of(wordy)]
+    listed[0].score, listed[2].score = 0.8, 0.6  # the lead-in, then the item that answers
+    quoted = extractive._with_context([first, listed[0]], [first, *listed])
+    assert [c.unit.text for c in quoted if c.source == 2] == [listed[0].unit.text, listed[2].unit.text]
 
 
 def _listing_part(text: str, rank: int, index: int) -> extractive._Candidate:

@@ -85,11 +85,18 @@ CUE_BONUS = 0.06
 RELATIVE_FLOOR = 0.5  # a sentence scoring below this share of the best one is not worth adding
 DUPLICATE = 0.88
 OWN_WORDS_SHARE = 0.4  # a further sentence shares at least this much of the best one's keyword score
+MEANING_SHARE = 1.0  # ... or is at least this near the question in meaning as the best one
 DEFINITION_BONUS = 0.2
 # A code block that shares at least this share of the question's words, and more than any sentence the
 # answer quotes, comes with the answer when it is at most this many lines long (fence included).
 CODE_OUTMATCH_MIN = 0.3
 CODE_OUTMATCH_LINES = 20
+# A code block has no vector of its own, but its chunk's similarity to the question says what it is
+# about: with this weight, a block of a chunk nearer the question in meaning beats one that merely
+# ranks higher ("flip the elbow joint": the URDF joint, not the first-ranked slider script). On replay,
+# weights 0.5-2.0 alike: train +1 cited and +1 with every keyword, two other answers shorter or on
+# point, tune unchanged.
+CODE_MEANING = 1.0
 # How a sentence with a stored vector is scored: meaning first, then its passage's rank, the question's
 # words in it, in its section's headings and in its chunk, and its shape. Searched on the tune split of
 # the development questions with bench/tune_writer.py (rank 0.12 -> 0.24, meaning 0.5 -> 0.4: answers
@@ -138,6 +145,8 @@ class _Candidate:
     rank_prior: float = 0.0
     """1 for the best-ranked source, falling towards 0 for the last."""
     score: float = 0.0
+    cosine: float | None = None
+    """Similarity in meaning to the query (None: the unit has no vector)."""
     vector: NDArray[np.float32] | None = None
     exposition: bool = True
     """False for quizzes, exercise prompts, objectives and summaries (quoted when nothing else is left)."""
@@ -299,6 +308,7 @@ class ExtractiveWriter:
             # Every sentence has its stored vector: rank by meaning first, words second.
             for c in candidates:
                 cosine = float(c.vector @ query_vector) if c.vector is not None else 0.0
+                c.cosine = cosine if c.vector is not None else None
                 w = MEANING_WEIGHTS
                 c.score = (
                     w["cosine"] * cosine
@@ -328,6 +338,7 @@ class ExtractiveWriter:
             c.vector = self._vectors.get(c.unit.text)
             if c.vector is not None:
                 cosine = float(c.vector @ query_vector)
+                c.cosine = cosine
                 c.score = (
                     0.35 * cosine
                     + 0.2 * c.lexical
@@ -505,6 +516,13 @@ def _with_context(chosen: list[_Candidate], candidates: list[_Candidate]) -> lis
                 or sum(i.unit.words for i in items if i not in out) > SHORT_LIST_WORDS
                 or words > MAX_CONTEXT_WORDS
             ):
+                # Too long to quote whole: a lead-in chosen for how well it names the question ("X offers
+                # these features:") says nothing without its list, so its best item answers for it.
+                bullets = [i for i in items if i.unit.bullet]
+                if introduces and bullets and not any(i in out for i in bullets):
+                    pick = max(bullets, key=lambda i: i.score)
+                    out.append(pick)
+                    words += pick.unit.words
                 continue
             for item in items:
                 if item not in out:
@@ -669,7 +687,10 @@ def _adds_to(c: _Candidate, top: _Candidate, chosen: list[_Candidate]) -> bool:
     if c.score < RELATIVE_FLOOR * top.score:
         return False
     follows = any(s.source == c.source and 0 < c.unit.position - s.unit.position <= 2 for s in chosen)
-    return follows or c.lexical + c.heading >= OWN_WORDS_SHARE * (top.lexical + top.heading)
+    # A sentence nearer the question in meaning than the best one is about it, whatever its words: a
+    # heading that shares the question's words lifts every sentence under it past one that answers.
+    closer = c.cosine is not None and top.cosine is not None and c.cosine >= MEANING_SHARE * top.cosine
+    return follows or closer or c.lexical + c.heading >= OWN_WORDS_SHARE * (top.lexical + top.heading)
 
 
 def _best_code(
@@ -684,6 +705,7 @@ def _best_code(
     best_score = 0.0
     for c in codes:
         score = c.lexical + 0.5 * c.chunk + 0.3 * c.rank_prior + (0.2 if c.source in quoted else 0.0)
+        score += CODE_MEANING * c.hit.similarity
         if (c.lexical >= 0.2 or not strict or c.source == lead) and score > best_score:
             best, best_score = c, score
     return best
