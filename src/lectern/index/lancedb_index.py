@@ -336,9 +336,10 @@ class LanceDBIndex:
             stamp = self._stamp_of(table)
             seen = stamp.look()  # before the version is read: a commit after it shows next time
             read = _TableRead(table, text if keyed and not local else "", where, depth, stamp.version(seen))
-            stamp.remember(seen, read.version())
             resolved = resolve_vector(vector)
-            layout = self._layout(table, read.version())
+            version = read.version()
+            stamp.remember(seen, version)
+            layout = self._layout(table, version)
             snapshot = self._snapshots.get(table, layout.version, layout.columns, self._fits_in_memory)
             query = checked_query(resolved, mode, layout.info.dimension, self.name)
             dense = (
