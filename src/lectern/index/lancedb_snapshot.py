@@ -12,8 +12,9 @@ values and validating it into a Chunk cost ~40 us a hit, ten hits an answer.
 
 A snapshot is one table version. ``table.version`` (~0.1 ms) follows the connection's read
 consistency, so a snapshot answers exactly what a LanceDB query on the same handle would, and a
-stale one is never used. The version is the only identity checked: a table that another process drops
-and creates again is seen as new once its version differs from the snapshot's (``drop()`` on the same
+stale one is never used (a search skips the read while the table's files show no commit, see
+lancedb_stamp). The version is the only identity checked: a table that another process drops and
+creates again is seen as new once its version differs from the snapshot's (``drop()`` on the same
 index clears the snapshot at once).
 """
 
