@@ -1,12 +1,29 @@
-"""Thread-safe, cached Snowball stemming shared by keyword indexing and answer writing."""
+"""Thread-safe, cached Snowball stemming shared by keyword indexing and answer writing.
+
+``import snowballstemmer`` imports the stemmers of all its ~36 languages (~3 MB of every server's
+memory, and import time) though Lectern stems one or two. Unless the PyStemmer C extension stands in
+for them (the package's ``__init__`` prefers it), the package is registered without running its
+``__init__`` and only the language asked for is imported; the first attribute asked of the package
+itself runs the ``__init__`` then, so other code that imports the package finds it whole.
+"""
 
 from __future__ import annotations
 
+import importlib
+import importlib.util
+import sys
 import threading
 from collections.abc import Callable
 from functools import cache, lru_cache
+from pathlib import Path
+from typing import Any, Protocol, cast
 
-import snowballstemmer  # type: ignore[import-untyped]
+PACKAGE = "snowballstemmer"
+_IMPORTING = threading.Lock()
+
+
+class _Stemmer(Protocol):
+    def stemWord(self, word: str) -> str: ...
 
 
 @cache
@@ -25,16 +42,70 @@ def plain_stemmer_for(language: str) -> Callable[[str], str]:
     worker threads mixes words up (IndexError under concurrent requests): each thread gets its own. It is
     pure Python (~0.2 ms a word) and vocabularies are small, so every word is stemmed once per process.
     """
-    language = language.lower()
-    if language not in snowballstemmer.algorithms():
-        raise ValueError(f"no stemmer for language {language!r}")
+    make = stemmer_factory(language.lower())
     local = threading.local()
 
     def stem(word: str) -> str:
         stemmer = getattr(local, "stemmer", None)
         if stemmer is None:
-            stemmer = local.stemmer = snowballstemmer.stemmer(language)
+            stemmer = local.stemmer = make()
         stemmed: str = stemmer.stemWord(word)
         return stemmed
 
     return stem
+
+
+def stemmer_factory(language: str) -> Callable[[], _Stemmer]:
+    """What makes a new stemmer of `language` (lower case): that language's class alone where the
+    pure-Python package can be imported a language at a time, the package's own ``stemmer`` otherwise."""
+    with _IMPORTING:
+        if PACKAGE not in sys.modules:
+            _defer_package()
+    package = sys.modules.get(PACKAGE)
+    if package is not None and "__getattr__" not in package.__dict__:  # the whole package
+        languages: list[str] = package.algorithms()
+        if language not in languages:
+            raise ValueError(f"no stemmer for language {language!r}")
+        return lambda: cast(_Stemmer, package.stemmer(language))
+    module_name = f"{language}_stemmer"
+    if not language.replace("_", "").isalpha() or module_name not in _language_modules():
+        raise ValueError(f"no stemmer for language {language!r}")
+    module = importlib.import_module(f"{PACKAGE}.{module_name}")
+    return cast(Callable[[], _Stemmer], getattr(module, _class_name(language)))
+
+
+def _class_name(language: str) -> str:
+    """The package's class of a language: "dutch_porter" -> "DutchPorterStemmer"."""
+    return "".join(part.capitalize() for part in language.split("_")) + "Stemmer"
+
+
+def _language_modules() -> set[str]:
+    package = sys.modules[PACKAGE]
+    return {path.stem for folder in package.__path__ for path in Path(folder).glob("*_stemmer.py")}
+
+
+def _defer_package() -> bool:
+    """Register the package with its ``__init__`` deferred; False when that cannot be done or would
+    change what stems (PyStemmer installed, which the ``__init__`` would use instead) and nothing changed."""
+    if importlib.util.find_spec("Stemmer") is not None:
+        importlib.import_module(PACKAGE)
+        return False
+    spec = importlib.util.find_spec(PACKAGE)
+    if spec is None or spec.loader is None or spec.submodule_search_locations is None:
+        importlib.import_module(PACKAGE)  # raises ImportError as a plain import would
+        return False
+    module = importlib.util.module_from_spec(spec)
+    loader = spec.loader
+    lock = threading.RLock()
+
+    def complete(name: str) -> Any:
+        """Run the package's ``__init__`` once, then answer as the whole package would."""
+        with lock:
+            if module.__dict__.get("__getattr__") is complete:
+                del module.__dict__["__getattr__"]
+                loader.exec_module(module)
+        return getattr(module, name)
+
+    module.__dict__["__getattr__"] = complete
+    sys.modules[PACKAGE] = module
+    return True

@@ -211,7 +211,7 @@ def test_unfused_norms_compute_what_the_fused_kernel_does(cases: list[dict[str, 
     from lectern.embeddings import minilm_assets as assets
     from lectern.embeddings.base import l2_normalise
     from lectern.embeddings.minilm_graphs import graph_path
-    from lectern.embeddings.minilm_onnx import _session, build_model, unfuse_skip_norms
+    from lectern.embeddings.minilm_onnx import WORD_VECTORS, _session, build_model, unfuse_skip_norms
 
     graphs = Path(os.environ["LECTERN_MODEL_CACHE"])
     weights, config = assets.load_weights(assets.model_dir()), assets.load_config(assets.model_dir())
@@ -242,9 +242,12 @@ def test_unfused_norms_compute_what_the_fused_kernel_does(cases: list[dict[str, 
     feeds.append({"input_ids": ids, "attention_mask": mask})
     before = _session(kernel.SerializeToString(), 1)
     after = _session(str(unfused_path), 1)
+    words = assets.WordRows(assets.model_dir() / "model.safetensors")
     same = True
     for feed in feeds:
-        old, new = (l2_normalise(s.run(["pooled"], feed)[0]) for s in (before, after))
+        outside = {WORD_VECTORS: words.take(feed["input_ids"]), "attention_mask": feed["attention_mask"]}
+        old = l2_normalise(before.run(["pooled"], feed)[0])
+        new = l2_normalise(after.run(["pooled"], outside)[0])
         np.testing.assert_allclose(new, old, atol=1e-6)
         assert cosines(new, old).min() >= 0.999999
         same = same and np.array_equal(new, old)
@@ -252,22 +255,26 @@ def test_unfused_norms_compute_what_the_fused_kernel_does(cases: list[dict[str, 
 
 
 def test_the_word_lookup_outside_the_graph_gives_the_same_floats(cases: list[dict[str, Any]]) -> None:
-    """The int8 query graph takes the tokens' word-embedding rows (read from the weights file) instead of
-    gathering them from a table of its own; shown on the fp32 graph, the outputs are bit for bit those
-    of the lookup inside, padded batches included."""
+    """Both kept graphs take the tokens' word-embedding rows (read from the weights file) instead of
+    gathering them from a table of their own (47 MB mapped into a server that embeds); the fp32 document
+    graph's outputs are bit for bit those of the lookup inside, padded batches included."""
     import onnx
 
     from lectern.embeddings import minilm_assets as assets
     from lectern.embeddings.minilm_graphs import graph_path, lookup_outside
-    from lectern.embeddings.minilm_onnx import WORD_VECTORS, _session
+    from lectern.embeddings.minilm_onnx import WORD_VECTORS, _session, build_model
 
     graphs = Path(os.environ["LECTERN_MODEL_CACHE"])
-    inside_path = graph_path(graphs, "fused", "fp32")
-    outside = lookup_outside(onnx.load(str(inside_path)))
+    weights, config = assets.load_weights(assets.model_dir()), assets.load_config(assets.model_dir())
+    with_table = build_model(weights, config, "fused")
+    outside = onnx.load(str(graph_path(graphs, "fused", "fp32")), load_external_data=False)
     assert [i.name for i in outside.graph.input] == [WORD_VECTORS, "attention_mask"]
     assert not any(n.op_type == "Gather" and n.input[0] == "word_emb" for n in outside.graph.node)
+    assert "word_emb" not in {t.name for t in outside.graph.initializer}
+    assert lookup_outside(outside) is outside  # already without the lookup: left as it is
     words = assets.WordRows(assets.model_dir() / "model.safetensors")
-    inside, without = _session(str(inside_path), 1), _session(outside.SerializeToString(), 1)
+    kept = graph_path(graphs, "fused", "fp32")
+    inside, without = _session(with_table.SerializeToString(), 1), _session(str(kept), 1)
     tokenizer = LocalMiniLMEmbedder(backend="onnx")._tokenizer
     encoded = [tokenizer.encode(c["text"]).ids[:40] for c in cases[:4]]
     ids = np.zeros((len(encoded), max(len(e) for e in encoded)), dtype=np.int64)
@@ -306,6 +313,9 @@ def test_word_rows_are_the_weights_rows() -> None:
     assert (words.rows, words.dimension) == table.shape
     ids = np.array([[101, 2054, 2054, 0], [102, 30521, 7592, 0]], dtype=np.int64)
     assert np.array_equal(words.take(ids), table[ids])
+    batch = np.random.default_rng(7).integers(0, 2000, size=(6, 100))  # a batch: each token read once
+    batch[:, 60:] = 0
+    assert np.array_equal(words.take(batch), table[batch])
     with pytest.raises(ValueError, match="token ids"):
         words.take(np.array([[words.rows]], dtype=np.int64))
 
@@ -346,7 +356,7 @@ def test_a_new_graph_version_builds_new_files(tmp_path: Path, monkeypatch: pytes
 
     current = minilm_graphs.graph_path(tmp_path, "fused", "fp32")
     meta = json.loads(current.with_suffix(".json").read_text(encoding="utf-8"))
-    assert meta["graph_version"] == minilm_graphs.GRAPH_VERSION >= 4
+    assert meta["graph_version"] == minilm_graphs.GRAPH_VERSION >= 5
     monkeypatch.setattr(minilm_graphs, "GRAPH_VERSION", minilm_graphs.GRAPH_VERSION - 1)
     older = minilm_graphs._graph_file(tmp_path, "fused", "fp32")
     assert older != current

@@ -143,13 +143,17 @@ class WordRows:
 
     def take(self, ids: NDArray[np.int64]) -> NDArray[np.float32]:
         """The rows of `ids`, shaped ``ids.shape + (dimension,)``: one `pread` a token (~1 us; a query
-        has ~20 tokens), joined and viewed as floats once."""
+        has ~20 tokens), joined and viewed as floats once. A batch of documents reads each of its
+        distinct tokens once (padding and common words recur)."""
         flat = ids.reshape(-1)
         if flat.size and (int(flat.min()) < 0 or int(flat.max()) >= self.rows):
             raise ValueError(f"token ids must lie in [0, {self.rows})")
+        distinct, where = (flat, None) if flat.size <= 64 else np.unique(flat, return_inverse=True)
         size, start, fd = self._row_bytes, self._start, self._fd
-        data = b"".join([os.pread(fd, size, start + token * size) for token in flat.tolist()])
-        rows = np.frombuffer(data, dtype="<f4").astype(np.float32, copy=False)
+        data = b"".join([os.pread(fd, size, start + token * size) for token in distinct.tolist()])
+        rows = np.frombuffer(data, dtype="<f4").astype(np.float32, copy=False).reshape(-1, self.dimension)
+        if where is not None:
+            rows = rows[where.reshape(-1)]
         return rows.reshape(*ids.shape, self.dimension)
 
     def __del__(self) -> None:

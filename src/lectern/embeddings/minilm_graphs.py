@@ -5,14 +5,17 @@ every load; onnxruntime loading a serialised graph from a file costs neither. Tw
 
 - ``fp32``: the graph of :mod:`lectern.embeddings.minilm_onnx`, for documents (and queries if asked);
   its residual norms are Add + LayerNormalization, not onnxruntime's slower SkipLayerNormalization
-  kernel (`minilm_onnx.unfuse_skip_norms`; since graph version 4, ~7 % less CPU per chunk).
+  kernel (`minilm_onnx.unfuse_skip_norms`; since graph version 4, ~7 % less CPU per chunk). Since
+  graph version 5 its word-embedding lookup is outside the graph too (`lookup_outside`): the vectors
+  are bit for bit the same, and the 47 MB table no longer stays mapped into a server that embeds.
 - ``int8``: the same graph dynamically quantised (int8 weights per output channel, activations
   quantised per call) for queries: about 40% less CPU per query. The word embeddings stay fp32 (a
   gather, not a product) and so does every layer's feed-forward down projection, whose input (the
   GELU's output, long-tailed) loses most to 8-bit activations: cosine to the fp32 vectors >= 0.995 on
   SciFact's and textbook-a's questions, >= 0.99 on the reference texts (with the down projections
-  quantised too, 0.990 and 0.980). Documents keep fp32 vectors. Its word-embedding lookup is done
-  outside the graph (`lookup_outside`): the graph takes the token rows, read from the weights file.
+  quantised too, 0.990 and 0.980). Documents keep fp32 vectors. Its word-embedding lookup is outside
+  the graph (`lookup_outside`) as the fp32 graph's it is quantised from: the graph takes the token
+  rows, read from the weights file.
 
 Nothing is downloaded: both are derived from the installed model package. A file's name carries a key
 of what it was built from (the weights' size and time, the builder's version, onnxruntime's); its
@@ -45,7 +48,9 @@ log = logging.getLogger(__name__)
 
 Precision = Literal["fp32", "int8"]
 # Bump when build_model or the quantisation recipe changes: older files are then rebuilt.
-GRAPH_VERSION = 4  # 4: the fp32 graph's norms unfused too (vectors within ~2e-7 of version 3's)
+# 4: the fp32 graph's norms unfused too (vectors within ~2e-7 of version 3's); 5: its word lookup
+# outside too (the same vectors bit for bit; the int8 graph, already so, is rebuilt the same)
+GRAPH_VERSION = 5
 # Bump when only the int8 recipe changes (the fp32 graphs, and document vectors, stay as they are).
 INT8_RECIPE = 3  # 3: the word-embedding lookup outside the graph
 _WORD_TABLE = "word_emb"  # the initializer build_model names
@@ -67,10 +72,11 @@ def graph_path(cache_dir: Path, flavour: Flavour, precision: Precision) -> Path:
 
     with tempfile.TemporaryDirectory(dir=cache_dir, prefix=_BUILDING) as tmp:
         if precision == "fp32":
-            model = build_model(assets.load_weights(model_dir), assets.load_config(model_dir), flavour)
+            built = build_model(assets.load_weights(model_dir), assets.load_config(model_dir), flavour)
+            model = lookup_outside(built)
         else:
             quantised = Path(tmp) / "int8-one-file.onnx"
-            quantise(graph_path(cache_dir, flavour, "fp32"), quantised)
+            quantise(graph_path(cache_dir, flavour, "fp32"), quantised)  # the lookup already outside
             model = lookup_outside(onnx.load(str(quantised)))
         # The weights go to a file of their own beside the graph: onnxruntime memory-maps it instead
         # of parsing them into a protobuf and copying them out (80 MB less at the peak for int8).
@@ -188,11 +194,15 @@ def lookup_outside(model: Any) -> Any:
     """The graph without its word-embedding table: input `WORD_VECTORS` (float32, [batch, seq, hidden])
     takes the rows the Gather on input_ids would have produced (`minilm_assets.WordRows` reads them),
     and the sequence length comes from the attention mask. The rest of the graph adds the very same
-    floats, so its outputs are unchanged; the 47 MB table is no longer mapped into the process."""
+    floats, so its outputs are unchanged; the 47 MB table is no longer mapped into the process. A graph
+    already without the lookup comes back as it is."""
     from onnx import TensorProto, helper
 
     graph = model.graph
-    gather = next(n for n in graph.node if n.op_type == "Gather" and n.input[0] == _WORD_TABLE)
+    gathers = [n for n in graph.node if n.op_type == "Gather" and n.input[0] == _WORD_TABLE]
+    if not gathers and any(i.name == WORD_VECTORS for i in graph.input):
+        return model
+    (gather,) = gathers
     table = next(t for t in graph.initializer if t.name == _WORD_TABLE)
     renamed = {gather.output[0]: WORD_VECTORS, "input_ids": "attention_mask"}
     for node in graph.node:
