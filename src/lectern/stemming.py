@@ -16,7 +16,9 @@ import threading
 from collections.abc import Callable
 from functools import cache, lru_cache
 from pathlib import Path
-from typing import Any, Protocol, cast
+from typing import Protocol, cast
+
+from lectern.deferred_import import defer_package_init
 
 PACKAGE = "snowballstemmer"
 _IMPORTING = threading.Lock()
@@ -86,26 +88,9 @@ def _language_modules() -> set[str]:
 
 def _defer_package() -> bool:
     """Register the package with its ``__init__`` deferred; False when that cannot be done or would
-    change what stems (PyStemmer installed, which the ``__init__`` would use instead) and nothing changed."""
-    if importlib.util.find_spec("Stemmer") is not None:
-        importlib.import_module(PACKAGE)
-        return False
-    spec = importlib.util.find_spec(PACKAGE)
-    if spec is None or spec.loader is None or spec.submodule_search_locations is None:
-        importlib.import_module(PACKAGE)  # raises ImportError as a plain import would
-        return False
-    module = importlib.util.module_from_spec(spec)
-    loader = spec.loader
-    lock = threading.RLock()
-
-    def complete(name: str) -> Any:
-        """Run the package's ``__init__`` once, then answer as the whole package would."""
-        with lock:
-            if module.__dict__.get("__getattr__") is complete:
-                del module.__dict__["__getattr__"]
-                loader.exec_module(module)
-        return getattr(module, name)
-
-    module.__dict__["__getattr__"] = complete
-    sys.modules[PACKAGE] = module
-    return True
+    change what stems (PyStemmer installed, which the ``__init__`` would use instead) and the package
+    was imported whole."""
+    if importlib.util.find_spec("Stemmer") is None and defer_package_init(PACKAGE):
+        return True
+    importlib.import_module(PACKAGE)  # raises ImportError as a plain import would
+    return False

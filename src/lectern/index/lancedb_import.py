@@ -29,6 +29,8 @@ from contextlib import contextmanager, suppress
 from types import ModuleType
 from typing import TypeVar
 
+from lectern.deferred_import import defer_package_init
+
 REST_CLIENT = "lance_namespace_urllib3_client"
 _Method = TypeVar("_Method", bound=Callable[..., object])
 _IMPORTING = threading.Lock()
@@ -37,26 +39,7 @@ _IMPORTING = threading.Lock()
 def defer_rest_client() -> bool:
     """Register the REST client package with its ``__init__`` deferred; False when that cannot be
     done (already imported, or not installed) and nothing changed."""
-    if REST_CLIENT in sys.modules:
-        return False
-    spec = importlib.util.find_spec(REST_CLIENT)
-    if spec is None or spec.loader is None or spec.submodule_search_locations is None:
-        return False
-    module = importlib.util.module_from_spec(spec)
-    loader = spec.loader
-    lock = threading.RLock()
-
-    def complete(name: str) -> object:
-        """Run the package's ``__init__`` once, then answer as the whole package would."""
-        with lock:
-            if module.__dict__.get("__getattr__") is complete:
-                del module.__dict__["__getattr__"]
-                loader.exec_module(module)
-        return getattr(module, name)
-
-    module.__dict__["__getattr__"] = complete
-    sys.modules[REST_CLIENT] = module
-    return True
+    return defer_package_init(REST_CLIENT)
 
 
 def import_lancedb() -> ModuleType:
