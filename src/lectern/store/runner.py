@@ -115,12 +115,8 @@ class ThreadedSqlite:
         return await loop.run_in_executor(self._writes, self._write_in_turn, work)
 
     def _write_in_turn(self, work: Work[T]) -> T:
-        held = self._turn.acquire()
-        try:
+        with self._turn.taken():
             return _transaction(self._writer_engine, work)
-        finally:
-            if held:
-                self._turn.release()
 
     async def write_statements(self, work: StatementsWork[T]) -> T:
         loop = asyncio.get_running_loop()
@@ -156,12 +152,8 @@ class ThreadedSqlite:
             raise
 
     def _run_batch(self, works: list[StatementsWork[Any]]) -> list[Outcome]:
-        held = self._turn.acquire()
-        try:
+        with self._turn.taken():
             return self._run_batch_in_turn(works)
-        finally:
-            if held:
-                self._turn.release()
 
     def _run_batch_in_turn(self, works: list[StatementsWork[Any]]) -> list[Outcome]:
         if self._held is None:

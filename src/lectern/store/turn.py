@@ -28,6 +28,8 @@ import logging
 import os
 import queue
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 log = logging.getLogger("lectern.store")
@@ -103,6 +105,16 @@ class WriteTurn:
 
     def release(self) -> None:
         fcntl.flock(self._fd, fcntl.LOCK_UN)
+
+    @contextmanager
+    def taken(self) -> Iterator[None]:
+        """The turn for one write, when `acquire` gets it; the write goes on either way."""
+        held = self.acquire()
+        try:
+            yield
+        finally:
+            if held:
+                self.release()
 
     def _start_waiter(self) -> None:
         if self._waiter is None:
