@@ -73,6 +73,13 @@ _CONTRACTIONS = frozenset({"re", "ve", "ll", "nt"})  # what "we're", "I've" leav
 # Words for the documents themselves ("the book's example", "the course's version"): a reader names the
 # book, the book does not name itself, so a passage that lacks the word lacks nothing.
 _DOCUMENT_WORDS = frozenset({"book", "textbook", "course", "chapter", "tutorial", "author", "documentation"})
+# Latin abbreviations a reader writes between the topic's words ("e.g. PPO"): read as a dotted name, "e.g"
+# would be matched by its parts anywhere ("eg" in "leg").
+_ABBREVIATIONS = frozenset({"e.g", "i.e", "eg", "ie", "etc", "cf", "viz"})
+# Small numbers as a reader writes them and as the documents may ("five seconds", "5 seconds").
+_SMALL_NUMBERS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
+_NUMBER_WORDS = {word: str(i) for i, word in enumerate((*_SMALL_NUMBERS, "eleven", "twelve"))}
+_NUMBER_DIGITS = {digit: word for word, digit in _NUMBER_WORDS.items()}
 # Questions up to this long count as equally long: a short, precise question ("How do I delete a
 # collection?") must not read as less answerable than one of ten words.
 SHORT_QUESTION_WORDS = 10
@@ -90,9 +97,12 @@ KnownTerm = Callable[[str], bool]
 @lru_cache(maxsize=65_536)
 def rarity(word: str) -> float:
     """0 for everyday English words, up to 1 for words general English never uses ("Webots", "URDF");
-    a hyphenated ordinary word by its rarest part, and rarer (`HYPHENATED_RARER`). Pass the word as the
-    reader wrote it: a hyphen before a capital or a digit makes a name, looked up whole."""
+    a hyphenated ordinary word by its rarest part, and rarer (`HYPHENATED_RARER`), unless the hyphen only
+    says how ("PDDL-style", "LLM-driven": by the head). Pass the word as the reader wrote it: a hyphen
+    before a capital or a digit makes a name, looked up whole."""
     parts = [p for p in word.split("-") if p]
+    if len(parts) > 1 and parts[-1].lower() in _MODIFIER_SUFFIXES:
+        return rarity("-".join(parts[:-1]))  # "chatbot-style" is as rare as "chatbot"
     if len(parts) > 1 and all(p.isalpha() for p in parts) and not is_compound(word):
         zipf = min(word_frequency.zipf(p) for p in parts) - HYPHENATED_RARER
     else:
@@ -132,7 +142,7 @@ def question_terms(question: str) -> list[tuple[str, bool]]:
     out: list[tuple[str, bool]] = []
     for word in tokens:
         key = word.lower()
-        if key in seen or key in GENERIC_WORDS or key in _DOCUMENT_WORDS:
+        if key in seen or key in GENERIC_WORDS or key in _DOCUMENT_WORDS or key in _ABBREVIATIONS:
             continue
         seen.add(key)
         out.append((word, is_name(word, first=word == first)))
@@ -193,6 +203,10 @@ def _present(word: str, terms: frozenset[str], text: str, hyphenless: frozenset[
     stems = stem_terms(word)
     if stems and stems <= terms:
         return True
+    lower = word.lower()
+    number = _NUMBER_WORDS.get(lower) or _NUMBER_DIGITS.get(lower)
+    if number is not None and number in terms:
+        return True  # "five" where the passages write "5", and the other way round
     if len(stems) == 1 and _shares_root(next(iter(stems)), terms):
         return True
     parts = [p for p in word.split("-") if p]
@@ -207,7 +221,6 @@ def _present(word: str, terms: frozenset[str], text: str, hyphenless: frozenset[
     # ... or in a name's parts ("fusion" in enable_imu_fusion, "head" in head_link), written as one word
     # ("nonlinear": non-linear), or spelled the other side of the Atlantic ("aluminium", "colour",
     # "optimise"; and the other way round).
-    lower = word.lower()
     if (f"_{lower}" in text or f"{lower}_" in text) and _in_identifier(lower).search(text):
         return True
     return any(all(t in terms or t in hyphenless for t in form) for form in _other_forms(word))

@@ -139,6 +139,30 @@ def test_words_for_the_book_itself_are_not_the_topic() -> None:
     assert "book" not in s.missing
 
 
+def test_latin_abbreviations_are_not_the_topic() -> None:
+    s = signals("How do I train a policy, e.g. PPO, i.e. quickly?", [hit("A policy.", 0.5)], None, None)
+    assert s.missing == ("PPO", "quickly")
+
+
+def test_a_small_number_counts_in_words_or_digits() -> None:
+    digits = [hit("Planning takes 5 seconds on the 3 cards.", 0.5)]
+    s = signals("Why does planning take five seconds on three cards?", digits, None, None)
+    assert "five" not in s.missing
+    assert "three" not in s.missing
+    words = [hit("The arm has seven joints.", 0.5)]
+    assert "7" not in signals("Why does the arm have 7 joints?", words, None, None).missing
+    # Only the same number: "six" is not "7".
+    other = signals("Why does the arm have six joints?", [hit("It has 7 joints.", 0.5)], None, None)
+    assert "six" in other.missing
+
+
+def test_a_word_hyphenated_to_say_how_is_as_rare_as_its_head() -> None:
+    assert rarity("chatbot-style") == rarity("chatbot")
+    assert rarity("camera-based") == rarity("camera")
+    # ... where a hyphen joining two ordinary words still names something rarer than either part.
+    assert rarity("hand-eye") > rarity("hand")
+
+
 def test_acronym_plurals_and_word_pairs_are_written_as_the_documents_write_them() -> None:
     imu = [hit("The IMU reports angular velocity; the talker publishes and the listener subscribes.", 0.5)]
     s = signals("Are IMUs noisy in the talker/listener demo?", imu, None, None, known=lambda w: w != "IMUs")
