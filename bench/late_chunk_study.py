@@ -38,6 +38,9 @@ of CPU for textbook-a's 2,691 sentences (medians of 3). End to end (answer_quali
 `SentenceVectors.for_data_dir` patched to an in-memory store fed by the int8 document graph): every
 figure equal on train and tune except follow-up answers with every keyword, one question fewer on
 each (train 84.8 -> 83.3 %, tune 68.8 -> 65.6 %), and train AUROC 96.0 -> 95.9 %.
+
+Since adopted as the default (LECTERN_EMBEDDING_SENTENCE_PRECISION=int8, its own store file): on base
+04c7028 every answer figure equal on tune and train, train AUROC per set within 0.1 point.
 """
 
 from __future__ import annotations

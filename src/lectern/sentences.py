@@ -9,6 +9,10 @@ keeps half of what float32 would take) and handed out as float32 (exact: every f
 
 Units come from `writers.units.units_of`, which is deterministic, so row i is unit i of the chunk; code
 blocks get a zero row (they are never compared by meaning).
+
+An embedder may embed sentences apart from chunks (`embed_sentences`, named by `sentence_model`): the
+local model runs them through its int8 graph by default, the query model a server has loaded anyway.
+The store's file is named after that model, so int8 and fp32 vectors are never mixed in one file.
 """
 
 from __future__ import annotations
@@ -18,13 +22,14 @@ import re
 import sqlite3
 import threading
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
 from numpy.typing import NDArray
 
-from lectern.embeddings.base import Embedder
+from lectern.embeddings.base import Embedder, Vectors
+from lectern.embeddings.cache import uncached
 from lectern.models import Chunk
 from lectern.writers.units import Unit, units_of
 
@@ -43,6 +48,7 @@ class SentenceVectors:
 
     def __init__(self, embedder: Embedder, path: Path | None = None, memory: int = MEMORY_CHUNKS) -> None:
         self.embedder = embedder
+        self._encode = sentence_encoder(embedder)
         self.memory = memory
         self._cache: OrderedDict[str, _Held] = OrderedDict()
         self._lock = threading.Lock()
@@ -62,7 +68,7 @@ class SentenceVectors:
 
     @classmethod
     def for_data_dir(cls, embedder: Embedder, data_dir: Path) -> SentenceVectors:
-        slug = _SLUG.sub("-", embedder.name).strip("-").lower()
+        slug = _SLUG.sub("-", sentence_model(embedder)).strip("-").lower()
         return cls(embedder, data_dir / f"sentences-{slug}-v{UNITS_VERSION}.sqlite3")
 
     def of(self, chunks: Sequence[Chunk]) -> list[UnitVectors]:
@@ -127,7 +133,7 @@ class SentenceVectors:
                 if unit.kind == "sentence":
                     row_of.setdefault(unit.text, len(row_of))
         vectors = (
-            np.asarray(self.embedder.embed_documents(list(row_of)), dtype=np.float32)
+            np.asarray(self._encode(list(row_of)), dtype=np.float32)
             if row_of
             else np.zeros((0, self.embedder.dimension), np.float32)
         )
@@ -182,6 +188,19 @@ class SentenceVectors:
             self._cache.move_to_end(content_hash)
             while len(self._cache) > self.memory:
                 self._cache.popitem(last=False)
+
+
+def sentence_model(embedder: Embedder) -> str:
+    """The name of what embeds sentences: the embedder's own `sentence_model` where it has one (the
+    local model's says whether its int8 graph does), else its name."""
+    name = getattr(uncached(embedder), "sentence_model", None)
+    return name if isinstance(name, str) else embedder.name
+
+
+def sentence_encoder(embedder: Embedder) -> Callable[[Sequence[str]], Vectors]:
+    """The embedder's `embed_sentences` where it has one, else `embed_documents`."""
+    encode = getattr(uncached(embedder), "embed_sentences", None)
+    return encode if callable(encode) else embedder.embed_documents
 
 
 def _widened(held: _Held | None) -> UnitVectors | None:

@@ -202,6 +202,32 @@ def test_int8_documents_stay_close_to_fp32(cases: list[dict[str, Any]]) -> None:
     np.testing.assert_allclose(in_memory.embed_documents(texts[:2]), fp32[:2], atol=1e-5)
 
 
+def test_int8_sentences_leave_chunks_fp32(cases: list[dict[str, Any]]) -> None:
+    """sentence_precision="int8": `embed_sentences` runs the int8 graph (the query model's session),
+    `embed_documents` stays fp32; the sentence model's name says which, so stores are not mixed."""
+    from lectern.embeddings.local import LOCAL_MODEL_NAME, load_int8_runtime
+
+    graphs = Path(os.environ["LECTERN_MODEL_CACHE"])
+    texts = [c["text"] for c in cases]
+    int8_sentences = LocalMiniLMEmbedder(backend="onnx", graphs=graphs, sentence_precision="int8")
+    exact = LocalMiniLMEmbedder(backend="onnx", graphs=graphs)
+    int8_docs = LocalMiniLMEmbedder(backend="onnx", graphs=graphs, document_precision="int8")
+    fp32 = exact.embed_documents(texts)
+    np.testing.assert_allclose(int8_sentences.embed_documents(texts), fp32, atol=1e-6)
+    quantised = int8_sentences.embed_sentences(texts)
+    assert cosines(quantised, fp32).min() >= 0.98
+    assert not np.allclose(quantised, fp32, atol=1e-6)  # really the int8 graph
+    np.testing.assert_allclose(quantised, int8_docs.embed_documents(texts), atol=1e-6)
+    np.testing.assert_allclose(exact.embed_sentences(texts), fp32, atol=1e-6)
+    assert load_int8_runtime(graphs, 0) is not None
+    assert exact.sentence_model == LOCAL_MODEL_NAME
+    assert int8_sentences.sentence_model == int8_docs.sentence_model == f"{LOCAL_MODEL_NAME}/int8"
+    # the numpy backend and an in-memory graph have no int8 graph: their sentences are fp32, named so
+    assert LocalMiniLMEmbedder(backend="onnx", sentence_precision="int8").sentence_model == LOCAL_MODEL_NAME
+    numpy = LocalMiniLMEmbedder(backend="numpy", graphs=graphs, sentence_precision="int8")
+    assert numpy.sentence_model == LOCAL_MODEL_NAME
+
+
 def test_unfused_norms_compute_what_the_fused_kernel_does(cases: list[dict[str, Any]]) -> None:
     """Both graphs spell SkipLayerNormalization as Add + Add + LayerNormalization (cheaper CPU kernels,
     since graph version 4 for the fp32 document graph too) and their sessions do not fuse it back: the

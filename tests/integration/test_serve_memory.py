@@ -5,10 +5,12 @@ word list (the ingest-built tables answer every word), and the MCP SDK (until /m
 from __future__ import annotations
 
 import json
+import sqlite3
 import subprocess
 import sys
+from pathlib import Path
 
-from tests.integration.mcp_support import ON_TOPIC, Ingested, ingested, subprocess_env
+from tests.integration.mcp_support import ON_TOPIC, Ingested, copy_data, ingested, subprocess_env
 
 __all__ = ["ingested"]  # the session fixture, imported for pytest
 
@@ -35,8 +37,10 @@ print(json.dumps({
 """
 
 
-def test_a_server_loads_only_the_int8_query_graph(ingested: Ingested) -> None:
-    questions = [ON_TOPIC, "Does heron's port 7400 need root?", "What does retention.bytes do in v2?"]
+QUESTIONS = [ON_TOPIC, "Does heron's port 7400 need root?", "What does retention.bytes do in v2?"]
+
+
+def _probe(ingested: Ingested, questions: list[str]) -> dict[str, object]:
     done = subprocess.run(
         [sys.executable, "-c", PROBE, *questions],
         env=subprocess_env(ingested.env),
@@ -46,5 +50,27 @@ def test_a_server_loads_only_the_int8_query_graph(ingested: Ingested) -> None:
         check=False,
     )
     assert done.returncode == 0, done.stderr
-    loaded = json.loads(done.stdout.strip().splitlines()[-1])
+    loaded: dict[str, object] = json.loads(done.stdout.strip().splitlines()[-1])
+    return loaded
+
+
+def test_a_server_loads_only_the_int8_query_graph(ingested: Ingested) -> None:
+    loaded = _probe(ingested, QUESTIONS)
     assert loaded == {"fp32_runtimes": 0, "int8_models": 1, "wordfreq_lists": 0, "mcp_sdk": False}
+
+
+def test_sentences_missing_from_the_store_are_embedded_without_the_fp32_graph(
+    ingested: Ingested, tmp_path: Path
+) -> None:
+    """A collection whose sentence vectors are not stored (a replica that did not ingest, a store from
+    another version): the server embeds them as it answers, with the int8 graph it has for questions,
+    and stores them under the int8 model's name."""
+    copy = copy_data(ingested, tmp_path)
+    stores = sorted(copy.data_dir.glob("sentences-*.sqlite3"))
+    assert [p.name for p in stores] == ["sentences-local-all-minilm-l6-v2-int8-v3.sqlite3"]
+    for path in copy.data_dir.glob("sentences-*"):
+        path.unlink()
+    loaded = _probe(copy, QUESTIONS)
+    assert loaded == {"fp32_runtimes": 0, "int8_models": 1, "wordfreq_lists": 0, "mcp_sdk": False}
+    with sqlite3.connect(stores[0]) as db:
+        assert db.execute("SELECT COUNT(*) FROM unit_vectors").fetchone()[0] > 0

@@ -116,9 +116,15 @@ def test_local_settings_flow_into_the_cached_loader(monkeypatch: pytest.MonkeyPa
     calls: list[tuple[Any, ...]] = []
 
     def fake_loader(
-        backend: str, batch_size: int, threads: int, graphs: Path, precision: str, documents: str
+        backend: str,
+        batch_size: int,
+        threads: int,
+        graphs: Path,
+        precision: str,
+        documents: str,
+        sentences: str,
     ) -> Any:
-        calls.append((backend, batch_size, threads, graphs, precision, documents))
+        calls.append((backend, batch_size, threads, graphs, precision, documents, sentences))
         return object()
 
     monkeypatch.setattr(local, "get_local_embedder", fake_loader)
@@ -128,12 +134,14 @@ def test_local_settings_flow_into_the_cached_loader(monkeypatch: pytest.MonkeyPa
         embedding_threads=1,
         embedding_query_precision="fp32",
         embedding_document_precision="fp32",
+        embedding_sentence_precision="fp32",
         model_cache=Path("/tmp/graphs"),
     )
     create_embedder(s)
-    assert calls == [("numpy", 8, 1, Path("/tmp/graphs"), "fp32", "fp32")]
+    assert calls == [("numpy", 8, 1, Path("/tmp/graphs"), "fp32", "fp32", "fp32")]
     create_embedder(settings(embedding_backend="numpy", model_cache=Path("/tmp/graphs")))
-    assert calls[-1][4:] == ("int8", "fp32")  # the defaults: int8 queries, fp32 documents
+    # the defaults: int8 queries, fp32 chunks, int8 sentences
+    assert calls[-1][4:] == ("int8", "fp32", "int8")
 
 
 def test_local_refuses_another_model_name() -> None:

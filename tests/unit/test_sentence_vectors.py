@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 
+from lectern.embeddings.base import Vectors
+from lectern.embeddings.cache import with_query_cache
 from lectern.models import Chunk
 from lectern.sentences import SentenceVectors
 from tests.fakes.hash_embedder import HashEmbedder
@@ -51,3 +54,39 @@ def test_handed_out_vectors_do_not_alias_what_is_held(tmp_path: Path) -> None:
     matrix[:] = 0.0  # a caller scribbling on its copy
     ((_, fresh),) = vectors.of([_chunk()])
     assert np.abs(fresh).sum() > 0
+
+
+class _SentencesApart(HashEmbedder):
+    """An embedder that embeds sentences with a model of their own (as the local one's int8 graph)."""
+
+    sentence_model = "hash/sentences"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.documents: list[str] = []
+        self.sentences: list[str] = []
+
+    def embed_documents(self, texts: Sequence[str]) -> Vectors:
+        self.documents.extend(texts)
+        return super().embed_documents(texts)
+
+    def embed_sentences(self, texts: Sequence[str]) -> Vectors:
+        self.sentences.extend(texts)
+        return -super().embed_documents(texts)  # not what embed_documents gives
+
+
+def test_an_embedder_with_a_sentence_model_embeds_and_names_the_sentences(tmp_path: Path) -> None:
+    embedder = _SentencesApart()
+    store = SentenceVectors.for_data_dir(with_query_cache(embedder, 8), tmp_path)  # as a server holds it
+    ((units, matrix),) = store.of([_chunk()])
+    assert embedder.documents == []
+    assert embedder.sentences == [u.text for u in units]
+    np.testing.assert_allclose(matrix, -HashEmbedder().embed_documents([u.text for u in units]), atol=1e-6)
+    # the file is named after the sentence model: another model's vectors are never read back
+    assert [p.name for p in tmp_path.glob("sentences-*.sqlite3")] == ["sentences-hash-sentences-v3.sqlite3"]
+    plain = SentenceVectors.for_data_dir(HashEmbedder(), tmp_path)
+    assert plain.stored() == 0
+    assert {p.name for p in tmp_path.glob("sentences-*.sqlite3")} == {
+        "sentences-hash-sentences-v3.sqlite3",
+        "sentences-fake-hash-v3.sqlite3",
+    }

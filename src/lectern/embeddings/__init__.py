@@ -39,6 +39,7 @@ def _local(settings: Settings) -> Embedder:
         settings.model_cache_dir,
         settings.embedding_query_precision,
         settings.embedding_document_precision,
+        settings.embedding_sentence_precision,
     )
 
 

@@ -197,12 +197,15 @@ class LocalMiniLMEmbedder:
         graphs: Path | None = None,
         query_precision: QueryPrecision = "fp32",
         document_precision: QueryPrecision = "fp32",
+        sentence_precision: QueryPrecision = "fp32",
     ) -> None:
         """`graphs`: a folder (the data dir's ``models``) where the ONNX graphs are serialised once
         and loaded from; None builds them in memory at every load. ``query_precision="int8"`` (needs
         `graphs`) embeds queries with the int8 graph; ``document_precision="int8"`` (needs `graphs`)
         embeds documents (chunks, their sentences) with it too: ~40% less CPU than fp32, cosine to the
-        fp32 vectors >= 0.99 on a textbook's chunks (see minilm_graphs)."""
+        fp32 vectors >= 0.99 on a textbook's chunks (see minilm_graphs). ``sentence_precision="int8"``
+        (needs `graphs`) embeds only the chunks' sentences (`embed_sentences`) with it, chunks staying
+        as `document_precision` says: the sentences only rank what retrieval already found."""
         if batch_size < 1:
             raise ValueError("batch_size must be at least 1")
         assets.model_dir()  # fail now, with the install command, if the model package is missing
@@ -211,6 +214,9 @@ class LocalMiniLMEmbedder:
         self._graphs = graphs
         self._int8_queries = query_precision == "int8" and graphs is not None and backend != "numpy"
         self._int8_documents = document_precision == "int8" and graphs is not None and backend != "numpy"
+        self._int8_sentences = self._int8_documents or (
+            sentence_precision == "int8" and graphs is not None and backend != "numpy"
+        )
         self._tokenizer = _embedding_tokenizer()
         self._counter = assets.counting_tokenizer()
         self._seq_len = assets.max_seq_length(assets.model_dir())
@@ -219,6 +225,12 @@ class LocalMiniLMEmbedder:
     @property
     def name(self) -> str:
         return LOCAL_MODEL_NAME
+
+    @property
+    def sentence_model(self) -> str:
+        """What `embed_sentences` runs, for naming stored sentence vectors: the model's name, with
+        ``/int8`` when the int8 graph embeds them (fp32 and int8 vectors are never kept together)."""
+        return f"{LOCAL_MODEL_NAME}/int8" if self._int8_sentences else LOCAL_MODEL_NAME
 
     @property
     def dimension(self) -> int:
@@ -274,6 +286,16 @@ class LocalMiniLMEmbedder:
 
     def embed_documents(self, texts: Sequence[str]) -> Vectors:
         return self._embed(texts)
+
+    def embed_sentences(self, texts: Sequence[str]) -> Vectors:
+        """The vectors of chunks' sentences (`lectern.sentences`): through the int8 graph when
+        `sentence_precision` (or `document_precision`) is int8 and it loads, else like documents. At
+        serve time that graph is the query model already loaded, so embedding a missing sentence
+        never loads the fp32 model beside it."""
+        runtime = None
+        if self._int8_sentences and self._graphs is not None:
+            runtime = load_int8_runtime(self._graphs, self._threads)
+        return self._embed(texts, runtime)
 
     def _embed(self, texts: Sequence[str], runtime: MiniLMRuntime | None = None) -> Vectors:
         """`runtime`: the model to run (None: the documents' one)."""
@@ -334,6 +356,7 @@ def get_local_embedder(
     graphs: Path | None = None,
     query_precision: QueryPrecision = "fp32",
     document_precision: QueryPrecision = "fp32",
+    sentence_precision: QueryPrecision = "fp32",
 ) -> LocalMiniLMEmbedder:
     """One embedder per configuration per process; the model behind it is loaded once."""
     return LocalMiniLMEmbedder(
@@ -343,4 +366,5 @@ def get_local_embedder(
         graphs=graphs,
         query_precision=query_precision,
         document_precision=document_precision,
+        sentence_precision=sentence_precision,
     )
