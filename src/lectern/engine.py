@@ -393,9 +393,28 @@ class Engine:
         query = with_previous_topic(turn.question, turn.previous)
         if query == turn.question:
             return None
-        retrieved = await self._retrieve(turn, conversation, self._params(turn, query))
-        judged = retrieved.result.model_copy(update={"query_embedding": as_asked.query_embedding})
-        confidence, reason = await self._decide(turn, judged, retrieved.confidence)
+        model = load_model(self.retriever.embedder.name)
+
+        def judged_of(result: RetrievalResult) -> RetrievalResult:
+            return result.model_copy(update={"query_embedding": as_asked.query_embedding})
+
+        def signals(
+            result: RetrievalResult, _: ConfidenceMetrics
+        ) -> tuple[RetrievalResult, answerability.Signals | None]:
+            # in the search's worker call: one hand-off to a thread and back instead of two
+            judged = judged_of(result)
+            found = (
+                self._signals(_decision_query(turn), judged) if model is not None and judged.hits else None
+            )
+            return judged, found
+
+        result, searched, made = await self.retriever.retrieve_assessed_then(
+            self._params(turn, query), conversation.cache, signals
+        )
+        turn.retrievals.append((result, searched))
+        retrieved = Retrieved(result, searched)
+        judged, found = made or (judged_of(result), None)
+        confidence, reason = await self._decide(turn, judged, searched, found)
         # Only a clear answer: on the training sets every near miss the second search let through was a
         # low-confidence one (a question the documents miss looks half-covered next to the topic).
         if reason or confidence.confidence_level not in RETRY_LEVELS:
