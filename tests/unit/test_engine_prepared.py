@@ -151,3 +151,29 @@ async def test_the_writer_sends_an_answer_composed_ahead_as_is() -> None:
 
 async def _no_retrieve(call: object) -> Any:
     raise AssertionError("no retrieval")
+
+
+async def test_the_second_search_with_the_previous_topic_is_judged_in_its_worker_call(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    engine, _ = _engine(monkeypatch, -3.0)  # every search refused: the second question is tried again
+    conversation = engine.new_conversation()
+    await engine.run("What is Gazebo Harmonic?", conversation)
+    judged: list[tuple[str, Any]] = []
+    real_decide = Engine._decide
+
+    async def decide(self: Engine, turn: Any, result: Any, confidence: Any, found: Any = None) -> Any:
+        judged.append((result.query, found))
+        return await real_decide(self, turn, result, confidence, found)
+
+    monkeypatch.setattr(Engine, "_decide", decide)
+    hand_offs = _count_hand_offs(monkeypatch)
+    events = await collect(engine.stream("Which repository do I add on Ubuntu first?", conversation))
+    answer = done_of(events).answer
+    assert answer.refusal_reason == "not_answerable"
+    assert answer.retrieval_count == 2
+    # the first search was decided in its worker call (no _decide), the second one here with its signals
+    [(query, found)] = judged
+    assert query == "Which repository do I add on Ubuntu first (Gazebo Harmonic)?"
+    assert found is not None
+    assert hand_offs == ["work", "work"]  # one worker call per search, none for the signals
