@@ -2,17 +2,18 @@
 
 An answer crosses to a worker thread once or more (``asyncio.to_thread``: the retrieval, then for some
 questions a second search, the answerability signals, a composed refusal). With the standard pool's
-first-in-first-out queue each crossing queues behind every request that arrived since: at 32
-concurrent clients the ~9 % of answers that cross three times waited in the queue three times, and
-made up most of the slowest 1 % (their median was twice the others'). Served in order of the
-requests' arrival instead, a request's later crossings go ahead of newer requests' first ones: the
-work done is the same, in the same number of threads, only its order changes, so that requests
-finish nearer the order they came in.
+first-in-first-out queue each crossing queues behind every request that arrived since. Traced at 32
+concurrent clients (one worker, distinct questions), the ~9 % of answers that crossed three times
+waited in that queue three times, had twice the others' median latency and made up most of the
+slowest 1 %. Served in order of the requests' arrival instead, a request's later crossings go ahead
+of newer requests' first ones: the work done is the same, in the same number of threads, only its
+order changes, so that requests finish nearer the order they came in.
 
 ``arrival`` holds the time the current request arrived (set by the HTTP middleware; work submitted
-outside a request counts as arriving when it is submitted). ``OldestFirstExecutor`` is a
-``ThreadPoolExecutor`` (so asyncio accepts it as a loop's default executor) whose queue hands out
-work by that time, then in submission order.
+outside a request counts as arriving when it is submitted; a task started by a request keeps its
+arrival). ``OldestFirstExecutor`` is a ``ThreadPoolExecutor`` (so asyncio accepts it as a loop's
+default executor) whose queue hands out work by that time, then in submission order. A new request
+can wait only while older ones have work queued, and they finish.
 """
 
 from __future__ import annotations
