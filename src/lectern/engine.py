@@ -467,9 +467,10 @@ class Engine:
         self, turn: _Turn, conversation: Conversation
     ) -> tuple[Retrieved, _Prepared]:
         """The turn's retrieval and, in the same worker call, the answerability decision and, when it
-        answers, the composed answer (`_prepare`): one hand-off to a thread and back per answer. Nothing
-        is prepared without a model to decide, without a hit, or for a retrieval from the session's
-        cache (`_decide` and the writer then do it)."""
+        answers, the composed answer, when it refuses, the search with the previous topic (`_prepare`):
+        one hand-off to a thread and back per answer. Nothing is prepared without a model to decide,
+        without a hit, or for a retrieval from the session's cache (`_decide`, `_with_previous_topic`
+        and the writer then do it)."""
         model = load_model(self.retriever.embedder.name)
         if model is None:
             return await self._retrieve(turn, conversation, self._params(turn)), _Prepared()
