@@ -185,6 +185,20 @@ class _Prepared:
     signals: answerability.Signals | None = None
     decided: Decided | None = None
     request: WriteRequest | None = None
+    retry: _Retry | None = None  # a refusal's second search with the previous topic (`_retry_here`)
+
+
+@dataclass(frozen=True)
+class _Retry:
+    """The search with the previous topic (`Engine._with_previous_topic`): its result and confidence,
+    the result as judged (with the question's own embedding), and its answerability signals (None:
+    worked out when deciding)."""
+
+    query: str
+    result: RetrievalResult
+    confidence: ConfidenceMetrics
+    judged: RetrievalResult
+    signals: answerability.Signals | None
 
 
 class Engine:
@@ -334,7 +348,7 @@ class Engine:
             turn, result, confidence, prepared.signals
         )
         if reason:
-            again = await self._with_previous_topic(turn, conversation, result)
+            again = await self._with_previous_topic(turn, conversation, result, prepared.retry)
             if again is not None:
                 yield again[0]
                 result, confidence, reason = again[0].result, again[1], None
@@ -380,36 +394,83 @@ class Engine:
         return Retrieved(result, confidence)
 
     async def _with_previous_topic(
-        self, turn: _Turn, conversation: Conversation, as_asked: RetrievalResult
+        self,
+        turn: _Turn,
+        conversation: Conversation,
+        as_asked: RetrievalResult,
+        searched_already: _Retry | None = None,
     ) -> tuple[Retrieved, ConfidenceMetrics] | None:
         """A second question that reads as self-contained but cannot be answered as asked may still lean
         on the turn before ("when should I pick small over base?" after "What Whisper model sizes are
         there?"): searched again with the previous topic, it is answered when the passages found
         answer the question as asked (its own words and meaning: the topic's words would make any
         question look answered). A question already rewritten, or explained by a selection, is not
-        tried again."""
-        if turn.options.user_context or turn.search_query != turn.question or not turn.previous:
+        tried again. `searched_already`: that search, made in the first search's worker call."""
+        query = _retry_query(turn)
+        if query is None:
             return None
-        query = with_previous_topic(turn.question, turn.previous)
-        if query == turn.question:
-            return None
-        retrieved = await self._retrieve(turn, conversation, self._params(turn, query))
-        judged = retrieved.result.model_copy(update={"query_embedding": as_asked.query_embedding})
-        confidence, reason = await self._decide(turn, judged, retrieved.confidence)
+        params = self._params(turn, query)
+        if searched_already is not None and searched_already.query == query:
+            retry = searched_already
+            self.retriever.remember(params, retry.result, conversation.cache)
+        else:
+            model = load_model(self.retriever.embedder.name)
+
+            def judge(result: RetrievalResult, searched: ConfidenceMetrics) -> _Retry:
+                # in the search's worker call: one hand-off to a thread and back instead of two
+                return self._judged_retry(turn, query, model, as_asked, result, searched)
+
+            result, searched, made = await self.retriever.retrieve_assessed_then(
+                params, conversation.cache, judge
+            )
+            retry = made or _Retry(query, result, searched, _judged(result, as_asked), None)
+        turn.retrievals.append((retry.result, retry.confidence))
+        confidence, reason = await self._decide(turn, retry.judged, retry.confidence, retry.signals)
         # Only a clear answer: on the training sets every near miss the second search let through was a
         # low-confidence one (a question the documents miss looks half-covered next to the topic).
         if reason or confidence.confidence_level not in RETRY_LEVELS:
             return None
         turn.search_query = query
-        return retrieved, confidence
+        return Retrieved(retry.result, retry.confidence), confidence
+
+    def _judged_retry(
+        self,
+        turn: _Turn,
+        query: str,
+        model: AnswerabilityModel | None,
+        as_asked: RetrievalResult,
+        result: RetrievalResult,
+        confidence: ConfidenceMetrics,
+    ) -> _Retry:
+        """In a worker thread: the search with the previous topic, judged as the question was asked."""
+        judged = _judged(result, as_asked)
+        found = self._signals(_decision_query(turn), judged) if model is not None and judged.hits else None
+        return _Retry(query, result, confidence, judged, found)
+
+    def _retry_here(
+        self, turn: _Turn, conversation: Conversation, model: AnswerabilityModel, as_asked: RetrievalResult
+    ) -> _Retry | None:
+        """In the first search's worker thread, for a question refused as asked: the search with the
+        previous topic that `_with_previous_topic` would make next (one hand-off to a thread per answer
+        instead of two); None when it would not search (or would take the result from the session's
+        cache)."""
+        query = _retry_query(turn)
+        if query is None:
+            return None
+        params = self._params(turn, query)
+        if conversation.cache is not None and params.cache_key() in conversation.cache:
+            return None
+        result = self.retriever.retrieve_sync(params)
+        return self._judged_retry(turn, query, model, as_asked, result, self.retriever.confidence(result))
 
     async def _retrieve_to_decide(
         self, turn: _Turn, conversation: Conversation
     ) -> tuple[Retrieved, _Prepared]:
         """The turn's retrieval and, in the same worker call, the answerability decision and, when it
-        answers, the composed answer (`_prepare`): one hand-off to a thread and back per answer. Nothing
-        is prepared without a model to decide, without a hit, or for a retrieval from the session's
-        cache (`_decide` and the writer then do it)."""
+        answers, the composed answer, when it refuses, the search with the previous topic (`_prepare`):
+        one hand-off to a thread and back per answer. Nothing is prepared without a model to decide,
+        without a hit, or for a retrieval from the session's cache (`_decide`, `_with_previous_topic`
+        and the writer then do it)."""
         model = load_model(self.retriever.embedder.name)
         if model is None:
             return await self._retrieve(turn, conversation, self._params(turn)), _Prepared()
@@ -437,8 +498,10 @@ class Engine:
             return _Prepared()
         found = self._signals(_decision_query(turn), result)
         decided = _decided(model, confidence, found)
+        if decided[1] is not None:
+            return _Prepared(found, decided, retry=self._retry_here(turn, conversation, model, result))
         composer = self._composer
-        if decided[1] is not None or composer is None:
+        if composer is None:
             return _Prepared(found, decided)
         request = self._request(turn, conversation, result, decided[0])
         started = time.perf_counter()
@@ -894,6 +957,20 @@ def _favours_previous_sources(turn: _Turn) -> bool:
     preference for those files."""
     rewritten = turn.search_query != turn.question
     return bool(turn.previous_sources) and rewritten and not turn.options.user_context
+
+
+def _retry_query(turn: _Turn) -> str | None:
+    """The question searched again with the previous topic (`Engine._with_previous_topic`), or None
+    when it is not tried again."""
+    if turn.options.user_context or turn.search_query != turn.question or not turn.previous:
+        return None
+    query = with_previous_topic(turn.question, turn.previous)
+    return None if query == turn.question else query
+
+
+def _judged(result: RetrievalResult, as_asked: RetrievalResult) -> RetrievalResult:
+    """A search with other words, judged with the embedding of the question as asked."""
+    return result.model_copy(update={"query_embedding": as_asked.query_embedding})
 
 
 def _decision_query(turn: _Turn) -> str:

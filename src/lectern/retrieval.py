@@ -184,6 +184,15 @@ class Retriever:
         _remember(cache, key, result)
         return result, confidence, made
 
+    def remember(
+        self,
+        params: RetrievalParams,
+        result: RetrievalResult,
+        cache: MutableMapping[RetrievalKey, RetrievalResult] | None,
+    ) -> None:
+        """Keep `result`, retrieved for `params` with `retrieve_sync`, in the session's `cache`."""
+        _remember(cache, params.cache_key(), result)
+
     def retrieve_sync(self, params: RetrievalParams) -> RetrievalResult:
         started = time.perf_counter()
         self._check_embedder()

@@ -12,6 +12,7 @@ import pytest
 
 from lectern import engine as engine_module
 from lectern.answerability import FEATURES, AnswerabilityModel
+from lectern.confidence import refused
 from lectern.engine import AskOptions, Engine
 from lectern.events import Token
 from lectern.models import Answer
@@ -151,3 +152,70 @@ async def test_the_writer_sends_an_answer_composed_ahead_as_is() -> None:
 
 async def _no_retrieve(call: object) -> Any:
     raise AssertionError("no retrieval")
+
+
+STANDALONE = "Which repository do I add on Ubuntu first?"
+RETRY = "Which repository do I add on Ubuntu first (Gazebo Harmonic)?"  # with the previous topic
+
+
+async def test_a_refusal_is_searched_again_with_the_previous_topic_in_the_same_worker_call(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    engine, _ = _engine(monkeypatch, -3.0)  # every search refused: the second question is tried again
+    conversation = engine.new_conversation()
+    await engine.run("What is Gazebo Harmonic?", conversation)
+    judged: list[tuple[str, Any]] = []
+    real_decide = Engine._decide
+
+    async def decide(self: Engine, turn: Any, result: Any, confidence: Any, found: Any = None) -> Any:
+        judged.append((result.query, found))
+        return await real_decide(self, turn, result, confidence, found)
+
+    monkeypatch.setattr(Engine, "_decide", decide)
+    hand_offs = _count_hand_offs(monkeypatch)
+    events = await collect(engine.stream(STANDALONE, conversation))
+    answer = done_of(events).answer
+    assert answer.refusal_reason == "not_answerable"
+    assert answer.retrieval_count == 2
+    # the first search was decided in its worker call (no _decide), the second one here, on its signals
+    [(query, found)] = judged
+    assert query == RETRY
+    assert found is not None
+    assert hand_offs == ["work"]  # both searches and their signals in one worker call
+
+
+def _answers_the_retry(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Signals that say which query was searched, and a decision that answers only the retry."""
+    monkeypatch.setattr(Engine, "_signals", lambda self, query, result: result.query)
+
+    def decided(model: Any, confidence: Any, found: Any) -> Any:
+        if found == RETRY:
+            return confidence.model_copy(update={"confidence_level": "medium", "should_answer": True}), None
+        return refused(confidence), "not_answerable"
+
+    monkeypatch.setattr(engine_module, "_decided", decided)
+
+
+async def test_a_retry_searched_in_the_first_worker_call_answers_as_one_searched_after_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    engine, _ = _engine(monkeypatch, 3.0)
+    _answers_the_retry(monkeypatch)
+    hand_offs = _count_hand_offs(monkeypatch)
+    answers = []
+    for searched_first in (True, False):
+        if not searched_first:  # the search with the previous topic made after the first worker call
+            monkeypatch.setattr(Engine, "_retry_here", lambda *args: None)
+        conversation = engine.new_conversation()
+        await engine.run("What is Gazebo Harmonic?", conversation)
+        hand_offs.clear()
+        answer = await engine.run(STANDALONE, conversation)
+        assert answer.search_query == RETRY
+        assert answer.refusal_reason is None
+        assert answer.grounded
+        assert answer.retrieval_count == 2
+        # the search with the previous topic is kept in the session's cache either way
+        assert any(key[0] == RETRY.lower() for key in conversation.cache)
+        assert hand_offs == (["work", "compose"] if searched_first else ["work", "work", "compose"])
+        answers.append(answer)
+    _same(answers[0], answers[1])

@@ -35,6 +35,7 @@ from lectern.api.turns import Turns
 from lectern.embeddings.cache import CachedEmbedder, uncached
 from lectern.engine import Engine
 from lectern.mcp.http import mcp_router
+from lectern.oldest_first import OldestFirstExecutor
 from lectern.settings import Settings, get_settings
 from lectern.store import ConversationStore, upgrade_database
 
@@ -59,6 +60,8 @@ def create_app(
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        # asyncio.to_thread's pool (the engine's retrievals): queued work runs oldest request first.
+        asyncio.get_running_loop().set_default_executor(OldestFirstExecutor(thread_name_prefix="lectern"))
         services = await _start(settings, engine, store, limiter, probes)
         app.state.services = services
         restore_gc = _freeze_startup_heap()

@@ -20,6 +20,7 @@ from lectern.api.errors import error_response, request_path_var
 from lectern.api.ids import random_uuid
 from lectern.api.logs import key_id_var, log, request_id_var
 from lectern.api.ratelimit import RateLimiter
+from lectern.oldest_first import arrival
 
 _REQUEST_ID = re.compile(r"^[A-Za-z0-9._:-]{1,64}$")
 OPEN_PATHS = frozenset({"/health"})
@@ -44,6 +45,7 @@ class RequestContext:
         token = request_id_var.set(request_id)
         path_token = request_path_var.set(scope["path"])
         key_token = key_id_var.set(None)
+        arrival_token = arrival.set(time.monotonic())  # worker threads serve the oldest request first
         status = 0
         started = time.perf_counter()
 
@@ -73,6 +75,7 @@ class RequestContext:
                     "duration_ms": round((time.perf_counter() - started) * 1000, 3),
                 },
             )
+            arrival.reset(arrival_token)
             key_id_var.reset(key_token)
             request_id_var.reset(token)
             request_path_var.reset(path_token)
