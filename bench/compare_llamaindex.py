@@ -7,6 +7,10 @@ all-MiniLM-L6-v2 files), on the same Markdown folders, on this machine.
     uv venv bench/results/llamaindex-venv --python 3.11
     uv pip install --no-config --link-mode=copy --python bench/results/llamaindex-venv/bin/python \\
         -r bench/llamaindex/requirements.txt
+    # or, where pip's configuration points at a local CPU wheel of torch (uv does not look there):
+    python3 -m venv bench/results/llamaindex-venv
+    bench/results/llamaindex-venv/bin/pip install torch==2.13.0
+    bench/results/llamaindex-venv/bin/pip install -r bench/llamaindex/requirements.txt
     # then
     uv run python bench/compare_llamaindex.py [--corpus textbook-a] [--corpus scifact] [--repeats 3]
 
