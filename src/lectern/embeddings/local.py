@@ -212,11 +212,10 @@ class LocalMiniLMEmbedder:
         self._backend_choice: Backend = backend
         self._threads = threads
         self._graphs = graphs
-        self._int8_queries = query_precision == "int8" and graphs is not None and backend != "numpy"
-        self._int8_documents = document_precision == "int8" and graphs is not None and backend != "numpy"
-        self._int8_sentences = self._int8_documents or (
-            sentence_precision == "int8" and graphs is not None and backend != "numpy"
-        )
+        int8_available = graphs is not None and backend != "numpy"  # the int8 graph is built in `graphs`
+        self._int8_queries = int8_available and query_precision == "int8"
+        self._int8_documents = int8_available and document_precision == "int8"
+        self._int8_sentences = self._int8_documents or (int8_available and sentence_precision == "int8")
         self._tokenizer = _embedding_tokenizer()
         self._counter = assets.counting_tokenizer()
         self._seq_len = assets.max_seq_length(assets.model_dir())
