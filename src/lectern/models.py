@@ -193,6 +193,11 @@ class RetrievalResult(BaseModel):
     mode: SearchModeName = "hybrid"
     # Seed 000's query_embedding; excluded from serialisation (a face that wants it reads the attribute).
     query_embedding: list[float] | None = Field(None, exclude=True, repr=False)
+    # The hits ranked just below `hits` (past the threshold, from the same search): passages the extractive
+    # writer may quote from when they hold what the top ones miss. Never part of the answerability
+    # decision or the confidence, and a source only when an answer cites one (`writers.selection.
+    # quotable_of`); excluded from serialisation like the query's vector.
+    reserve: list[SearchHit] = Field(default_factory=list, exclude=True, repr=False)
 
     @property
     def chunks(self) -> list[str]:

@@ -8,7 +8,7 @@ import pytest
 from lectern.errors import EmbedderMismatch, InvalidInput, ProviderError, ProviderTimeout, VectorIndexError
 from lectern.index.base import SearchFilters
 from lectern.models import CollectionInfo
-from lectern.retrieval import CHAT_MAX_TOP_K, Retriever, fetch_depth
+from lectern.retrieval import CHAT_MAX_TOP_K, RESERVE, Retriever, fetch_depth
 from tests.fakes.hash_embedder import HashEmbedder
 from tests.unit.answer_support import ScriptedIndex, answer_settings, filled_index, hit
 
@@ -209,3 +209,32 @@ async def test_retrieval_then_runs_in_the_same_call_and_not_on_a_cached_one() ->
     assert again.timings.cached
     assert made_again is None  # from the session cache: the caller works it out itself
     assert len(seen) == 1
+
+
+async def test_the_hits_just_below_top_k_are_kept_as_the_reserve() -> None:
+    hits = [hit(f"passage {i}", 0.9 - i / 100) for i in range(9)] + [hit("too far", 0.1)]
+    retriever, index, _ = scripted(*hits)
+    result = await retriever.retrieve(retriever.params("q", top_k=3, threshold=0.5))
+    assert [h.chunk.text for h in result.hits] == ["passage 0", "passage 1", "passage 2"]
+    # The next RESERVE past the threshold, ranked after the hits; never part of the figures.
+    assert [h.chunk.text for h in result.reserve] == [f"passage {i}" for i in range(3, 3 + RESERVE)]
+    assert [h.rank for h in result.reserve] == list(range(4, 4 + RESERVE))
+    assert result.average_score == pytest.approx(0.89)
+    assert "reserve" not in result.model_dump()
+    assert index.asked[0]["top_k"] == fetch_depth(3)
+
+
+async def test_a_narrowed_result_keeps_the_pool_it_left_out_as_its_reserve() -> None:
+    hits = [hit(f"passage {i}", 0.9 - i / 100) for i in range(8)]
+    retriever, _, _ = scripted(*hits)
+    pool = await retriever.retrieve(retriever.params("q", top_k=4, threshold=0.0))
+    chosen = [pool.hits[2], pool.hits[0]]
+    narrowed = retriever.narrowed(pool, chosen, 2)
+    assert [h.chunk.text for h in narrowed.hits] == ["passage 2", "passage 0"]
+    assert [h.chunk.text for h in narrowed.reserve] == [
+        "passage 1",
+        "passage 3",
+        "passage 4",
+        "passage 5",
+        "passage 6",
+    ]
