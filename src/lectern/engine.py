@@ -74,6 +74,7 @@ from lectern.writers.selection import (
     MAX_USER_CONTEXT_CHARS,
     SELECTED_PATH,
     SHORT_SELECTION_WORDS,
+    quotable_of,
     selection_coverage,
     selection_hit,
     sources_of,
@@ -299,6 +300,7 @@ class Engine:
             else:
                 if isinstance(event, Retrieved):
                     numbering.book.add(event.result)
+                    numbering.reserve = len(event.result.reserve)
                 yield event
         if answer is None:  # pragma: no cover - every path ends with Done
             raise LecternError("The turn produced no answer.")
@@ -374,7 +376,8 @@ class Engine:
             async for event in self._verified(turn, conversation, confidence, list(result.hits)):
                 yield event
             return
-        sources = sources_of(request)
+        # An extractive answer may cite the retrieval's reserve, numbered after the sources.
+        sources = quotable_of(request)
         yield Done(self._answer(turn, conversation, confidence, _citations(turn.written, sources)))
 
     async def _retrieve_followup(self, turn: _Turn, conversation: Conversation) -> Retrieved:
@@ -1017,6 +1020,8 @@ class _Numbering:
     renumberer: Renumberer
     streamed: list[str] = field(default_factory=list)
     """The writer's tokens as they came (its own numbers)."""
+    reserve: int = 0
+    """The last retrieval's reserve passages: an extractive answer may cite them past the sources."""
 
     def apply(self, answer: Answer) -> Answer:
         renumberer = self.renumberer
@@ -1067,9 +1072,11 @@ def _last_sources(conversation: Conversation) -> frozenset[str]:
 
 def _numbering(options: AskOptions) -> _Numbering:
     book = SourceBook()
-    # The user's selection is the source after the retrieved ones (`writers.selection.sources_of`).
+    # The user's selection is the source after the retrieved ones (`writers.selection.sources_of`), and
+    # the reserve comes after it (`writers.selection.quotable_of`).
     extra = 1 if options.user_context and options.user_context.strip() else 0
-    return _Numbering(book, Renumberer(lambda n: 1 <= n <= len(book) + extra))
+    numbering = _Numbering(book, Renumberer(lambda n: 1 <= n <= len(book) + extra + numbering.reserve))
+    return numbering
 
 
 def _selection_confidence(question: str, context: str) -> ConfidenceMetrics:

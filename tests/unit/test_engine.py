@@ -13,6 +13,7 @@ from lectern.errors import InvalidInput, VectorIndexError
 from lectern.events import Retrieved, Token
 from lectern.guardrail import LOW_CONFIDENCE_DISCLAIMER
 from lectern.retrieval import Retriever
+from lectern.writers.extractive import ExtractiveWriter
 from lectern.writers.selection import SELECTED_TITLE
 from tests.fakes.hash_embedder import HashEmbedder
 from tests.unit.answer_support import (
@@ -24,6 +25,7 @@ from tests.unit.answer_support import (
     done_of,
     failed_of,
     filled_index,
+    hit,
     make_engine,
     retrieved_of,
     tokens_of,
@@ -306,3 +308,35 @@ async def test_one_token_for_callers_that_read_only_the_answer(question: str, me
     assert at_once.refusal_reason == by_words.refusal_reason
     assert (await engine.run(question, engine.new_conversation())).text == by_words.text
     assert medium is None or by_words.text.startswith(LOW_CONFIDENCE_DISCLAIMER)
+
+
+async def test_an_answer_may_cite_the_reserve_and_lists_what_it_cites() -> None:
+    """The decision is made on the top_k hits; the writer may quote a reserve passage (ranked just
+    below them), which the answer then cites under a number its citations list."""
+    first = "Gazebo simulates physics for robots. Physics engines compute the contacts and forces in Gazebo."
+    second = "A robot model needs realistic inertia values before Gazebo can simulate it well."
+    listed = "Gazebo can use the DART physics engine, which models contacts of humanoids accurately."
+    index = ScriptedIndex(
+        [
+            hit(first, 0.8, score=0.9, path="physics.md"),
+            hit(second, 0.7, score=0.8, path="inertia.md"),
+            hit(listed, 0.6, score=0.7, path="engines.md"),
+        ]
+    )
+    embedder = HashEmbedder()
+    settings = answer_settings(top_k=2)
+    engine = Engine(Retriever(embedder, index, settings), ExtractiveWriter(embedder), settings)
+    events = await collect(engine.stream("Which physics engines can Gazebo use?", engine.new_conversation()))
+    retrieved = retrieved_of(events)
+    assert [h.chunk.source_path for h in retrieved[0].result.hits] == ["physics.md", "inertia.md"]
+    answer = done_of(events).answer
+    assert "DART physics engine" in answer.text
+    assert tokens_of(events) == answer.text
+    cited = {int(n) for n in re.findall(r"\[(\d+)\]", answer.text)}
+    assert cited == {c.number for c in answer.citations}
+    by_number = {c.number: c.source_path for c in answer.citations}
+    assert "engines.md" in by_number.values()
+    # The passage that says it is cited by the number its sentence carries.
+    marker = re.search(r"DART physics engine[^\[]*\[(\d+)\]", answer.text)
+    assert marker is not None
+    assert by_number[int(marker.group(1))] == "engines.md"

@@ -14,7 +14,7 @@ from lectern.writers import extractive
 from lectern.writers.base import RetrieveCall, WriteRequest, Written
 from lectern.writers.extractive import ExtractiveWriter
 from lectern.writers.question_kind import question_kind
-from lectern.writers.selection import SELECTED_TITLE, sources_of
+from lectern.writers.selection import SELECTED_TITLE, quotable_of, reserve_of, sources_of
 from lectern.writers.units import split_tokens, stem_terms, units_of
 from tests.fakes.hash_embedder import HashEmbedder
 from tests.unit.answer_support import answer_settings, filled_index
@@ -939,3 +939,53 @@ def test_a_sentence_that_announces_the_chapters_aims_is_not_exposition() -> None
 def test_a_question_heading_is_not_followed_by_a_colon() -> None:
     assert extractive._heading_line("What is URDF?") == "What is URDF?"
     assert extractive._heading_line("Costmaps") == "Costmaps:"
+
+
+def _reserve_case() -> tuple[str, RetrievalResult]:
+    """Two sources that name the physics engines without listing them, and a reserve passage that does."""
+    question = "Which physics engines can Gazebo use?"
+    first = "Gazebo simulates physics for robots. Physics engines compute the contacts and forces in Gazebo."
+    second = "A robot model needs realistic inertia values before Gazebo can simulate it well."
+    listed = "Gazebo can use the DART physics engine, which models contacts of humanoids accurately."
+    result = RetrievalResult(
+        query=question,
+        hits=[_hit(first, 1, "Physics"), _hit(second, 2, "Inertia")],
+        reserve=[_hit(listed, 3, "Engines"), _hit(first, 4, "Physics")],  # a source again: not a reserve
+    )
+    return question, result
+
+
+def test_the_reserve_is_numbered_after_the_sources_and_the_selection() -> None:
+    question, result = _reserve_case()
+    req = request(question, result, user_context="Selected words about something else entirely.")
+    quotable = quotable_of(req)
+    assert [h.chunk.text for h in quotable[:2]] == [h.chunk.text for h in result.hits]
+    assert quotable[2].chunk.title == SELECTED_TITLE
+    assert [h.chunk.text for h in reserve_of(req)] == [result.reserve[0].chunk.text]
+    assert quotable[3:] == reserve_of(req)
+
+
+async def test_a_reserve_passage_is_quoted_beside_the_sources_and_cited_past_them() -> None:
+    question, result = _reserve_case()
+    req = request(question, result)
+    streamed, written = await write(ExtractiveWriter(), req)
+    assert streamed == written.text
+    assert "DART physics engine" in written.text
+    assert 3 in written.cited  # the reserve passage: the number after the two sources
+    quotable = quotable_of(req)
+    assert quotable[2].chunk.text == result.reserve[0].chunk.text
+    # It never leads: the answer opens with a source's sentence.
+    assert written.text.index("[1]") < written.text.index("[3]")
+    assert {int(n) for n in _CITE.findall(written.text)} == set(written.cited)
+
+
+async def test_an_answer_from_code_alone_ignores_the_reserve() -> None:
+    question = "How do I launch Gazebo?"
+    code = "```bash\ngz sim shapes.sdf\n```"
+    listed = "Launch Gazebo from a terminal with the gz sim command and a world file."
+    result = RetrievalResult(
+        query=question, hits=[_hit(code, 1, "Launch")], reserve=[_hit(listed, 2, "Launch")]
+    )
+    _, written = await write(ExtractiveWriter(), request(question, result))
+    assert "gz sim shapes.sdf" in written.text
+    assert written.cited == [1]

@@ -6,6 +6,7 @@ tests/integration/test_openai_sdk.py."""
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -14,9 +15,11 @@ import pytest
 
 from lectern.api import create_app
 from lectern.api.openai_compat import OPERATOR_HEADER
-from lectern.engine import SYSTEM_PROMPT
+from lectern.engine import SYSTEM_PROMPT, Engine
 from lectern.errors import VectorIndexError
 from lectern.events import Token
+from lectern.models import CollectionInfo
+from lectern.retrieval import Retriever
 from lectern.writers.base import WriteRequest, WriterEvent
 from lectern.writers.extractive import ExtractiveWriter
 from tests.api_support import (
@@ -29,6 +32,7 @@ from tests.api_support import (
     make_settings,
 )
 from tests.fakes.hash_embedder import HashEmbedder
+from tests.unit.answer_support import ScriptedIndex, hit
 
 KEY = "sk-openai-compat-test-0123"
 AUTH = {"Authorization": f"Bearer {KEY}"}
@@ -372,3 +376,36 @@ async def test_failure_mid_stream_is_an_error_event(tmp_path: Path) -> None:
     last = chunks[-1]
     assert isinstance(last, dict)
     check_openai_error(last, "server_error", "service_unavailable")
+
+
+async def test_a_quoted_reserve_passage_is_listed_under_its_marker_whole_and_streamed(tmp_path: Path) -> None:
+    """The writer may quote a passage ranked just below the top_k (the retrieval's reserve): the answer
+    lists it among its citations under the number its marker carries, in the completion and the stream."""
+    first = "Gazebo simulates physics for robots. Physics engines compute the contacts and forces in Gazebo."
+    second = "A robot model needs realistic inertia values before Gazebo can simulate it well."
+    listed = "Gazebo can use the DART physics engine, which models contacts of humanoids accurately."
+    settings = make_settings(tmp_path, top_k=2)
+    embedder = HashEmbedder()
+    info = CollectionInfo(name=settings.collection, embedder_name=embedder.name, dimension=embedder.dimension)
+    hits = [
+        hit(first, 0.8, score=0.9, path="physics.md"),
+        hit(second, 0.7, score=0.8, path="inertia.md"),
+        hit(listed, 0.6, score=0.7, path="engines.md"),
+    ]
+    index = ScriptedIndex(hits, info=info)
+    engine = Engine(Retriever(embedder, index, settings), ExtractiveWriter(embedder), settings)
+    question = ask("Which physics engines can Gazebo use?")
+    async with app_client(create_app(settings, engine=engine), **AUTH) as client:
+        whole = (await client.post("/v1/chat/completions", json=question)).json()
+        streamed = await client.post("/v1/chat/completions", json={**question, "stream": True})
+    message = whole["choices"][0]["message"]
+    numbers = {int(n) for n in re.findall(r"\[(\d+)\]", message["content"])}
+    by_number = {c["number"]: c["source_path"] for c in message["citations"]}
+    assert numbers == set(by_number)
+    marker = re.search(r"DART physics engine[^\[]*\[(\d+)\]", message["content"])
+    assert marker is not None
+    assert by_number[int(marker.group(1))] == "engines.md"
+    events = [c for c in sse_chunks(streamed.text) if isinstance(c, dict)]
+    content = "".join(e["choices"][0]["delta"].get("content") or "" for e in events)
+    assert content == message["content"]
+    assert events[-1]["choices"][0]["delta"]["citations"] == message["citations"]

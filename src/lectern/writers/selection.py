@@ -1,8 +1,8 @@
 """Text the user selected, as a source: it is cited like a retrieved chunk, titled "Selected text".
 
 For a writer the engine retrieved for, the sources of a turn are the retrieval's hits, then the
-selection (when there is one) as the last source; `sources_of` builds that list, and the engine
-numbers citations from the same list.
+selection (when there is one); `sources_of` builds that list. A writer that quotes the retrieval's
+reserve numbers it after them (`quotable_of`), and the engine numbers citations from that list.
 """
 
 from __future__ import annotations
@@ -38,6 +38,21 @@ def sources_of(request: WriteRequest) -> list[SearchHit]:
         if all(h.chunk.content_hash != selected.chunk.content_hash for h in hits):
             hits.append(selected)
     return hits
+
+
+def reserve_of(request: WriteRequest) -> list[SearchHit]:
+    """The retrieval's reserve (`RetrievalResult.reserve`) less any passage already a source."""
+    if request.retrieval is None:
+        return []
+    have = {h.chunk.content_hash for h in sources_of(request)}
+    return [h for h in request.retrieval.reserve if h.chunk.content_hash not in have]
+
+
+def quotable_of(request: WriteRequest) -> list[SearchHit]:
+    """What a writer that quotes the reserve may cite, numbered: the sources (`sources_of`), then the
+    reserve. An answer cites a reserve passage as `[n]` with n past the sources, and the engine maps
+    its citations with this same list, so a reserve passage is listed only when it is cited."""
+    return sources_of(request) + reserve_of(request)
 
 
 def selection_coverage(question: str, user_context: str) -> float:
