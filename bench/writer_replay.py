@@ -8,8 +8,9 @@
 
 `record` runs bench/answer_quality.py's questions (and writes its usual result file, NAME.json) and keeps,
 for each question, what the writer was given on the scored turn: the retrieval, the question, the search
-query and the stored vectors of the retrieved chunks' sentences (bench/results/NAME.replay.pkl), and for a
-refused turn what the writer would have been given had it been answered.
+query and the stored vectors of the retrieved chunks' sentences, the reserve's too
+(bench/results/NAME.replay.pkl), and for a refused turn what the writer would have been given had it
+been answered.
 `replay` composes every answered question's answer again with the writer in the working tree and reports
 the answered questions' keyword % and relevant-file-cited % (the engine's answerability decision does not
 depend on the writer, so it is not re-run). Recordings hold vectors row by row for `units_of`'s units: a
@@ -46,7 +47,7 @@ from lectern.engine import Engine
 from lectern.models import Chunk
 from lectern.writers.base import WriteRequest
 from lectern.writers.extractive import ExtractiveWriter
-from lectern.writers.selection import sources_of
+from lectern.writers.selection import quotable_of, sources_of
 from lectern.writers.units import units_of
 
 EMBEDDER = "local:all-MiniLM-L6-v2"  # the benchmarks' embedding model (bench/common.py)
@@ -76,7 +77,7 @@ def record(name: str, pairs: list[tuple[Path, Path]], split: str) -> None:
     def recording(self: ExtractiveWriter, request: WriteRequest) -> tuple[str, list[int]]:
         vectors: dict[str, np.ndarray] = {}
         if request.retrieval is not None and request.sentences is not None:
-            chunks = [h.chunk for h in request.retrieval.hits]
+            chunks = [h.chunk for h in [*request.retrieval.hits, *request.retrieval.reserve]]
             for chunk, (_, matrix) in zip(chunks, request.sentences.of(chunks), strict=True):
                 vectors[chunk.content_hash] = matrix.astype(np.float16)
         seen[current[0]] = {  # the last turn's request wins: it is the one scored
@@ -102,7 +103,7 @@ def record(name: str, pairs: list[tuple[Path, Path]], split: str) -> None:
         if prepared.decided is not None and prepared.decided[1] is not None and result.hits:
             # Refused: what the writer would have been given, had the turn been answered.
             request = self._request(turn, conversation, result, confidence)
-            chunks = [h.chunk for h in result.hits]
+            chunks = [h.chunk for h in [*result.hits, *result.reserve]]
             vectors = {
                 c.content_hash: m.astype(np.float16)
                 for c, (_, m) in zip(chunks, self.retriever.sentences.of(chunks), strict=True)
@@ -156,7 +157,7 @@ def replay(name: str, show: bool) -> dict[str, dict[str, Any]]:
         if not row["answered"] or req is None or row["kind"] not in ("in_scope", "followup"):
             continue
         text, cited = writer.compose(request_of(req))
-        hits = req["retrieval"].hits
+        hits = quotable_of(request_of(req))
         paths = {hits[n - 1].chunk.source_path for n in cited if n <= len(hits)}
         out[qid] = {
             "kind": row["kind"],
@@ -232,7 +233,7 @@ def misses(name: str, show: bool) -> dict[str, str]:
             seen.clear()
             request = request_of(req)
             text, _ = writer.compose(request)
-            hits = sources_of(request)
+            hits = quotable_of(request)  # the reserve too: the writer may quote it
             passages = "\n".join(h.chunk.text for h in hits).lower()
             missing = [k for k in row["keywords"] if k.lower() not in text.lower()]
             if not missing or not all(k.lower() in passages for k in row["keywords"]):
@@ -364,7 +365,7 @@ def refusals(name: str) -> None:
             continue
         recorded += 1
         text, cited = writer.compose(request_of(req))
-        hits = req["retrieval"].hits
+        hits = quotable_of(request_of(req))
         paths = {hits[n - 1].chunk.source_path for n in cited if n <= len(hits)}
         would += bool(paths & set(row["expected"]))
         keywords += bool(row["keywords"]) and answer_quality.has_keywords(text, row["keywords"])
