@@ -226,7 +226,9 @@ class Retriever:
         ranking_started = time.perf_counter()
         # The search asks for more than top_k anyway (`fetch_depth`): the next few are the writer's reserve.
         ranked = rank(found, params.threshold, params.top_k + RESERVE)
-        hits, reserve = ranked[: params.top_k], ranked[params.top_k :]
+        hits = ranked[: params.top_k]
+        # The reserve is quoted from, never measured: its chunk vectors need not stay in the session cache.
+        reserve = [h.model_copy(update={"vector": None}) for h in ranked[params.top_k :]]
         self._attach_vectors(hits)
         average, sufficient = self._averaged(hits)
         done = time.perf_counter()

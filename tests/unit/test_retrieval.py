@@ -213,12 +213,14 @@ async def test_retrieval_then_runs_in_the_same_call_and_not_on_a_cached_one() ->
 
 async def test_the_hits_just_below_top_k_are_kept_as_the_reserve() -> None:
     hits = [hit(f"passage {i}", 0.9 - i / 100) for i in range(9)] + [hit("too far", 0.1)]
-    retriever, index, _ = scripted(*hits)
+    retriever, index, _ = scripted(*(h.model_copy(update={"vector": [1.0, 0.0]}) for h in hits))
     result = await retriever.retrieve(retriever.params("q", top_k=3, threshold=0.5))
+    assert all(h.vector is not None for h in result.hits)
     assert [h.chunk.text for h in result.hits] == ["passage 0", "passage 1", "passage 2"]
     # The next RESERVE past the threshold, ranked after the hits; never part of the figures.
     assert [h.chunk.text for h in result.reserve] == [f"passage {i}" for i in range(3, 3 + RESERVE)]
     assert [h.rank for h in result.reserve] == list(range(4, 4 + RESERVE))
+    assert all(h.vector is None for h in result.reserve)
     assert result.average_score == pytest.approx(0.89)
     assert "reserve" not in result.model_dump()
     assert index.asked[0]["top_k"] == fetch_depth(3)
