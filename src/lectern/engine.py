@@ -65,6 +65,7 @@ from lectern.writers.base import (
     AnswerWriter,
     Composed,
     ComposingWriter,
+    ReserveQuoting,
     Retrieve,
     RetrieveCall,
     WriteRequest,
@@ -236,6 +237,11 @@ class Engine:
         """The writer, when the engine may compose its answers for it (`ComposingWriter`)."""
         return self.writer if isinstance(self.writer, ComposingWriter) else None
 
+    @property
+    def _quotes_reserve(self) -> bool:
+        """Whether the writer's answers may cite the retrieval's reserve (`ReserveQuoting`)."""
+        return isinstance(self.writer, ReserveQuoting) and self.writer.quotes_reserve
+
     # --- public API ---------------------------------------------------------------------------------
     async def stream(
         self, question: str, conversation: Conversation, options: AskOptions | None = None
@@ -300,7 +306,7 @@ class Engine:
             else:
                 if isinstance(event, Retrieved):
                     numbering.book.add(event.result)
-                    numbering.reserve = len(event.result.reserve)
+                    numbering.reserve = len(event.result.reserve) if self._quotes_reserve else 0
                 yield event
         if answer is None:  # pragma: no cover - every path ends with Done
             raise LecternError("The turn produced no answer.")
@@ -357,7 +363,7 @@ class Engine:
                 related = result.hits
         if reason and context and selection_coverage(turn.question, context) >= SELECTION_RELATED:
             # The documents do not cover it, but the user's selection does: answer from the selection.
-            result = result.model_copy(update={"hits": []})
+            result = result.model_copy(update={"hits": [], "reserve": []})
             confidence = _selection_confidence(turn.question, context)
             reason = None
         if not result.hits and not result.total_candidates:
@@ -377,7 +383,7 @@ class Engine:
                 yield event
             return
         # An extractive answer may cite the retrieval's reserve, numbered after the sources.
-        sources = quotable_of(request)
+        sources = quotable_of(request) if self._quotes_reserve else sources_of(request)
         yield Done(self._answer(turn, conversation, confidence, _citations(turn.written, sources)))
 
     async def _retrieve_followup(self, turn: _Turn, conversation: Conversation) -> Retrieved:

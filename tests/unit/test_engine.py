@@ -4,6 +4,7 @@ the conversation window and counters, validation and failures."""
 from __future__ import annotations
 
 import re
+from collections.abc import AsyncIterator
 
 import pytest
 
@@ -12,7 +13,9 @@ from lectern.engine import AskOptions, Engine
 from lectern.errors import InvalidInput, VectorIndexError
 from lectern.events import Retrieved, Token
 from lectern.guardrail import LOW_CONFIDENCE_DISCLAIMER
+from lectern.models import TokenUsage
 from lectern.retrieval import Retriever
+from lectern.writers.base import WriteRequest, WriterEvent, Written
 from lectern.writers.extractive import ExtractiveWriter
 from lectern.writers.selection import SELECTED_TITLE
 from tests.fakes.hash_embedder import HashEmbedder
@@ -340,3 +343,36 @@ async def test_an_answer_may_cite_the_reserve_and_lists_what_it_cites() -> None:
     marker = re.search(r"DART physics engine[^\[]*\[(\d+)\]", answer.text)
     assert marker is not None
     assert by_number[int(marker.group(1))] == "engines.md"
+
+
+class _MarkingWriter:
+    """A writer that cites the first source and a number past its sources (a model's slip)."""
+
+    name = "marking"
+    retrieves_itself = False
+
+    async def write(self, request: WriteRequest) -> AsyncIterator[WriterEvent]:
+        text = "Gazebo simulates physics [1]. It can use DART [3]."
+        yield Token(text)
+        yield Written(text=text, cited=[1], usage=TokenUsage(), model="marking")
+
+
+async def test_a_writer_that_does_not_quote_the_reserve_cannot_cite_it() -> None:
+    first = "Gazebo simulates physics for robots. Physics engines compute the contacts and forces in Gazebo."
+    second = "A robot model needs realistic inertia values before Gazebo can simulate it well."
+    listed = "Gazebo can use the DART physics engine, which models contacts of humanoids accurately."
+    index = ScriptedIndex(
+        [
+            hit(first, 0.8, score=0.9, path="physics.md"),
+            hit(second, 0.7, score=0.8, path="inertia.md"),
+            hit(listed, 0.6, score=0.7, path="engines.md"),
+        ]
+    )
+    settings = answer_settings(top_k=2)
+    engine = Engine(Retriever(HashEmbedder(), index, settings), _MarkingWriter(), settings)
+    events = await collect(engine.stream("Which physics engines can Gazebo use?", engine.new_conversation()))
+    answer = done_of(events).answer
+    assert retrieved_of(events)[0].result.reserve  # there was a reserve to cite
+    assert [c.source_path for c in answer.citations] == ["physics.md"]
+    # The slip names no source: dropped, not shown under a number the citations do not list.
+    assert {int(n) for n in re.findall(r"\[(\d+)\]", answer.text)} == {1}

@@ -989,3 +989,9 @@ async def test_an_answer_from_code_alone_ignores_the_reserve() -> None:
     _, written = await write(ExtractiveWriter(), request(question, result))
     assert "gz sim shapes.sdf" in written.text
     assert written.cited == [1]
+
+
+def test_no_reserve_without_a_retrieved_hit() -> None:
+    question, result = _reserve_case()
+    selected = result.model_copy(update={"hits": []})
+    assert reserve_of(request(question, selected, user_context="Gazebo can use several engines.")) == []

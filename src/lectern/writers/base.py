@@ -106,3 +106,13 @@ class ComposingWriter(Protocol):
     def compose(self, request: WriteRequest) -> tuple[str, list[int]]:
         """The answer text and the (1-based) source numbers it cites."""
         ...
+
+
+@runtime_checkable
+class ReserveQuoting(Protocol):
+    """A writer that may quote the retrieval's reserve (`RetrievalResult.reserve`) when its
+    `quotes_reserve` is true: its answers cite reserve passages by numbers past the sources
+    (`selection.quotable_of`), and the engine lists those. Any other writer's markers past its sources
+    name nothing and are dropped."""
+
+    quotes_reserve: bool

@@ -41,8 +41,9 @@ def sources_of(request: WriteRequest) -> list[SearchHit]:
 
 
 def reserve_of(request: WriteRequest) -> list[SearchHit]:
-    """The retrieval's reserve (`RetrievalResult.reserve`) less any passage already a source."""
-    if request.retrieval is None:
+    """The retrieval's reserve (`RetrievalResult.reserve`) less any passage already a source; none
+    without a retrieved hit (an answer from the selection alone quotes the selection)."""
+    if request.retrieval is None or not request.retrieval.hits:
         return []
     have = {h.chunk.content_hash for h in sources_of(request)}
     return [h for h in request.retrieval.reserve if h.chunk.content_hash not in have]
