@@ -182,6 +182,8 @@ class _VectorCache:
 class ExtractiveWriter:
     """Picks, orders and cites sentences of the sources; streams them word by word."""
 
+    quotes_reserve = True  # `ReserveQuoting`: it may quote the retrieval's reserve (`QUOTE_RESERVE`)
+
     def __init__(
         self, embedder: Embedder | None = None, *, embed_sentences: bool = False, cache_size: int = 20_000
     ) -> None:
@@ -220,12 +222,11 @@ class ExtractiveWriter:
             return "", []
         query = request.search_query or request.question
         query_terms = _query_terms(request.question, query)
-        candidates, codes = self._candidates(sources, query_terms)
-        # The reserve's sentences may be quoted when the sources have sentences of their own (an answer
-        # the sources give by their code alone stays theirs); they are numbered after the sources.
-        reserve = reserve_of(request) if candidates and QUOTE_RESERVE else []
-        if reserve:
-            candidates += self._reserve_candidates(sources, reserve, query_terms)
+        reserve = reserve_of(request) if QUOTE_RESERVE else []
+        candidates, codes = self._candidates(sources, query_terms, reserve)
+        if not any(c.source <= len(sources) for c in candidates):
+            # An answer the sources give by their code alone stays theirs.
+            candidates, reserve = [], []
         query_vector = self._query_vector(request)
         if query_vector is not None and request.sentences is not None:
             _attach_vectors(candidates + codes, [*sources, *reserve], request.sentences)
@@ -264,60 +265,23 @@ class ExtractiveWriter:
         return _render(chosen)
 
     def _candidates(
-        self, sources: Sequence[SearchHit], query_terms: frozenset[str]
+        self, sources: Sequence[SearchHit], query_terms: frozenset[str], reserve: Sequence[SearchHit] = ()
     ) -> tuple[list[_Candidate], list[_Candidate]]:
+        """Every unit of the sources as a candidate (sentences, then code blocks), and the reserve's
+        sentences, list items and table rows (not its code: a how-to's block is the sources' to give),
+        numbered after the sources with no rank prior. The sources' units are scored as without the
+        reserve: its units would move every term's IDF."""
         per_source = [units_of(hit.chunk.text) for hit in sources]
-        # IDF over the units at hand: a term every sentence has says little about which one answers.
-        df: dict[str, int] = {}
-        total = 0
-        for units in per_source:
-            for unit in units:
-                total += 1
-                for term in unit.terms & query_terms:
-                    df[term] = df.get(term, 0) + 1
-        idf = {t: math.log(1.0 + (total + 1) / (1 + df.get(t, 0))) for t in query_terms}
-        norm = sum(idf.values()) or 1.0
-        sentences: list[_Candidate] = []
-        codes: list[_Candidate] = []
-        for number, (hit, units) in enumerate(zip(sources, per_source, strict=True), start=1):
-            # A chunk whose heading names the question ("Error: Model explodes in Gazebo") answers it even
-            # when its sentences ("Cause: unrealistic inertia") share no word with the question.
-            chunk_terms = passage_terms(hit.chunk.search_text) & query_terms
-            chunk_score = sum(idf[t] for t in chunk_terms) / norm
-            # The innermost headings name what the section answers; the chapter title is everyone's.
-            heading_terms = with_parts(stem_terms(" ".join(hit.chunk.heading_hierarchy[-2:]))) & query_terms
-            heading_score = sum(idf[t] for t in heading_terms) / norm
-            rank_prior = 1.0 - (number - 1) / len(sources)
-            exposition = kind_of(hit.chunk) == "prose"
-            announced = False  # inside a list led by a sentence that announces the chapter's aims
-            for unit in units:
-                if not unit.bullet:
-                    announced = bool(_AIMS.search(unit.text))
-                overlap = sum(idf[t] for t in unit.terms & query_terms) / norm
-                candidate = _Candidate(
-                    unit,
-                    number,
-                    hit,
-                    overlap,
-                    chunk_score,
-                    heading_score,
-                    rank_prior,
-                    exposition=exposition and not announced,
-                )
-                (codes if unit.kind == "code" else sentences).append(candidate)
+        per_reserve = [units_of(hit.chunk.text) for hit in reserve]
+        own = _idf(per_source, query_terms)
+        sentences, codes = _unit_candidates(sources, per_source, 1, own, query_terms, ranked=True)
+        if reserve:
+            wider = _idf(per_source + per_reserve, query_terms)
+            more, _ = _unit_candidates(
+                reserve, per_reserve, len(sources) + 1, wider, query_terms, ranked=False
+            )
+            sentences += more
         return sentences, codes
-
-    def _reserve_candidates(
-        self, sources: Sequence[SearchHit], reserve: Sequence[SearchHit], query_terms: frozenset[str]
-    ) -> list[_Candidate]:
-        """The reserve's sentences, list items and table rows (not its code: a how-to's block is the
-        sources' to give), numbered after the sources, with no rank prior. The sources' own units are
-        scored as without the reserve: its units would move every term's IDF."""
-        sentences, _ = self._candidates([*sources, *reserve], query_terms)
-        out = [c for c in sentences if c.source > len(sources)]
-        for c in out:
-            c.rank_prior = 0.0
-        return out
 
     def _query_vector(self, request: WriteRequest) -> NDArray[np.float32] | None:
         retrieval = request.retrieval
@@ -390,6 +354,61 @@ def _attach_vectors(
         _, matrix = stored[c.source - 1]
         if c.unit.position < matrix.shape[0] and c.unit.kind == "sentence":
             c.vector = matrix[c.unit.position]
+
+
+def _idf(per_source: Sequence[Sequence[Unit]], query_terms: frozenset[str]) -> dict[str, float]:
+    """IDF over the units at hand: a term every sentence has says little about which one answers."""
+    df: dict[str, int] = {}
+    total = 0
+    for units in per_source:
+        for unit in units:
+            total += 1
+            for term in unit.terms & query_terms:
+                df[term] = df.get(term, 0) + 1
+    return {t: math.log(1.0 + (total + 1) / (1 + df.get(t, 0))) for t in query_terms}
+
+
+def _unit_candidates(
+    hits: Sequence[SearchHit],
+    per_hit: Sequence[Sequence[Unit]],
+    first: int,
+    idf: dict[str, float],
+    query_terms: frozenset[str],
+    *,
+    ranked: bool,
+) -> tuple[list[_Candidate], list[_Candidate]]:
+    """The units of `hits` (source numbers from `first`) scored by words; `ranked`: with a rank prior
+    (1 for the first hit, falling towards 0), else none."""
+    norm = sum(idf.values()) or 1.0
+    sentences: list[_Candidate] = []
+    codes: list[_Candidate] = []
+    for offset, (hit, units) in enumerate(zip(hits, per_hit, strict=True)):
+        # A chunk whose heading names the question ("Error: Model explodes in Gazebo") answers it even
+        # when its sentences ("Cause: unrealistic inertia") share no word with the question.
+        chunk_terms = passage_terms(hit.chunk.search_text) & query_terms
+        chunk_score = sum(idf[t] for t in chunk_terms) / norm
+        # The innermost headings name what the section answers; the chapter title is everyone's.
+        heading_terms = with_parts(stem_terms(" ".join(hit.chunk.heading_hierarchy[-2:]))) & query_terms
+        heading_score = sum(idf[t] for t in heading_terms) / norm
+        rank_prior = 1.0 - offset / len(hits) if ranked else 0.0
+        exposition = kind_of(hit.chunk) == "prose"
+        announced = False  # inside a list led by a sentence that announces the chapter's aims
+        for unit in units:
+            if not unit.bullet:
+                announced = bool(_AIMS.search(unit.text))
+            overlap = sum(idf[t] for t in unit.terms & query_terms) / norm
+            candidate = _Candidate(
+                unit,
+                first + offset,
+                hit,
+                overlap,
+                chunk_score,
+                heading_score,
+                rank_prior,
+                exposition=exposition and not announced,
+            )
+            (codes if unit.kind == "code" else sentences).append(candidate)
+    return sentences, codes
 
 
 def _behind_sources(candidates: list[_Candidate], sources: int) -> None:
