@@ -508,7 +508,8 @@ def _mmr_asking_each_round(candidates: list[Any], limit: int) -> list[Any]:
     top = pool[0]
     chosen = [pool.pop(0)]
     words = top.unit.words
-    while pool and sum(0.5 if c.unit.bullet else 1.0 for c in chosen) < limit and words < extractive.MAX_PROSE_WORDS:
+    room = extractive.MAX_PROSE_WORDS
+    while pool and sum(0.5 if c.unit.bullet else 1.0 for c in chosen) < limit and words < room:
         eligible = [c for c in pool if _adds_to_as_written(c, top, chosen)]
         if not eligible:
             break
