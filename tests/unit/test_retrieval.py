@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+
 import numpy as np
 import pytest
 
@@ -209,3 +211,18 @@ async def test_retrieval_then_runs_in_the_same_call_and_not_on_a_cached_one() ->
     assert again.timings.cached
     assert made_again is None  # from the session cache: the caller works it out itself
     assert len(seen) == 1
+
+
+async def test_the_retrieval_debug_line_carries_the_timings_only_when_debug_is_on(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    index, embedder = filled_index()
+    retriever = Retriever(embedder, index, answer_settings())
+    params = retriever.params("How do I install Gazebo Harmonic?")
+    with caplog.at_level(logging.INFO, logger="lectern.retrieval"):
+        await retriever.retrieve(params)
+    assert not [r for r in caplog.records if r.getMessage() == "retrieval_performed"]
+    with caplog.at_level(logging.DEBUG, logger="lectern.retrieval"):
+        await retriever.retrieve(params)
+    (line,) = [r for r in caplog.records if r.getMessage() == "retrieval_performed"]
+    assert set(line.timings) >= {"embedding_ms", "search_ms", "ranking_ms"}  # type: ignore[attr-defined]
