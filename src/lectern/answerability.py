@@ -162,10 +162,11 @@ def written_forms(term: str) -> set[str]:
     return {term, spaced, re.sub(r"[_\-/]", " ", term), re.sub(r"[_\-/ ]", "", term)}
 
 
+@lru_cache(maxsize=8192)
 def is_compound(word: str) -> bool:
     """A name joined from parts ("ros2_control", "slam_toolbox", "GPT4", "ML-Agents"): its parts are
     common words, so only the whole name, as written, says a passage is about it. Case matters: pass the
-    word as the reader wrote it."""
+    word as the reader wrote it. Cached: `_present` asks it of each question word per passage set."""
     return _COMPOUND.search(word) is not None or _NAMED_PARTS.search(word) is not None
 
 

@@ -950,7 +950,8 @@ def _decided(
 ) -> Decided:
     """The model's decision on the signals, as the confidence to answer with or the refusal reason."""
     decision = model.decide(found)
-    log.debug("answerability", extra={"p": decision.probability, "signals": found.as_dict()})
+    if log.isEnabledFor(logging.DEBUG):  # the signals are listed only for a line that is written
+        log.debug("answerability", extra={"p": decision.probability, "signals": found.as_dict()})
     decided = confidence.model_copy(
         update={
             "confidence_level": decision.level,

@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from lectern.content_kind import kind_of
 from lectern.followups import ACTION_WORDS, STOP_WORDS, content_words, words
@@ -64,8 +65,10 @@ def related_sections(hits: Sequence[SearchHit], limit: int = RELATED_MAX) -> lis
     return out
 
 
+@lru_cache(maxsize=8192)
 def is_name(word: str, first: bool = False) -> bool:
-    """An acronym, a versioned or code-like word, or a capitalised word inside the sentence."""
+    """An acronym, a versioned or code-like word, or a capitalised word inside the sentence. Cached:
+    a question's words recur (each is asked about again per passage set and across questions)."""
     if any(c.isdigit() for c in word) or (len(word) > 1 and word.isupper()):
         return True
     if any(c in word for c in "_./") and len(word) > 2:

@@ -250,10 +250,11 @@ class Retriever:
             query_embedding=np.asarray(query_vector, dtype=np.float32).reshape(-1).tolist(),
             reserve=reserve,
         )
-        log.debug(
-            "retrieval_performed",
-            extra={"chunks": len(hits), "candidates": len(found), "timings": result.timings.model_dump()},
-        )
+        if log.isEnabledFor(logging.DEBUG):  # the timings are dumped only for a line that is written
+            log.debug(
+                "retrieval_performed",
+                extra={"chunks": len(hits), "candidates": len(found), "timings": result.timings.model_dump()},
+            )
         return result
 
     def narrowed(self, result: RetrievalResult, hits: list[SearchHit], top_k: int) -> RetrievalResult:

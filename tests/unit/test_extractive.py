@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -474,6 +475,83 @@ def test_a_source_not_quoted_yet_gets_a_place_over_the_best_sources_fifth_senten
     assert len(chosen) == extractive.MAX_SENTENCES
 
 
+def _adds_to_as_written(c: Any, top: Any, chosen: list[Any]) -> bool:
+    """`_adds_to` as first written, every condition asked of the chosen units at once."""
+    if c.score < extractive.RELATIVE_FLOOR * top.score:
+        return False
+    follows = any(s.source == c.source and 0 < c.unit.position - s.unit.position <= 2 for s in chosen)
+    closer = (
+        c.cosine is not None and top.cosine is not None and c.cosine >= extractive.MEANING_SHARE * top.cosine
+    )
+    own = c.lexical + c.heading >= extractive.OWN_WORDS_SHARE * (top.lexical + top.heading)
+    return follows or closer or own
+
+
+def _mmr_asking_each_round(candidates: list[Any], limit: int) -> list[Any]:
+    """`_mmr` as it was written before its eligibility was worked out once per candidate: `_adds_to`
+    asked of every candidate in the pool every round."""
+    items = {(c.source, c.unit.position) for c in candidates if c.unit.bullet}
+    pool = sorted(
+        (
+            c
+            for c in candidates
+            if not c.unit.lead_in
+            or (c.source, c.unit.position + 1) in items
+            or c.unit.items
+            or c.unit.words >= extractive.TELLING_LEAD_IN_WORDS
+            or extractive._SOLUTION.match(c.unit.text)
+        ),
+        key=lambda c: -c.score,
+    )
+    if not pool:
+        return []
+    top = pool[0]
+    chosen = [pool.pop(0)]
+    words = top.unit.words
+    room = extractive.MAX_PROSE_WORDS
+    while pool and sum(0.5 if c.unit.bullet else 1.0 for c in chosen) < limit and words < room:
+        eligible = [c for c in pool if _adds_to_as_written(c, top, chosen)]
+        if not eligible:
+            break
+        quoted = {s.source for s in chosen}
+        lam = extractive.MMR_LAMBDA
+        scored = [
+            (
+                lam * c.score
+                - (1 - lam) * max(extractive._similarity(c, s) for s in chosen)
+                + (extractive.SOURCE_DIVERSITY if c.source not in quoted else 0.0),
+                c,
+            )
+            for c in eligible
+        ]
+        value, pick = max(scored, key=lambda x: x[0])
+        pool.remove(pick)
+        if value <= 0 or max(extractive._similarity(pick, s) for s in chosen) >= extractive.DUPLICATE:
+            continue
+        chosen.append(pick)
+        words += pick.unit.words
+    return chosen
+
+
+def test_mmr_picks_what_asking_adds_to_of_every_candidate_every_round_picks() -> None:
+    # Few sources and positions, so that following a chosen unit (one or two on) often decides.
+    rng = np.random.default_rng(7)
+    names = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india", "juliet"]
+    for trial in range(40):
+        candidates = []
+        for i in range(int(rng.integers(3, 30))):
+            name = names[int(rng.integers(len(names)))]
+            c = _candidate(f"{name} {name}{i} {name}{trial} words here.", int(rng.integers(1, 4)), 0.0)
+            c.unit = replace(c.unit, position=int(rng.integers(0, 8)))
+            c.score = float(rng.uniform(0.1, 1.0))
+            c.lexical, c.heading = float(rng.uniform(0, 0.6)), float(rng.uniform(0, 0.3))
+            c.cosine = None if rng.random() < 0.3 else float(rng.uniform(0.2, 0.8))
+            candidates.append(c)
+        limit = int(rng.integers(2, 7))
+        picked = extractive._mmr(list(candidates), limit)
+        assert [id(c) for c in picked] == [id(c) for c in _mmr_asking_each_round(list(candidates), limit)]
+
+
 def test_a_sentence_nearer_the_question_in_meaning_than_the_best_one_is_quoted_in_other_words() -> None:
     # The best sentence's heading shares the question's words; the other passage's sentence shares
     # none of them, but is nearer the question in meaning: it is about the question too.
@@ -523,7 +601,7 @@ def _plain_mmr(candidates: list[Any]) -> list[Any]:
         and sum(0.5 if c.unit.bullet else 1.0 for c in chosen) < extractive.MAX_SENTENCES
         and words < extractive.MAX_PROSE_WORDS
     ):
-        eligible = [c for c in pool if extractive._adds_to(c, top, chosen)]
+        eligible = [c for c in pool if _adds_to_as_written(c, top, chosen)]
         if not eligible:
             break
         quoted = {s.source for s in chosen}

@@ -102,13 +102,33 @@ class BatchRecorder(HashEmbedder):
         return super().embed_documents(texts)
 
 
-def test_batches_hold_texts_of_one_length_and_vectors_keep_the_callers_order(tmp_path: Path) -> None:
-    # long and short texts interleaved, as a flush's chunks come in file order
-    texts = [("word " * (40 if i % 2 else 3)) + str(i) for i in range(8)]
+def test_batches_follow_the_callers_order_and_vectors_come_back_in_it(tmp_path: Path) -> None:
+    # the pipeline hands texts shortest first by exact token counts: the wrapper must not reorder them
+    texts = [("word " * n) + str(i) for i, n in enumerate([3, 3, 5, 40, 41, 60])]
     inner = BatchRecorder()
-    vectors = ResumableEmbedder(inner, tmp_path / "resume.sqlite3", batch=4).embed_documents(texts)
-    assert [len({len(t) for t in call}) for call in inner.calls] == [1, 1]  # no short text padded long
+    vectors = ResumableEmbedder(inner, tmp_path / "resume.sqlite3", batch=2).embed_documents(texts)
+    assert inner.calls == [texts[0:2], texts[2:4], texts[4:6]]
     assert vectors.tolist() == HashEmbedder().embed_documents(texts).tolist()
+
+
+def test_the_cli_pipeline_batches_chunks_by_token_count_not_characters(tmp_path: Path) -> None:
+    # Few long words against many short ones: by characters the two kinds interleave (30, 33, 36, 39,
+    # 42, 45 characters), so batches would pad 3 words to 15 or more; by token count they do not.
+    bodies = {"a": "a " * 15, "b": f"{'x' * 10} " * 3, "c": "a " * 18}
+    bodies |= {"d": f"{'y' * 12} " * 3, "e": "a " * 21, "f": f"{'z' * 14} " * 3}
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for name, body in bodies.items():
+        (docs / f"{name}.txt").write_text(body, encoding="utf-8")
+    inner = BatchRecorder()
+    embedder = ResumableEmbedder(inner, tmp_path / "resume.sqlite3", batch=3)
+    index = MemoryIndex()
+    pipeline(tmp_path, embedder, index).ingest_paths([docs])
+    tokens = [[inner.count_tokens(t) for t in call] for call in inner.calls]
+    assert tokens == [[4, 4, 4], [16, 19, 22]]  # shortest first (the words and the title before them)
+    assert len(index.rows) == 6
+    for chunk, vector in index.rows.values():  # each vector is its own chunk's
+        assert vector.tolist() == HashEmbedder().embed_documents([chunk.search_text])[0].tolist()
 
 
 def test_ctrl_c_in_the_cli_says_the_work_is_kept(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+
 import numpy as np
 import pytest
 
@@ -240,3 +242,18 @@ async def test_a_narrowed_result_keeps_the_pool_it_left_out_as_its_reserve() -> 
         "passage 5",
         "passage 6",
     ]
+
+
+async def test_the_retrieval_debug_line_carries_the_timings_only_when_debug_is_on(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    index, embedder = filled_index()
+    retriever = Retriever(embedder, index, answer_settings())
+    params = retriever.params("How do I install Gazebo Harmonic?")
+    with caplog.at_level(logging.INFO, logger="lectern.retrieval"):
+        await retriever.retrieve(params)
+    assert not [r for r in caplog.records if r.getMessage() == "retrieval_performed"]
+    with caplog.at_level(logging.DEBUG, logger="lectern.retrieval"):
+        await retriever.retrieve(params)
+    (line,) = [r for r in caplog.records if r.getMessage() == "retrieval_performed"]
+    assert set(line.timings) >= {"embedding_ms", "search_ms", "ranking_ms"}  # type: ignore[attr-defined]

@@ -4,6 +4,7 @@ dense cosine similarity that every hit carries whatever the search mode."""
 from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
+from operator import itemgetter
 from typing import TypeVar
 
 import numpy as np
@@ -31,7 +32,10 @@ def rrf_fuse(rankings: Sequence[Sequence[K]], k: int) -> list[tuple[K, float]]:
         for rank, key in enumerate(ranking, start=1):
             scores[key] = scores.get(key, 0.0) + 1.0 / (k + rank)
     # sorted() is stable and dicts keep insertion order, hence first appearance breaks ties
-    return sorted(scores.items(), key=lambda item: item[1], reverse=True)
+    return sorted(scores.items(), key=_SCORE, reverse=True)
+
+
+_SCORE = itemgetter(1)
 
 
 def unit(vector: NDArray[np.float32]) -> NDArray[np.float32]:

