@@ -74,10 +74,10 @@ _SHORT_TEXT = 64
 # Passages whose terms and units (and sentence vectors, `lectern.sentences`; built chunks,
 # `lectern.index.lancedb_snapshot`) a server keeps. An answer reads a few dozen, most of them twice
 # (answerability, then the writer); across answers a 10k-chunk collection's passages seldom recur, and
-# each kept one costs ~20 kB of Python objects. With 8192 (4096 built chunks) a server on SciFact's 10k
-# chunks peaked at 493 MB after 1,000 answers, with 1024 at 450 MB, for the same CPU per answer there
-# and on a 1k-chunk textbook, whose passages all still fit.
-PASSAGES_KEPT = 1024
+# each kept one costs ~20 kB of Python objects. A server on SciFact's 10k chunks peaked after 1,000
+# answers at 493 MB with 8192 (4096 built chunks), 474 MB with 2048, 450 MB with 1024 and 435 MB with
+# 512, for the same CPU per answer there; each textbook's reader questions read 238-368 passages.
+PASSAGES_KEPT = 512
 
 
 def _terms(text: str) -> frozenset[str]:
