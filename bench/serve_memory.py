@@ -1,7 +1,7 @@
 """Peak resident memory of `lectern serve` on an existing collection, after it has answered questions.
 
     uv run python bench/serve_memory.py DATA_DIR COLLECTION QUESTIONS.jsonl [--answers 200] [--port 0]
-        [--mappings N]
+        [--mappings N] [--checkpoints 200,500]
 
 Starts `lectern serve` (one worker, SQLite conversations in a temporary folder, offline writer) on the
 collection already ingested in DATA_DIR (e.g. the `beir-scifact` collection that
@@ -9,8 +9,9 @@ collection already ingested in DATA_DIR (e.g. the `beir-scifact` collection that
 `--answers` questions over /chat/run (the `question` or `text` field of each line, cycled), and reads
 the server's VmHWM (peak RSS) and VmRSS from /proc. With `--mappings N`, also smaps_rollup and the N
 largest mappings of /proc/PID/smaps by file (shared libraries, model files, [heap], [anon]) at ready,
-after the first answer and at the largest RSS seen between answers. Linux only. Writes
-bench/results/serve-memory-<collection>.json.
+after the first answer and at the largest RSS seen between answers. With `--checkpoints`, also the peak
+and current RSS after each of those numbers of answers (one run gives the 200- and 1,000-answer
+figures). Linux only. Writes bench/results/serve-memory-<collection>.json.
 """
 
 from __future__ import annotations
@@ -94,7 +95,14 @@ def main() -> None:
         help="also record smaps_rollup and the N largest mappings by file at ready, after the first "
         "answer and at the largest RSS seen between answers",
     )
+    parser.add_argument(
+        "--checkpoints",
+        default="",
+        metavar="N,N",
+        help="also record the peak and current RSS after these numbers of answers (comma-separated)",
+    )
     args = parser.parse_args()
+    checkpoints = {int(n) for n in args.checkpoints.split(",") if n.strip()}
     qs = questions(args.questions)
     port = args.port or free_port()
     with tempfile.TemporaryDirectory() as tmp:
@@ -117,6 +125,7 @@ def main() -> None:
             "warning",
         ]
         stages: dict[str, Any] = {}
+        at_checkpoints: dict[str, dict[str, float]] = {}
         started = time.perf_counter()
         with tempfile.TemporaryFile() as log:
             process = subprocess.Popen(command, env=env, stdout=log, stderr=log)
@@ -134,6 +143,14 @@ def main() -> None:
                             log.seek(0)
                             tail = log.read().decode(errors="replace")[-3000:]
                             raise SystemExit(f"/chat/run answered {reply.status_code}: {reply.text}\n{tail}")
+                        if i + 1 in checkpoints:
+                            now = memory_mb(process.pid)
+                            at_checkpoints[str(i + 1)] = {
+                                "peak_rss_mb": round(now["VmHWM"], 1),
+                                "rss_mb": round(now["VmRSS"], 1),
+                            }
+                            peak_now, rss_now = now["VmHWM"], now["VmRSS"]
+                            print(f"after {i + 1} answers: peak {peak_now:.1f} MB, now {rss_now:.1f} MB")
                         if args.mappings:
                             rss = memory_mb(process.pid)["VmRSS"]
                             if i == 0:
@@ -155,6 +172,8 @@ def main() -> None:
         "peak_rss_mb": round(after["VmHWM"], 1),
         "load_average": os.getloadavg(),
     }
+    if at_checkpoints:
+        result["checkpoints"] = at_checkpoints
     if stages:
         result["breakdown"] = stages
         for name, stage in stages.items():

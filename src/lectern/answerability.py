@@ -49,7 +49,7 @@ from lectern.followups import ACTION_WORDS, GENERIC_WORDS, STOP_WORDS, content_w
 from lectern.guardrail import is_name
 from lectern.models import ConfidenceLevel, RefusalReason, SearchHit
 from lectern.sentences import UnitVectors
-from lectern.writers.units import passage_terms, stem_terms
+from lectern.writers.units import PASSAGES_KEPT, passage_terms, stem_terms
 
 FEATURES = (
     "top_sim",
@@ -251,7 +251,7 @@ def _in_identifier(word: str) -> re.Pattern[str]:
     return re.compile(rf"(?<![a-z0-9]){w}_|_{w}(?![a-z0-9])")
 
 
-@lru_cache(maxsize=8192)
+@lru_cache(maxsize=PASSAGES_KEPT)
 def _hyphenless(terms: frozenset[str]) -> frozenset[str]:
     """A passage's hyphenated terms with the hyphens dropped ("non-linear" -> "nonlinear"); cached per
     passage (its terms are `passage_terms`' cached set)."""

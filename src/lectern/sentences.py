@@ -31,11 +31,11 @@ from numpy.typing import NDArray
 from lectern.embeddings.base import Embedder, Vectors
 from lectern.embeddings.cache import uncached
 from lectern.models import Chunk
-from lectern.writers.units import Unit, units_of
+from lectern.writers.units import PASSAGES_KEPT, Unit, units_of
 
 log = logging.getLogger(__name__)
 
-MEMORY_CHUNKS = 8192
+MEMORY_CHUNKS = PASSAGES_KEPT
 UNITS_VERSION = 3  # bumped whenever `units_of` splits text differently: stored rows would not line up
 _SLUG = re.compile(r"[^A-Za-z0-9]+")
 

@@ -39,8 +39,9 @@ Candidate = tuple[str, int, float]  # content hash, row id, score (higher is bet
 Row = tuple[Chunk, NDArray[np.float32]]  # a hit's chunk and its stored vector
 # Distinct filters whose row sets a snapshot keeps; past that it starts over.
 MAX_FILTERS = 64
-# Chunks a snapshot keeps built (a few kB each); past that it starts over.
-MAX_CHUNKS = 4096
+# Chunks a snapshot keeps built (~8 kB each on SciFact, by tracemalloc); past that it starts over. As
+# many as the passages whose terms a server keeps (`lectern.writers.units.PASSAGES_KEPT`).
+MAX_CHUNKS = 512
 
 
 @dataclass(frozen=True)

@@ -71,6 +71,13 @@ def stem_terms(text: str) -> frozenset[str]:
 # A word or a few (a question's words, their runs, a heading) recurs within an answer and across
 # answers: its terms are kept; a passage's are kept by `passage_terms` where they recur.
 _SHORT_TEXT = 64
+# Passages whose terms and units (and sentence vectors, `lectern.sentences`; built chunks,
+# `lectern.index.lancedb_snapshot`) a server keeps. An answer reads a few dozen, most of them twice
+# (answerability, then the writer); across answers a 10k-chunk collection's passages seldom recur, and
+# each kept one costs ~20 kB of Python objects. A server on SciFact's 10k chunks peaked after 1,000
+# answers at 493 MB with 8192 (4096 built chunks), 474 MB with 2048, 450 MB with 1024 and 435 MB with
+# 512, for the same CPU per answer there; each textbook's reader questions read 238-368 passages.
+PASSAGES_KEPT = 512
 
 
 def _terms(text: str) -> frozenset[str]:
@@ -86,7 +93,7 @@ def with_parts(terms: frozenset[str]) -> frozenset[str]:
     return terms | frozenset(_stem(p) for p in parts) if parts else terms
 
 
-@lru_cache(maxsize=8192)
+@lru_cache(maxsize=PASSAGES_KEPT)
 def passage_terms(text: str) -> frozenset[str]:
     """`stem_terms` of a passage: passages recur across answers (and the answerability decision and
     the writer both read them), so each is stemmed once."""
@@ -220,7 +227,7 @@ def _blocks(text: str) -> list[tuple[BlockKind, str]]:
     return out
 
 
-@lru_cache(maxsize=8192)
+@lru_cache(maxsize=PASSAGES_KEPT)
 def units_of(text: str) -> tuple[Unit, ...]:
     """The chunk's answer units (cached by text: the same chunk comes back across questions)."""
     units: list[Unit] = []
