@@ -313,19 +313,24 @@ async def test_one_token_for_callers_that_read_only_the_answer(question: str, me
     assert medium is None or by_words.text.startswith(LOW_CONFIDENCE_DISCLAIMER)
 
 
-async def test_an_answer_may_cite_the_reserve_and_lists_what_it_cites() -> None:
-    """The decision is made on the top_k hits; the writer may quote a reserve passage (ranked just
-    below them), which the answer then cites under a number its citations list."""
+def _index_with_a_reserve() -> ScriptedIndex:
+    """Three passages: at top_k=2 the third, the only one naming the engine asked for, is the reserve."""
     first = "Gazebo simulates physics for robots. Physics engines compute the contacts and forces in Gazebo."
     second = "A robot model needs realistic inertia values before Gazebo can simulate it well."
     listed = "Gazebo can use the DART physics engine, which models contacts of humanoids accurately."
-    index = ScriptedIndex(
+    return ScriptedIndex(
         [
             hit(first, 0.8, score=0.9, path="physics.md"),
             hit(second, 0.7, score=0.8, path="inertia.md"),
             hit(listed, 0.6, score=0.7, path="engines.md"),
         ]
     )
+
+
+async def test_an_answer_may_cite_the_reserve_and_lists_what_it_cites() -> None:
+    """The decision is made on the top_k hits; the writer may quote a reserve passage (ranked just
+    below them), which the answer then cites under a number its citations list."""
+    index = _index_with_a_reserve()
     embedder = HashEmbedder()
     settings = answer_settings(top_k=2)
     engine = Engine(Retriever(embedder, index, settings), ExtractiveWriter(embedder), settings)
@@ -358,16 +363,7 @@ class _MarkingWriter:
 
 
 async def test_a_writer_that_does_not_quote_the_reserve_cannot_cite_it() -> None:
-    first = "Gazebo simulates physics for robots. Physics engines compute the contacts and forces in Gazebo."
-    second = "A robot model needs realistic inertia values before Gazebo can simulate it well."
-    listed = "Gazebo can use the DART physics engine, which models contacts of humanoids accurately."
-    index = ScriptedIndex(
-        [
-            hit(first, 0.8, score=0.9, path="physics.md"),
-            hit(second, 0.7, score=0.8, path="inertia.md"),
-            hit(listed, 0.6, score=0.7, path="engines.md"),
-        ]
-    )
+    index = _index_with_a_reserve()
     settings = answer_settings(top_k=2)
     engine = Engine(Retriever(HashEmbedder(), index, settings), _MarkingWriter(), settings)
     events = await collect(engine.stream("Which physics engines can Gazebo use?", engine.new_conversation()))
