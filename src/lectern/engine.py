@@ -1024,11 +1024,21 @@ class _Numbering:
     """One turn's citation renumbering: the writer's source numbers -> 1..k by first appearance."""
 
     book: SourceBook
-    renumberer: Renumberer
+    selected: int
+    """1 when the user's selection is a source (the one after the retrieved ones), else 0."""
     streamed: list[str] = field(default_factory=list)
     """The writer's tokens as they came (its own numbers)."""
     reserve: int = 0
     """The last retrieval's reserve passages: an extractive answer may cite them past the sources."""
+    renumberer: Renumberer = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.renumberer = Renumberer(self._names_a_source)
+
+    def _names_a_source(self, number: int) -> bool:
+        """The sources are the retrieved passages, the selection, then the reserve
+        (`writers.selection.quotable_of`)."""
+        return 1 <= number <= len(self.book) + self.selected + self.reserve
 
     def apply(self, answer: Answer) -> Answer:
         renumberer = self.renumberer
@@ -1078,12 +1088,8 @@ def _last_sources(conversation: Conversation) -> frozenset[str]:
 
 
 def _numbering(options: AskOptions) -> _Numbering:
-    book = SourceBook()
-    # The user's selection is the source after the retrieved ones (`writers.selection.sources_of`), and
-    # the reserve comes after it (`writers.selection.quotable_of`).
-    extra = 1 if options.user_context and options.user_context.strip() else 0
-    numbering = _Numbering(book, Renumberer(lambda n: 1 <= n <= len(book) + extra + numbering.reserve))
-    return numbering
+    selected = 1 if options.user_context and options.user_context.strip() else 0
+    return _Numbering(SourceBook(), selected)
 
 
 def _selection_confidence(question: str, context: str) -> ConfidenceMetrics:

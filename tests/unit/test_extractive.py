@@ -488,8 +488,9 @@ def _adds_to_as_written(c: Any, top: Any, chosen: list[Any]) -> bool:
 
 
 def _mmr_asking_each_round(candidates: list[Any], limit: int) -> list[Any]:
-    """`_mmr` as it was written before its eligibility was worked out once per candidate: `_adds_to`
-    asked of every candidate in the pool every round."""
+    """`_mmr` as its formula reads, and as it was written before its eligibility was worked out once per
+    candidate: `_adds_to` asked of every candidate in the pool, and each one's greatest similarity to
+    all the chosen, every round."""
     items = {(c.source, c.unit.position) for c in candidates if c.unit.bullet}
     pool = sorted(
         (
@@ -590,39 +591,6 @@ def test_a_question_that_asks_two_things_gets_room_for_one_more_sentence() -> No
     assert not extractive._TWO_ASKS.search("How do wheels and legs compare on stairs?")
 
 
-def _plain_mmr(candidates: list[Any]) -> list[Any]:
-    """`_mmr` as its formula reads: every round, each candidate's greatest similarity to all chosen."""
-    pool = sorted(candidates, key=lambda c: -c.score)
-    top = pool[0]
-    chosen = [pool.pop(0)]
-    words = top.unit.words
-    while (
-        pool
-        and sum(0.5 if c.unit.bullet else 1.0 for c in chosen) < extractive.MAX_SENTENCES
-        and words < extractive.MAX_PROSE_WORDS
-    ):
-        eligible = [c for c in pool if _adds_to_as_written(c, top, chosen)]
-        if not eligible:
-            break
-        quoted = {s.source for s in chosen}
-        scored = [
-            (
-                extractive.MMR_LAMBDA * c.score
-                - (1 - extractive.MMR_LAMBDA) * max(extractive._similarity(c, s) for s in chosen)
-                + (extractive.SOURCE_DIVERSITY if c.source not in quoted else 0.0),
-                c,
-            )
-            for c in eligible
-        ]
-        value, pick = max(scored, key=lambda x: x[0])
-        pool.remove(pick)
-        if value <= 0 or max(extractive._similarity(pick, s) for s in chosen) >= extractive.DUPLICATE:
-            continue
-        chosen.append(pick)
-        words += pick.unit.words
-    return chosen
-
-
 def test_mmr_keeps_the_greatest_similarity_to_the_chosen_as_the_formula_does() -> None:
     # `_mmr` brings each candidate's similarity to the chosen up to date pick by pick; near-duplicate
     # vectors (some skipped as duplicates) and several sources exercise every branch.
@@ -637,7 +605,8 @@ def test_mmr_keeps_the_greatest_similarity_to_the_chosen_as_the_formula_does() -
             vector = base[i % 4] + rng.normal(scale=0.05 if i % 2 else 1.0, size=8).astype(np.float32)
             c.vector = vector / np.linalg.norm(vector)
             candidates.append(c)
-        assert extractive._mmr(list(candidates)) == _plain_mmr(list(candidates))
+        expected = _mmr_asking_each_round(list(candidates), extractive.MAX_SENTENCES)
+        assert extractive._mmr(list(candidates)) == expected
 
 
 def test_stem_terms_of_short_and_long_texts() -> None:

@@ -91,8 +91,8 @@ DEFINITION_BONUS = 0.2
 # from too: a list item or a sentence there often holds a keyword the top passages miss. Measured with
 # bench/reserve_study.py (answers with every keyword, tune 75.8 -> 76.9 %, train 81.6 -> 82.2 %; the
 # top passages scored as without the reserve, its units at rank prior 0, its code left out, and never
-# leading the answer: each of those rules cost answers when left out).
-QUOTE_RESERVE = True
+# leading the answer: each of those rules cost answers when left out). `ExtractiveWriter.quotes_reserve`
+# switches it.
 RESERVE_GAP = 1e-6
 # A code block that shares at least this share of the question's words, and more than any sentence the
 # answer quotes, comes with the answer when it is at most this many lines long (fence included).
@@ -182,7 +182,7 @@ class _VectorCache:
 class ExtractiveWriter:
     """Picks, orders and cites sentences of the sources; streams them word by word."""
 
-    quotes_reserve = True  # `ReserveQuoting`: it may quote the retrieval's reserve (`QUOTE_RESERVE`)
+    quotes_reserve = True  # `ReserveQuoting`: it quotes the retrieval's reserve (why: above `RESERVE_GAP`)
 
     def __init__(
         self, embedder: Embedder | None = None, *, embed_sentences: bool = False, cache_size: int = 20_000
@@ -222,7 +222,7 @@ class ExtractiveWriter:
             return "", []
         query = request.search_query or request.question
         query_terms = _query_terms(request.question, query)
-        reserve = reserve_of(request) if QUOTE_RESERVE else []
+        reserve = reserve_of(request, sources) if self.quotes_reserve else []
         candidates, codes = self._candidates(sources, query_terms, reserve)
         if not any(c.source <= len(sources) for c in candidates):
             # An answer the sources give by their code alone stays theirs.

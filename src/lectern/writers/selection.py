@@ -7,6 +7,8 @@ reserve numbers it after them (`quotable_of`), and the engine numbers citations 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from lectern.followups import content_words
 from lectern.models import Chunk, SearchHit, content_hash
 from lectern.writers.base import WriteRequest
@@ -40,12 +42,13 @@ def sources_of(request: WriteRequest) -> list[SearchHit]:
     return hits
 
 
-def reserve_of(request: WriteRequest) -> list[SearchHit]:
+def reserve_of(request: WriteRequest, sources: Sequence[SearchHit] | None = None) -> list[SearchHit]:
     """The retrieval's reserve (`RetrievalResult.reserve`) less any passage already a source; none
-    without a retrieved hit (an answer from the selection alone quotes the selection)."""
+    without a retrieved hit (an answer from the selection alone quotes the selection). `sources`: the
+    request's `sources_of`, when the caller has them already."""
     if request.retrieval is None or not request.retrieval.hits:
         return []
-    have = {h.chunk.content_hash for h in sources_of(request)}
+    have = {h.chunk.content_hash for h in (sources_of(request) if sources is None else sources)}
     return [h for h in request.retrieval.reserve if h.chunk.content_hash not in have]
 
 
@@ -53,7 +56,8 @@ def quotable_of(request: WriteRequest) -> list[SearchHit]:
     """What a writer that quotes the reserve may cite, numbered: the sources (`sources_of`), then the
     reserve. An answer cites a reserve passage as `[n]` with n past the sources, and the engine maps
     its citations with this same list, so a reserve passage is listed only when it is cited."""
-    return sources_of(request) + reserve_of(request)
+    sources = sources_of(request)
+    return sources + reserve_of(request, sources)
 
 
 def selection_coverage(question: str, user_context: str) -> float:
