@@ -262,12 +262,17 @@ class Engine:
     ) -> Answer:
         """The answer of one turn; a failure raises the matching LecternError."""
         options = replace(options or AskOptions(), stream_tokens=False)  # nobody sees the words
+        answer: Answer | None = None
+        # Read to its end (Done is the last event), not left at Done: an async generator left open is
+        # closed later through the loop (a wake-up and a task of its own per answer).
         async for event in self.stream(question, conversation, options):
             if isinstance(event, Done):
-                return event.answer
-            if isinstance(event, Failed):
+                answer = event.answer
+            elif isinstance(event, Failed):
                 raise _ERRORS.get(event.code, LecternError)(event.message, code=event.code)
-        raise LecternError("The answer stream ended without an answer.")
+        if answer is None:
+            raise LecternError("The answer stream ended without an answer.")
+        return answer
 
     # --- one turn -----------------------------------------------------------------------------------
     async def _turn(
