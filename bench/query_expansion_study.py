@@ -36,11 +36,13 @@ sets --split all, 219; base: relevant file in the top 5 95 / 196, every keyword 
     rocchio, threshold on the question's cosine (9)     -2..+1 / -2..+0       -8..-1 / -6..+0
     rocchio, threshold on the new vector's cosine (9)   +0..+2 / -1..+1       -4..+5 / +0..+7
     control: threshold 0.25 / 0.20 / 0.0, no expansion    +1 / +1               +4..+5 / +6..+7
+    rocchio, threshold 0.0 (9), against control 0.0     -1..+1 / -2..+0       -8..+0 / -6..+1
 
 Rocchio's only gains are the threshold's: the mixed vector is nearer every chunk, so fewer hits fall
-under 0.30, and lowering the threshold alone gains as much (and rerank_study found keeping hits under
-it does not carry to the answers). RM3 pulls the top dense hits' own words into the keyword side, which
-then agrees with the dense side instead of adding evidence: the relevant file drops out of the top 5.
+under 0.30, and lowering the threshold alone gains as much; under the same threshold its order gains
+nothing (and rerank_study found keeping hits under the threshold does not carry to the answers).
+RM3 pulls the top dense hits' own words into the keyword side, which then agrees with the dense side
+instead of adding evidence: the relevant file drops out of the top 5.
 The bridge moves 1-4 questions: a reader's word embedded alone rarely lands on the book's term, since
 readers paraphrase with phrases ("under the hood" -> hood: neck, head, mug; "sits" -> chair; "plug" ->
 plugins, connector, electrical; "maths" -> mathematical is the rare good one).
@@ -281,12 +283,13 @@ def rm3(k: int, n: int, w: float, source: str, max_df: float = 0.1) -> Any:
     return run
 
 
-def rocchio(k: int, beta: float, sim_on_new: bool) -> Any:
+def rocchio(k: int, beta: float, sim_on_new: bool, threshold: float = THRESHOLD) -> Any:
     def run(book: Book, q: str, qv: NDArray[np.float32]) -> list[int]:
         dense = book.dense(qv)
         new = qv + beta * book.matrix[dense[:k]].mean(axis=0)
         new = new / np.linalg.norm(new)
-        return top5(book, book.dense(new), book.bm25(query_terms(q)), new if sim_on_new else qv)
+        sim = new if sim_on_new else qv
+        return top5(book, book.dense(new), book.bm25(query_terms(q)), sim, threshold)
 
     return run
 
@@ -310,6 +313,8 @@ def variants() -> dict[str, Any]:
         for beta in (0.1, 0.25, 0.5):
             for on_new in (False, True):
                 out[f"rocchio k{k} b{beta} {'simnew' if on_new else 'simq'}"] = rocchio(k, beta, on_new)
+            # the same threshold as control 0.0: what the new order alone does
+            out[f"rocchio0 k{k} b{beta}"] = rocchio(k, beta, False, 0.0)
     return out
 
 
