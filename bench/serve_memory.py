@@ -1,17 +1,29 @@
 """Peak resident memory of `lectern serve` on an existing collection, after it has answered questions.
 
     uv run python bench/serve_memory.py DATA_DIR COLLECTION QUESTIONS.jsonl [--answers 200] [--port 0]
-        [--mappings N] [--checkpoints 200,500]
+        [--mappings N] [--checkpoints 200,500] [--save-answers FILE]
 
 Starts `lectern serve` (one worker, SQLite conversations in a temporary folder, offline writer) on the
-collection already ingested in DATA_DIR (e.g. the `beir-scifact` collection that
-`lectern eval retrieval --beir scifact` leaves behind: ~10k chunks), waits for /ready, asks
-`--answers` questions over /chat/run (the `question` or `text` field of each line, cycled), and reads
-the server's VmHWM (peak RSS) and VmRSS from /proc. With `--mappings N`, also smaps_rollup and the N
+collection already ingested in DATA_DIR, waits for /ready, asks `--answers` questions over /chat/run
+(the `question` or `text` field of each line, cycled), and reads the server's VmHWM (peak RSS), VmRSS
+and CPU time (user + system, per answer) from /proc. With `--mappings N`, also smaps_rollup and the N
 largest mappings of /proc/PID/smaps by file (shared libraries, model files, [heap], [anon]) at ready,
-after the first answer and at the largest RSS seen between answers. With `--checkpoints`, also the peak
-and current RSS after each of those numbers of answers (one run gives the 200- and 1,000-answer
-figures). Linux only. Writes bench/results/serve-memory-<collection>.json.
+after the first answer and at the largest RSS seen between answers. With `--checkpoints`, also the
+peak and current RSS after each of those numbers of answers (one run gives the 200- and 1,000-answer
+figures). With `--save-answers`, also each reply (less its session, timestamp and timings) as a JSON
+line, so two builds' answers can be compared byte for byte (`cmp`). Linux only. Writes
+bench/results/serve-memory-<collection>.json.
+
+SciFact's 10k chunks, as a real ingest leaves them (data dirs outside the repository):
+
+    LECTERN_DATA_DIR=/tmp/sf uv run lectern eval retrieval --beir PATH/TO/scifact --mode hybrid
+    uv run python bench/store_sentences.py /tmp/sf beir-scifact   # the sentence vectors ingest stores
+    cp -r /tmp/sf /tmp/sf-run && uv run python bench/serve_memory.py /tmp/sf-run beir-scifact \
+        PATH/TO/scifact/queries.jsonl --answers 1000 --checkpoints 200,1000
+
+Without `bench/store_sentences.py` the server embeds the sentences of every passage it reads for the
+first time, and stores them: measure each run on a fresh copy of the data dir, or later runs find
+them stored.
 """
 
 from __future__ import annotations
@@ -46,6 +58,19 @@ def memory_mb(pid: int) -> dict[str, float]:
         if key in ("VmHWM", "VmRSS"):
             fields[key] = int(value.split()[0]) / 1024
     return fields
+
+
+def cpu_s(pid: int) -> float:
+    """User and system CPU seconds the process has used (/proc/PID/stat's utime and stime)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+VOLATILE = ("session_id", "timestamp", "timings")  # differ from run to run whatever the answer
+
+
+def answer_line(reply: dict[str, Any]) -> str:
+    return json.dumps({k: v for k, v in reply.items() if k not in VOLATILE}, sort_keys=True)
 
 
 ROLLUP = ("Rss", "Anonymous", "Shared_Clean", "Private_Clean", "Private_Dirty")
@@ -101,7 +126,14 @@ def main() -> None:
         metavar="N,N",
         help="also record the peak and current RSS after these numbers of answers (comma-separated)",
     )
+    parser.add_argument(
+        "--save-answers",
+        type=Path,
+        metavar="FILE",
+        help="write each reply, less what differs from run to run, as a JSON line",
+    )
     args = parser.parse_args()
+    saved: list[str] = []
     checkpoints = {int(n) for n in args.checkpoints.split(",") if n.strip()}
     qs = questions(args.questions)
     port = args.port or free_port()
@@ -133,6 +165,7 @@ def main() -> None:
                 url = f"http://127.0.0.1:{port}"
                 ready_s = _wait_ready(url, process, log) - started
                 at_ready = memory_mb(process.pid)
+                cpu_at_ready = cpu_s(process.pid)
                 if args.mappings:
                     stages["ready"] = breakdown(process.pid, args.mappings)
                 largest = 0.0
@@ -143,6 +176,8 @@ def main() -> None:
                             log.seek(0)
                             tail = log.read().decode(errors="replace")[-3000:]
                             raise SystemExit(f"/chat/run answered {reply.status_code}: {reply.text}\n{tail}")
+                        if args.save_answers:
+                            saved.append(answer_line(reply.json()))
                         if i + 1 in checkpoints:
                             now = memory_mb(process.pid)
                             at_checkpoints[str(i + 1)] = {
@@ -160,6 +195,7 @@ def main() -> None:
                                 peak = breakdown(process.pid, args.mappings)
                                 stages["largest"] = {"answers": i + 1, **peak}
                 after = memory_mb(process.pid)
+                cpu_answering = cpu_s(process.pid) - cpu_at_ready
             finally:
                 process.terminate()
                 process.wait(timeout=20)
@@ -170,6 +206,7 @@ def main() -> None:
         "rss_at_ready_mb": round(at_ready["VmRSS"], 1),
         "rss_after_mb": round(after["VmRSS"], 1),
         "peak_rss_mb": round(after["VmHWM"], 1),
+        "server_cpu_ms_per_answer": round(cpu_answering * 1000 / max(1, args.answers), 2),
         "load_average": os.getloadavg(),
     }
     if at_checkpoints:
@@ -182,9 +219,12 @@ def main() -> None:
                 print(f"  {mb:8.1f} MB  {mapping}")
     print(
         f"{args.collection}: ready in {result['ready_s']} s, RSS at ready {result['rss_at_ready_mb']} MB, "
-        f"after {args.answers} answers {result['rss_after_mb']} MB, peak {result['peak_rss_mb']} MB "
+        f"after {args.answers} answers {result['rss_after_mb']} MB, peak {result['peak_rss_mb']} MB, "
+        f"server CPU {result['server_cpu_ms_per_answer']} ms per answer "
         f"(load average {result['load_average'][0]:.2f})"
     )
+    if args.save_answers:
+        args.save_answers.write_text("".join(f"{line}\n" for line in saved), encoding="utf-8")
     RESULTS.mkdir(parents=True, exist_ok=True)
     out = RESULTS / f"serve-memory-{args.collection}.json"
     out.write_text(json.dumps(result, indent=2), encoding="utf-8")

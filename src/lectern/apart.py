@@ -11,12 +11,19 @@ from collections.abc import Sequence
 log = logging.getLogger(__name__)
 
 
-def run_apart(code: str, args: Sequence[str], *, timeout_s: float, event: str) -> bool:
-    """Run `code` (Python source; its arguments in `sys.argv[1:]`) with this interpreter. Whether it
-    exited cleanly; a failure is logged as `event` with the end of its stderr, never raised."""
+def run_apart(
+    code: str, args: Sequence[str], *, timeout_s: float, event: str, stdin: bytes | None = None
+) -> bool:
+    """Run `code` (Python source; its arguments in `sys.argv[1:]`, `stdin` on its standard input: what
+    a process list must not show) with this interpreter. Whether it exited cleanly; a failure is
+    logged as `event` with the end of its stderr, never raised."""
     try:
         done = subprocess.run(
-            [sys.executable, "-c", code, *args], capture_output=True, timeout=timeout_s, check=False
+            [sys.executable, "-c", code, *args],
+            input=stdin,
+            capture_output=True,
+            timeout=timeout_s,
+            check=False,
         )
     except (OSError, subprocess.SubprocessError):
         log.warning(event, exc_info=True)

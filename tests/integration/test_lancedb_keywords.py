@@ -117,6 +117,17 @@ def test_build_keeps_table_order_for_ties() -> None:
     assert keywords.top("nothing here", 5) == []
 
 
+def test_build_from_an_iterator_of_known_size_is_the_same_index() -> None:
+    texts = ["robot arm moves", "the arm of a robot", "robot", "", "arms and legs"]
+    listed = KeywordIndex.build(texts)
+    streamed = KeywordIndex.build(iter(texts), len(texts))
+    assert streamed.size == listed.size == len(texts)
+    assert streamed.slices == listed.slices
+    assert streamed.starts.tolist() == listed.starts.tolist()
+    assert streamed.rows.tolist() == listed.rows.tolist()
+    assert streamed.weights.tobytes() == listed.weights.tobytes()
+
+
 def test_deleted_rows_keep_lancedbs_index(tmp_path: Path) -> None:
     """LanceDB's FTS statistics still count deleted rows (until rebuilt), so its scores differ."""
     index, items = built(tmp_path)

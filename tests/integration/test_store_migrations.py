@@ -21,6 +21,7 @@ from lectern.store import (
     current_revision,
     head_revision,
     upgrade_database,
+    upgrade_database_apart,
     upgrade_database_sync,
 )
 from lectern.store.engine import create_store_engine
@@ -84,6 +85,28 @@ def test_a_database_at_head_is_upgraded_without_importing_alembic(tmp_path: Path
     )
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"
+    assert asyncio.run(current_revision(url)) == HEAD
+
+
+def test_a_new_database_is_upgraded_apart_without_importing_alembic(tmp_path: Path) -> None:
+    url = f"sqlite+aiosqlite:///{tmp_path / 'lectern.sqlite3'}"
+    probe = (
+        "import sys\n"
+        "from lectern.store import upgrade_database_apart\n"
+        "upgrade_database_apart(sys.stdin.read())\n"
+        "print(sorted({m.split('.')[0] for m in sys.modules} & {'alembic', 'mako'}))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], input=url, capture_output=True, text=True, check=True
+    )
+    assert done.stdout.strip() == "[]"
+    assert asyncio.run(current_revision(url)) == HEAD
+
+
+def test_an_upgrade_that_fails_apart_runs_here(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    url = f"sqlite+aiosqlite:///{tmp_path / 'lectern.sqlite3'}"
+    monkeypatch.setattr(lectern.store.migrate, "run_apart", lambda *args, **kwargs: False)
+    upgrade_database_apart(url)
     assert asyncio.run(current_revision(url)) == HEAD
 
 

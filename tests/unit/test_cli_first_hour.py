@@ -363,7 +363,7 @@ def test_serve_warns_on_an_empty_collection_and_prints_a_banner(
 
     served: dict[str, object] = {}
     monkeypatch.setattr(lectern.api.app, "create_app", lambda config, **kwargs: "app")
-    monkeypatch.setattr(lectern.store, "upgrade_database_sync", lambda url: None)
+    monkeypatch.setattr(lectern.store, "upgrade_database_apart", lambda url: None)
     monkeypatch.setattr(uvicorn, "run", lambda app, **options: served.update(options))
     monkeypatch.setattr(Runtime, "index", property(lambda self: MemoryIndex("docs")))
     with socket.socket() as probe:

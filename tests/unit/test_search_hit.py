@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from lectern.index.payload import ranked_hits
+from lectern.models import Chunk
 from tests.unit.answer_support import hit
 
 
@@ -24,3 +26,16 @@ def test_hits_compare_their_vectors_by_value() -> None:
     assert a != base  # no vector
     assert a != base.model_copy(update={"similarity": 0.6, "vector": a.vector})
     assert base == hit("text", 0.5)
+
+
+def test_hits_do_not_keep_the_candidates_matrix() -> None:
+    """A session's cached retrieval keeps its hits: their vectors must not be views of the matrix
+    of every candidate's vector."""
+    texts = ["one passage", "another passage", "a third passage"]
+    chunks = {t: Chunk(text=t, content_hash=t, chunk_index=0, token_count=2) for t in texts}
+    vectors = np.eye(3, 4, dtype=np.float32)
+    hits = ranked_hits([(t, 1.0) for t in texts], chunks, vectors, vectors[0], {}, "hybrid")
+    for row, h in zip(vectors, hits, strict=True):
+        assert isinstance(h.vector, np.ndarray)
+        assert h.vector.tolist() == row.tolist()
+        assert not np.shares_memory(h.vector, vectors)

@@ -131,7 +131,7 @@ def serve(
     from lectern.cli.checks import collection_problem
     from lectern.index.heap import configure_server_heap
     from lectern.runtime import Runtime
-    from lectern.store import upgrade_database_sync
+    from lectern.store import upgrade_database_apart
 
     if not is_loopback(host) and not config.api_keys and not insecure:
         raise fail(
@@ -154,8 +154,8 @@ def serve(
     level = log_level.lower()
     fmt = log_formatter_name(config.log_format)
     configure_logging(level, fmt)
-    # Once here rather than racing in every worker.
-    upgrade_database_sync(config.effective_database_url)
+    # Once here rather than racing in every worker; in a process of its own (Alembic stays out of ours).
+    upgrade_database_apart(config.effective_database_url)
     # A data dir `lectern ingest` did not fill (an evaluation's, a copied one) has no word-frequency
     # table: built in a process of its own, or each worker would hold wordfreq's list (~30 MB) for good.
     word_frequency.prepare_apart(config.model_cache_dir)

@@ -26,7 +26,7 @@ import re
 import threading
 import unicodedata
 from array import array
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -271,13 +271,18 @@ class KeywordIndex:
     size: int  # rows
 
     @classmethod
-    def build(cls, texts: Sequence[str]) -> KeywordIndex:
-        """From every row's text, in table order (a row's position is its index in `texts`)."""
+    def build(cls, texts: Iterable[str], size: int | None = None) -> KeywordIndex:
+        """From every row's text, in table order (a row's position is its index in `texts`). With
+        `size` (the number of rows), `texts` may be an iterator, read once: the caller need not hold
+        every text as a Python string at once."""
+        if size is None:
+            texts = list(texts)
+            size = len(texts)
         ids: dict[str, int] = {}  # term -> its number, in order of first sight
         # the table's words for this build only: in the shared caches they stayed (SciFact: 44k, ~20 MB)
         words: dict[str, str] = {}
         term_of, row_of, count_of = array("i"), array("i"), array("i")  # one posting each, row order
-        lengths = np.zeros(len(texts), dtype=np.float32)
+        lengths = np.zeros(size, dtype=np.float32)
         for position, text in enumerate(texts):
             found = terms(text, words)
             lengths[position] = len(found)
@@ -288,8 +293,8 @@ class KeywordIndex:
             term_of.extend(counts)
             row_of.extend([position] * len(counts))
             count_of.extend(counts.values())
-        n = np.float32(len(texts))
-        avgdl = np.float32(lengths.sum(dtype=np.float64)) / n if len(texts) else np.float32(1.0)
+        n = np.float32(size)
+        avgdl = np.float32(lengths.sum(dtype=np.float64)) / n if size else np.float32(1.0)
         norms = K1 * (np.float32(1.0) - B + B * lengths / avgdl)  # per row
         numbers = np.frombuffer(term_of, dtype=np.intc)
         df = np.bincount(numbers, minlength=len(ids))
@@ -308,7 +313,7 @@ class KeywordIndex:
         weights *= np.repeat(np.array([_idf(int(d), n) for d in df.tolist()], dtype=np.float32), df)
         starts = np.zeros(len(ids) + 1, dtype=np.int64)
         np.cumsum(df, out=starts[1:])
-        return cls(ids, starts, rows, weights, len(texts))
+        return cls(ids, starts, rows, weights, size)
 
     def posting(self, term: str) -> tuple[NDArray[np.int32], NDArray[np.float32]] | None:
         """The rows holding `term`, in table order, and their weights (views); None for no row."""

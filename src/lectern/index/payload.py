@@ -112,7 +112,10 @@ def ranked_hits(
             keyword_score=keyword_scores.get(key),
             score=sim if mode == "dense" else score,
             rank=rank,
-            vector=vec,  # confidence diversity needs it; never serialised
+            # confidence diversity needs it; never serialised. A copy, not a row of `vectors`: a view
+            # kept the whole matrix (every candidate's row) alive for as long as a session's cached
+            # retrieval kept its few hits (~5 MB over 128 cached sessions on SciFact).
+            vector=vec.copy(),
         )
         for rank, ((key, score), sim, vec) in enumerate(zip(ranked, sims, vectors, strict=True), start=1)
     ]

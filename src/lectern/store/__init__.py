@@ -1,6 +1,12 @@
 """Conversation and prompt persistence: SQLite by default, PostgreSQL by URL, migrated by Alembic."""
 
-from lectern.store.migrate import current_revision, head_revision, upgrade_database, upgrade_database_sync
+from lectern.store.migrate import (
+    current_revision,
+    head_revision,
+    upgrade_database,
+    upgrade_database_apart,
+    upgrade_database_sync,
+)
 from lectern.store.models import (
     Delta,
     LogEvent,
@@ -35,5 +41,6 @@ __all__ = [
     "extractive_summary",
     "head_revision",
     "upgrade_database",
+    "upgrade_database_apart",
     "upgrade_database_sync",
 ]

@@ -20,6 +20,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from lectern.apart import run_apart
 from lectern.store.engine import create_store_engine, writer
 
 if TYPE_CHECKING:
@@ -72,6 +73,29 @@ async def upgrade_database(url: str, revision: str = "head") -> None:
 def upgrade_database_sync(url: str, revision: str = "head") -> None:
     """For synchronous callers such as the CLI; not from inside a running event loop."""
     asyncio.run(upgrade_database(url, revision))
+
+
+def upgrade_database_apart(url: str, timeout_s: float = 300.0) -> None:
+    """`upgrade_database_sync` to HEAD for a long-running server: a database not at HEAD yet (a first
+    start, a new release) is migrated in a Python process of its own, so Alembic and Mako (~9.5 MB
+    of a SciFact server's peak) never stay in the server's memory. Where that process fails, the
+    upgrade runs here, so it fails (or not) with the error it always gave."""
+    if asyncio.run(_is_at_head(url)):
+        return
+    code = "import sys; from lectern.store.migrate import upgrade_database_sync; "
+    code += "upgrade_database_sync(sys.stdin.read())"  # the URL may hold a password: not in argv
+    if not run_apart(
+        code, [], timeout_s=timeout_s, event="database_upgrade_apart_failed", stdin=url.encode()
+    ):
+        upgrade_database_sync(url)
+
+
+async def _is_at_head(url: str) -> bool:
+    engine = create_store_engine(url)
+    try:
+        return await _at_revision(engine, HEAD)
+    finally:
+        await engine.dispose()
 
 
 async def current_revision(url: str) -> str | None:
