@@ -21,7 +21,7 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
@@ -245,11 +245,17 @@ class Engine:
     # --- public API ---------------------------------------------------------------------------------
     async def stream(
         self, question: str, conversation: Conversation, options: AskOptions | None = None
-    ) -> AsyncIterator[Event]:
-        """The turn's events; every failure ends the stream with one `Failed`, never an exception."""
+    ) -> AsyncGenerator[Event, None]:
+        """The turn's events; every failure ends the stream with one `Failed`, never an exception.
+
+        `Done` (or `Failed`) is the last event: a caller that stops there should close the stream
+        (``contextlib.aclosing``), which closes the turn with it at once. An async generator left open
+        is closed later through the event loop instead (a wake-up and a task of its own per answer)."""
         try:
-            async for event in self._turn(question, conversation, options or AskOptions()):
-                yield event
+            turn = self._turn(question, conversation, options or AskOptions())
+            async with contextlib.aclosing(turn) as events:
+                async for event in events:
+                    yield event
         except LecternError as exc:
             log.info("error", extra={"code": exc.code, "session_id": conversation.session_id})
             yield Failed(exc.code, exc.message)
@@ -262,17 +268,18 @@ class Engine:
     ) -> Answer:
         """The answer of one turn; a failure raises the matching LecternError."""
         options = replace(options or AskOptions(), stream_tokens=False)  # nobody sees the words
-        async for event in self.stream(question, conversation, options):
-            if isinstance(event, Done):
-                return event.answer
-            if isinstance(event, Failed):
-                raise _ERRORS.get(event.code, LecternError)(event.message, code=event.code)
+        async with contextlib.aclosing(self.stream(question, conversation, options)) as events:
+            async for event in events:
+                if isinstance(event, Done):
+                    return event.answer
+                if isinstance(event, Failed):
+                    raise _ERRORS.get(event.code, LecternError)(event.message, code=event.code)
         raise LecternError("The answer stream ended without an answer.")
 
     # --- one turn -----------------------------------------------------------------------------------
     async def _turn(
         self, question: str, conversation: Conversation, options: AskOptions
-    ) -> AsyncIterator[Event]:
+    ) -> AsyncGenerator[Event, None]:
         question = _validate(question, options)
         previous = [m.content for m in conversation.history if m.role == "user"]
         turn = _Turn(

@@ -402,4 +402,6 @@ def rank(found: Sequence[SearchHit], threshold: float, top_k: int) -> list[Searc
         elif hit.score > best[key].score:
             best[key] = hit
     kept = sorted((best[k] for k in order), key=lambda h: -h.score)[:top_k]
-    return [h.model_copy(update={"rank": i}) for i, h in enumerate(kept, start=1)]
+    # A hit already at its rank (the index ranks its hits 1..n; nothing dropped before it) is kept as
+    # it is: a copy per hit, ten an answer, cost more than the rest of the ranking.
+    return [h if h.rank == i else h.model_copy(update={"rank": i}) for i, h in enumerate(kept, start=1)]

@@ -110,6 +110,20 @@ def test_units_split_sentences_lists_and_code() -> None:
     assert any(u.lead_in and u.text == "Run this:" for u in units)
 
 
+def test_units_keep_abbreviations_and_clean_markup() -> None:
+    # "approx." (the longest abbreviation) does not end a sentence; "vs." inside a longer word does
+    text = (
+        "The arm weighs approx. 5 kg in total. It moves the Canvs. Then the next sentence starts.\n\n"
+        "A **bold** [linked](https://example.org) <b>tagged</b>\u00a0and  spaced __line__ of words."
+    )
+    assert [u.text for u in units_of(text)] == [
+        "The arm weighs approx. 5 kg in total.",
+        "It moves the Canvs.",
+        "Then the next sentence starts.",
+        "A bold linked tagged and spaced line of words.",
+    ]
+
+
 def test_split_tokens_round_trips() -> None:
     for text in ["a b  c", " leading", "line\n\n```x\ny\n```", ""]:
         assert "".join(split_tokens(text)) == text

@@ -8,6 +8,7 @@ before the face shows ``Done`` to the client, so a client that saw the answer fi
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Awaitable
@@ -124,17 +125,21 @@ class Turns:
         from the engine ends the stream with ``Failed`` (its message shown only when it is a
         LecternError, which is written for users). On ``Done`` the caller calls ``complete``."""
         try:
-            async for event in self.engine.stream(turn.question, conversation, turn.options):
-                if isinstance(event, Retrieved):
-                    self._log_retrieval(turn, event)
-                elif isinstance(event, Failed):
-                    metrics.observe_failure(event.code)
-                    self.sink.emit(
-                        "error", thread_id=turn.session_id, code=event.code, error_message=event.message
-                    )
-                yield event
-                if isinstance(event, Done | Failed):
-                    return
+            # closed here at Done, not later through the event loop (see Engine.stream)
+            async with contextlib.aclosing(
+                self.engine.stream(turn.question, conversation, turn.options)
+            ) as events:
+                async for event in events:
+                    if isinstance(event, Retrieved):
+                        self._log_retrieval(turn, event)
+                    elif isinstance(event, Failed):
+                        metrics.observe_failure(event.code)
+                        self.sink.emit(
+                            "error", thread_id=turn.session_id, code=event.code, error_message=event.message
+                        )
+                    yield event
+                    if isinstance(event, Done | Failed):
+                        return
         except errors.LecternError as exc:
             metrics.observe_failure(exc.code)
             self.sink.emit("error", thread_id=turn.session_id, code=exc.code, error_message=exc.message)

@@ -117,8 +117,11 @@ class TableSnapshot:
         chunks = {p: chunk for _, p in held if (chunk := built.get(p)) is not None}
         new = [p for _, p in held if p not in chunks]
         if new:
-            taken = self.rows.take(np.array(new, dtype=np.intp)).to_pylist()
-            made = {p: chunk_from_record(row) for p, row in zip(new, taken, strict=True)}
+            # Each value read on its own (`column[p].as_py()`): the same Python values as
+            # `rows.take(new).to_pylist()`, for less than half its CPU at ten rows (~60 against ~135 us
+            # for six), as a take builds new arrays of every column first.
+            columns = list(zip(self.rows.column_names, self.rows.columns, strict=True))
+            made = {p: chunk_from_record({name: column[p].as_py() for name, column in columns}) for p in new}
             chunks.update(made)
             if len(built) + len(made) > MAX_CHUNKS:
                 built.clear()  # atomic, unlike evicting one while another thread adds
