@@ -71,7 +71,7 @@ def test_a_hits_chunk_is_built_once_per_snapshot(tmp_path: Path, monkeypatch: py
     assert {h.chunk.content_hash: h.chunk for h in first} == {
         c.content_hash: c for c in CHUNKS if c.content_hash in keys(first)
     }
-    monkeypatch.setattr(lancedb_snapshot, "MAX_CHUNKS", len(CHUNKS) - 1)  # past it: starts over
+    monkeypatch.setattr(lancedb_snapshot, "MAX_CHUNKS", len(CHUNKS) - 1)  # past it: one is dropped
     index.search(vector=axis(1), text="", mode="dense", top_k=len(CHUNKS))  # every chunk
     third = index.search(vector=axis(1), text="", mode="dense", top_k=3)
     assert [h.chunk for h in third] == [h.chunk for h in first]
@@ -99,6 +99,27 @@ def test_own_writes_and_drop(tmp_path: Path) -> None:
 # --- the snapshot answers what LanceDB answers ---------------------------------------------------------
 MODULES = ["Module 1", "Module 2", "Module 3"]
 WORDS = ["robot", "joint", "sensor", "topic", "camera", "planner", "gripper", "wheel", "arm", "lidar"]
+
+
+def test_the_chunks_found_most_recently_stay_built(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    index = LanceDBIndex(tmp_path / "lancedb", "docs", snapshot_reload_s=0.0)
+    index.create(INFO)
+    index.upsert(CHUNKS, VECTORS)
+    monkeypatch.setattr(lancedb_snapshot, "MAX_CHUNKS", 2)
+
+    def found(i: int) -> Chunk:
+        (hit,) = index.search(vector=axis(i), text="", mode="dense", top_k=1)
+        assert hit.chunk.content_hash == CHUNKS[i].content_hash
+        return hit.chunk
+
+    first, second = found(0), found(1)
+    assert found(0) is first  # found again: now the most recent
+    found(2)  # one over the limit: the least recently found (CHUNKS[1]) is dropped, not every chunk
+    assert in_memory(index)
+    assert found(0) is first
+    rebuilt = found(1)
+    assert rebuilt == second
+    assert rebuilt is not second
 
 
 def random_chunks(n: int, rng: np.random.Generator) -> list[Chunk]:

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -39,8 +40,8 @@ Candidate = tuple[str, int, float]  # content hash, row id, score (higher is bet
 Row = tuple[Chunk, NDArray[np.float32]]  # a hit's chunk and its stored vector
 # Distinct filters whose row sets a snapshot keeps; past that it starts over.
 MAX_FILTERS = 64
-# Chunks a snapshot keeps built (~8 kB each on SciFact, by tracemalloc); past that it starts over. As
-# many as the passages whose terms a server keeps (`lectern.writers.units.PASSAGES_KEPT`).
+# Chunks a snapshot keeps built (~8 kB each on SciFact, by tracemalloc), the least recently found
+# dropped first. As many as the passages whose terms a server keeps (`lectern.writers.units.PASSAGES_KEPT`).
 MAX_CHUNKS = 512
 
 
@@ -57,7 +58,10 @@ class TableSnapshot:
     searchable: NDArray[np.intp]  # rows with a non-zero vector: LanceDB's cosine skips the others
     positions: dict[str, int]  # content hash -> row
     _filtered: dict[str, NDArray[np.intp]] = field(default_factory=dict, repr=False)
-    _chunks: dict[int, Chunk] = field(default_factory=dict, repr=False)  # row -> its chunk, built once
+    # row -> its chunk, built once, least recently found first; the lock makes reordering and dropping
+    # safe while other search threads read and add
+    _chunks: OrderedDict[int, Chunk] = field(default_factory=OrderedDict, repr=False)
+    _chunks_lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
     @classmethod
     def load(cls, table: Any, version: int, columns: Sequence[str]) -> TableSnapshot | None:
@@ -114,18 +118,23 @@ class TableSnapshot:
         """The chunk and vector of each content hash this snapshot holds."""
         held = [(key, self.positions[key]) for key in keys if key in self.positions]
         built = self._chunks
-        chunks = {p: chunk for _, p in held if (chunk := built.get(p)) is not None}
+        with self._chunks_lock:
+            chunks = {p: chunk for _, p in held if (chunk := built.get(p)) is not None}
+            for p in chunks:
+                built.move_to_end(p)
         new = [p for _, p in held if p not in chunks]
         if new:
             # Each value read on its own (`column[p].as_py()`): the same Python values as
             # `rows.take(new).to_pylist()`, for less than half its CPU at ten rows (~60 against ~135 us
-            # for six), as a take builds new arrays of every column first.
+            # for six), as a take builds new arrays of every column first. Built outside the lock: two
+            # threads may build the same row at once, and either copy is the same chunk.
             columns = list(zip(self.rows.column_names, self.rows.columns, strict=True))
             made = {p: chunk_from_record({name: column[p].as_py() for name, column in columns}) for p in new}
             chunks.update(made)
-            if len(built) + len(made) > MAX_CHUNKS:
-                built.clear()  # atomic, unlike evicting one while another thread adds
-            built.update(made)
+            with self._chunks_lock:
+                built.update(made)
+                while len(built) > MAX_CHUNKS:
+                    built.popitem(last=False)
         return {key: (chunks[p], self.matrix[p]) for key, p in held}
 
 
