@@ -248,13 +248,18 @@ class RawConnection:
             while size := int((await reader.readline()).strip(), 16):
                 chunks.append(await reader.readexactly(size + 2))
             await reader.readline()
-            return status, b"".join(c[:-2] for c in chunks)
-        return status, await reader.readexactly(int(headers.get("content-length", "0")))
+            content = b"".join(c[:-2] for c in chunks)
+        else:
+            content = await reader.readexactly(int(headers.get("content-length", "0")))
+        if headers.get("connection", "").lower() == "close":  # as any HTTP/1.1 client: connect anew
+            await self.close()
+        return status, content
 
     async def close(self) -> None:
         if self._streams is not None:
-            self._streams[1].close()
-            await self._streams[1].wait_closed()
+            writer, self._streams = self._streams[1], None
+            writer.close()
+            await writer.wait_closed()
 
 
 def process_tree_cpu_s(pid: int) -> float:
