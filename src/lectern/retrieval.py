@@ -10,9 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import threading
 import time
-from collections import OrderedDict
 from collections.abc import Callable, MutableMapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
@@ -28,6 +26,7 @@ from lectern.embeddings.base import Embedder
 from lectern.errors import EmbedderMismatch, InvalidInput, LecternError, ProviderError, VectorIndexError
 from lectern.index.base import SearchFilters, VectorIndex
 from lectern.index.compat import ensure_query_embedder
+from lectern.lru import LRU
 from lectern.models import ConfidenceMetrics, RetrievalResult, RetrievalTimings, SearchHit, SearchModeName
 from lectern.sentences import SentenceVectors
 from lectern.settings import Settings
@@ -80,29 +79,6 @@ def filters_key(filters: SearchFilters | None) -> str:
     return json.dumps({"eq": dict(filters.equals), "url": filters.url_prefix}, sort_keys=True, default=str)
 
 
-class _VectorLRU:
-    """Chunk vectors by content hash, for engines whose hits come without vectors."""
-
-    def __init__(self, size: int = 4096) -> None:
-        self.size = size
-        self._data: OrderedDict[str, NDArray[np.float32]] = OrderedDict()
-        self._lock = threading.Lock()  # retrievals run in worker threads
-
-    def get(self, key: str) -> NDArray[np.float32] | None:
-        with self._lock:
-            value = self._data.get(key)
-            if value is not None:
-                self._data.move_to_end(key)
-            return value
-
-    def put(self, key: str, value: NDArray[np.float32]) -> None:
-        with self._lock:
-            self._data[key] = value
-            self._data.move_to_end(key)
-            while len(self._data) > self.size:
-                self._data.popitem(last=False)
-
-
 class Retriever:
     def __init__(
         self, embedder: Embedder, index: VectorIndex, settings: Settings, *, collection: str = ""
@@ -113,9 +89,8 @@ class Retriever:
         self.collection = collection or settings.collection
         self.thresholds = Thresholds.from_settings(settings)
         self._embedder_checked = False
-        self._vectors = _VectorLRU()
-        self._terms: OrderedDict[str, bool] = OrderedDict()
-        self._terms_lock = threading.Lock()
+        self._vectors: LRU[str, NDArray[np.float32]] = LRU(4096)  # for engines whose hits come without
+        self._terms: LRU[str, bool] = LRU(TERM_CACHE_SIZE)
 
     @cached_property
     def sentences(self) -> SentenceVectors:
@@ -288,11 +263,9 @@ class Retriever:
         compound = is_compound(term)
         # A compound is looked up as written ("ML-Agents" whole, "ml-agents" by its parts).
         key = term if compound else term.lower()
-        with self._terms_lock:
-            cached = self._terms.get(key)
-            if cached is not None:
-                self._terms.move_to_end(key)
-                return cached
+        cached = self._terms.get(key)
+        if cached is not None:
+            return cached
         try:
             hits = self.index.search(vector=None, text=term, mode="keyword", top_k=5)
         except Exception:
@@ -302,10 +275,7 @@ class Retriever:
         if found and compound:
             forms = written_forms(term)
             found = any(any(f in h.chunk.search_text.lower() for f in forms) for h in hits)
-        with self._terms_lock:
-            self._terms[key] = found
-            while len(self._terms) > TERM_CACHE_SIZE:
-                self._terms.popitem(last=False)
+        self._terms.put(key, found)
         return found
 
     def confidence(self, result: RetrievalResult) -> ConfidenceMetrics:

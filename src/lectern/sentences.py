@@ -21,7 +21,6 @@ import logging
 import re
 import sqlite3
 import threading
-from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -30,6 +29,7 @@ from numpy.typing import NDArray
 
 from lectern.embeddings.base import Embedder, Vectors
 from lectern.embeddings.cache import uncached
+from lectern.lru import LRU
 from lectern.models import Chunk
 from lectern.writers.units import PASSAGES_KEPT, Unit, units_of
 
@@ -50,7 +50,7 @@ class SentenceVectors:
         self.embedder = embedder
         self._encode = sentence_encoder(embedder)
         self.memory = memory
-        self._cache: OrderedDict[str, _Held] = OrderedDict()
+        self._cache: LRU[str, _Held] = LRU(memory)
         self._lock = threading.Lock()
         self._db: sqlite3.Connection | None = None
         if path is not None:
@@ -176,18 +176,10 @@ class SentenceVectors:
         return found
 
     def _memory(self, content_hash: str) -> _Held | None:
-        with self._lock:
-            value = self._cache.get(content_hash)
-            if value is not None:
-                self._cache.move_to_end(content_hash)
-            return value
+        return self._cache.get(content_hash)
 
     def _remember(self, content_hash: str, value: _Held) -> None:
-        with self._lock:
-            self._cache[content_hash] = value
-            self._cache.move_to_end(content_hash)
-            while len(self._cache) > self.memory:
-                self._cache.popitem(last=False)
+        self._cache.put(content_hash, value)
 
 
 def sentence_model(embedder: Embedder) -> str:

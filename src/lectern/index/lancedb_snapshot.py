@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import threading
 import time
-from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -34,6 +33,7 @@ from numpy.typing import NDArray
 from lectern.index.heap import release_free_memory
 from lectern.index.lancedb_schema import VECTOR
 from lectern.index.payload import chunk_from_record
+from lectern.lru import LRU
 from lectern.models import Chunk
 
 Candidate = tuple[str, int, float]  # content hash, row id, score (higher is better)
@@ -58,10 +58,8 @@ class TableSnapshot:
     searchable: NDArray[np.intp]  # rows with a non-zero vector: LanceDB's cosine skips the others
     positions: dict[str, int]  # content hash -> row
     _filtered: dict[str, NDArray[np.intp]] = field(default_factory=dict, repr=False)
-    # row -> its chunk, built once, least recently found first; the lock makes reordering and dropping
-    # safe while other search threads read and add
-    _chunks: OrderedDict[int, Chunk] = field(default_factory=OrderedDict, repr=False)
-    _chunks_lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
+    # row -> its chunk, built once; the least recently found is dropped first
+    _chunks: LRU[int, Chunk] = field(default_factory=lambda: LRU(MAX_CHUNKS), repr=False, compare=False)
 
     @classmethod
     def load(cls, table: Any, version: int, columns: Sequence[str]) -> TableSnapshot | None:
@@ -118,23 +116,18 @@ class TableSnapshot:
         """The chunk and vector of each content hash this snapshot holds."""
         held = [(key, self.positions[key]) for key in keys if key in self.positions]
         built = self._chunks
-        with self._chunks_lock:
-            chunks = {p: chunk for _, p in held if (chunk := built.get(p)) is not None}
-            for p in chunks:
-                built.move_to_end(p)
+        chunks = {p: chunk for _, p in held if (chunk := built.get(p)) is not None}
         new = [p for _, p in held if p not in chunks]
         if new:
             # Each value read on its own (`column[p].as_py()`): the same Python values as
             # `rows.take(new).to_pylist()`, for less than half its CPU at ten rows (~60 against ~135 us
-            # for six), as a take builds new arrays of every column first. Built outside the lock: two
-            # threads may build the same row at once, and either copy is the same chunk.
+            # for six), as a take builds new arrays of every column first. Two threads may build the
+            # same row at once: either copy is the same chunk.
             columns = list(zip(self.rows.column_names, self.rows.columns, strict=True))
             made = {p: chunk_from_record({name: column[p].as_py() for name, column in columns}) for p in new}
             chunks.update(made)
-            with self._chunks_lock:
-                built.update(made)
-                while len(built) > MAX_CHUNKS:
-                    built.popitem(last=False)
+            for p, chunk in made.items():
+                built.put(p, chunk)
         return {key: (chunks[p], self.matrix[p]) for key, p in held}
 
 

@@ -40,8 +40,6 @@ import logging
 import math
 import re
 import textwrap
-import threading
-from collections import OrderedDict
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -54,6 +52,7 @@ from lectern.content_kind import kind_of
 from lectern.embeddings.base import Embedder
 from lectern.events import Token
 from lectern.followups import GENERIC_WORDS, STOP_WORDS, words
+from lectern.lru import LRU
 from lectern.models import SearchHit, TokenUsage
 from lectern.writers.base import WriteRequest, WriterEvent, Written
 from lectern.writers.question_kind import QuestionKind, has_cue, question_kind
@@ -159,26 +158,6 @@ class _Candidate:
     """False for quizzes, exercise prompts, objectives and summaries (quoted when nothing else is left)."""
 
 
-class _VectorCache:
-    def __init__(self, size: int) -> None:
-        self.size = size
-        self.data: OrderedDict[str, NDArray[np.float32]] = OrderedDict()
-        self._lock = threading.Lock()  # answers are composed in worker threads
-
-    def get(self, key: str) -> NDArray[np.float32] | None:
-        with self._lock:
-            value = self.data.get(key)
-            if value is not None:
-                self.data.move_to_end(key)
-            return value
-
-    def put(self, key: str, value: NDArray[np.float32]) -> None:
-        with self._lock:
-            self.data[key] = value
-            while len(self.data) > self.size:
-                self.data.popitem(last=False)
-
-
 class ExtractiveWriter:
     """Picks, orders and cites sentences of the sources; streams them word by word."""
 
@@ -189,7 +168,7 @@ class ExtractiveWriter:
     ) -> None:
         self.embedder = embedder
         self.embed_sentences = embed_sentences
-        self._vectors = _VectorCache(cache_size)
+        self._vectors: LRU[str, NDArray[np.float32]] = LRU(cache_size)  # answers compose in threads
 
     @property
     def name(self) -> str:
