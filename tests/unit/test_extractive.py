@@ -505,19 +505,7 @@ def _mmr_asking_each_round(candidates: list[Any], limit: int) -> list[Any]:
     """`_mmr` as its formula reads, and as it was written before its eligibility was worked out once per
     candidate: `_adds_to` asked of every candidate in the pool, and each one's greatest similarity to
     all the chosen, every round."""
-    items = {(c.source, c.unit.position) for c in candidates if c.unit.bullet}
-    pool = sorted(
-        (
-            c
-            for c in candidates
-            if not c.unit.lead_in
-            or (c.source, c.unit.position + 1) in items
-            or c.unit.items
-            or c.unit.words >= extractive.TELLING_LEAD_IN_WORDS
-            or extractive._SOLUTION.match(c.unit.text)
-        ),
-        key=lambda c: -c.score,
-    )
+    pool = extractive._quotable_pool(candidates)  # the loop is what this oracle checks, not the pool
     if not pool:
         return []
     top = pool[0]

@@ -452,13 +452,15 @@ def _similarity(a: _Candidate, b: _Candidate) -> float:
     return len(a.unit.terms & b.unit.terms) / len(union) if union else 0.0
 
 
-def _mmr(candidates: list[_Candidate], limit: int = MAX_SENTENCES) -> list[_Candidate]:
-    # A bare lead-in ("Run the following:") says nothing without what follows; `_with_code` adds it
-    # with its code. One that says something ("System identification involves: ...", "Solution: use
-    # CycloneDDS:") can lead the answer, and brings its list (`_with_context`) or its code
-    # (`_with_introduced_code`).
+def _quotable_pool(candidates: list[_Candidate]) -> list[_Candidate]:
+    """The candidates that may be quoted on their own, best first.
+
+    A bare lead-in ("Run the following:") says nothing without what follows; `_with_code` adds it
+    with its code. One that says something ("System identification involves: ...", "Solution: use
+    CycloneDDS:") can lead the answer, and brings its list (`_with_context`) or its code
+    (`_with_introduced_code`)."""
     items = {(c.source, c.unit.position) for c in candidates if c.unit.bullet}
-    pool = sorted(
+    return sorted(
         (
             c
             for c in candidates
@@ -470,6 +472,10 @@ def _mmr(candidates: list[_Candidate], limit: int = MAX_SENTENCES) -> list[_Cand
         ),
         key=lambda c: -c.score,
     )
+
+
+def _mmr(candidates: list[_Candidate], limit: int = MAX_SENTENCES) -> list[_Candidate]:
+    pool = _quotable_pool(candidates)
     if not pool:
         return []
     top = pool[0]
