@@ -28,7 +28,10 @@ alternating (Lectern, LlamaIndex, Lectern, ...), ``--repeats`` times for the ans
 - answers/s in process, no LLM: Lectern's engine (hybrid retrieval, answerability, extractive writer,
   query cache off) against a LlamaIndex query engine in ``no_text`` mode (dense top 5 only, no
   writer): Lectern does more per answer;
-- CPU ms per answer, peak RSS of the answering process, process start to first answer.
+- answers/s with two callers at once (one per core; each side as it comes: LlamaIndex's PyTorch
+  already spreads one query over both cores, Lectern runs one query per core), after the one-caller
+  pass, over the same questions;
+- CPU ms per answer (one caller), peak RSS of the answering process, process start to first answer.
 
 `/chat/run` over HTTP is measured on Lectern's side by bench/http_load.py; LlamaIndex ships no HTTP
 service to compare with. Prints the table with ratios (Lectern / LlamaIndex) and the load average,
@@ -54,6 +57,8 @@ ROOT = BENCH.parent
 RESULTS = BENCH / "results"
 SHARED = ROOT.parent / "shared" / "data"
 OTHER_PYTHON = RESULTS / "llamaindex-venv" / "bin" / "python"
+# The second answer pass: this many callers at once, one per core (a server's share of the machine).
+CALLERS = 2
 CORPORA = {
     "textbook-a": (SHARED / "textbooks" / "textbook-a", BENCH / "questions" / "textbook-a.jsonl"),
     "scifact": (RESULTS / "scifact-md", SHARED / "scifact" / "queries.jsonl"),
@@ -102,12 +107,21 @@ def lectern_answer(work: Path, questions: list[str], started: float) -> dict[str
         cpu0, wall0 = _cpu_s(), time.perf_counter()
         for q in questions:
             await engine.run(q, engine.new_conversation())
-        wall = time.perf_counter() - wall0
+        wall, cpu = time.perf_counter() - wall0, _cpu_s() - cpu0
+        pending = list(questions)
+
+        async def caller() -> None:
+            while pending:
+                await engine.run(pending.pop(), engine.new_conversation())
+
+        wall0 = time.perf_counter()
+        await asyncio.gather(*(caller() for _ in range(CALLERS)))
         return {
             "start_to_first_answer_s": first,
             "answers": len(questions),
             "answers_per_s": len(questions) / wall,
-            "cpu_ms_per_answer": (_cpu_s() - cpu0) * 1000 / len(questions),
+            "answers_per_s_callers": len(questions) / (time.perf_counter() - wall0),
+            "cpu_ms_per_answer": cpu * 1000 / len(questions),
             "peak_rss_mb": _peak_rss_mb(),
         }
 
@@ -209,6 +223,12 @@ def table(results: list[dict[str, Any]]) -> str:
                 "time",
             ),
             (f"answers/s in process, {n} (no LLM)", aa["answers_per_s"], ba["answers_per_s"], "x"),
+            (
+                f"answers/s in process, {n}, {CALLERS} callers at once",
+                aa["answers_per_s_callers"],
+                ba["answers_per_s_callers"],
+                "x",
+            ),
             (f"CPU ms per answer, {n}", aa["cpu_ms_per_answer"], ba["cpu_ms_per_answer"], "time"),
             (f"peak RSS answering, {n} (MB)", aa["peak_rss_mb"], ba["peak_rss_mb"], "time"),
             (
