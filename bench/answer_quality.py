@@ -1,11 +1,12 @@
 """Answer quality of the offline default (extractive writer) over corpora and their question sets.
 
     uv run python bench/answer_quality.py CORPUS QUESTIONS.jsonl [CORPUS QUESTIONS.jsonl ...] \
-        [--split tune|holdout|all] [--failures]
+        [--split tune|holdout|fresh|...|all] [--failures]
 
 Question records (bench/questions/*.jsonl): `kind` is in_scope, near_miss, out_of_scope or followup;
-in-scope and follow-up records list the `expected` files and 1-3 answer `keywords`; `split` is tune or
-holdout (records without one count as tune). Each question is asked in a fresh conversation; a follow-up
+in-scope and follow-up records list the `expected` files and 1-3 answer `keywords`; `split` names the
+set a record belongs to (tune, holdout, fresh, ...; records without one count as tune). `--split` takes
+any split name found in the files, or all. Each question is asked in a fresh conversation; a follow-up
 asks its turns in one conversation and is scored on the last turn.
 
 Per set and split it reports:
@@ -188,11 +189,24 @@ def print_table(reports: dict[str, dict[str, Any]]) -> None:
     print(f"{'engine ms p50/p99':44}{cells}")
 
 
+def split_of(record: dict[str, Any]) -> str:
+    return str(record.get("split", "tune"))
+
+
+def splits_in(paths: list[Path]) -> set[str]:
+    """The split names the question files use: what --split may ask for besides all."""
+    return {split_of(r) for path in paths for r in read_jsonl(path)}
+
+
+def selected(records: list[dict[str, Any]], split: str) -> list[dict[str, Any]]:
+    return [r for r in records if split == "all" or split_of(r) == split]
+
+
 async def run(pairs: list[tuple[Path, Path]], split: str) -> dict[str, Any]:
     all_rows: dict[str, list[dict[str, Any]]] = {}
     for corpus, questions in pairs:
         engine, _, _ = build(corpus)
-        records = [r for r in read_jsonl(questions) if split == "all" or r.get("split", "tune") == split]
+        records = selected(list(read_jsonl(questions)), split)
         all_rows[questions.stem] = [await ask(engine, r) for r in records]
     reports = {name: report(rows) for name, rows in all_rows.items()}
     if len(reports) > 1:
@@ -205,13 +219,17 @@ def main() -> None:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("pairs", nargs="+", help="CORPUS QUESTIONS.jsonl, repeated")
-    parser.add_argument("--split", choices=("tune", "holdout", "all"), default="all")
+    parser.add_argument("--split", default="all", help="a split name found in the files, or all")
     parser.add_argument("--failures", action="store_true", help="print every wrong decision")
     parser.add_argument("--out", default="answer-quality", help="result file name under bench/results/")
     args = parser.parse_args()
     if len(args.pairs) % 2:
         parser.error("give CORPUS QUESTIONS pairs")
     pairs = [(Path(args.pairs[i]), Path(args.pairs[i + 1])) for i in range(0, len(args.pairs), 2)]
+    known = splits_in([questions for _, questions in pairs])
+    if args.split != "all" and args.split not in known:
+        # a typo would otherwise measure nothing and print an empty table
+        parser.error(f"--split {args.split!r}: the files have {', '.join(sorted(known))} (or all)")
     result = asyncio.run(run(pairs, args.split))
     print(f"split: {args.split}")
     print_table(result["reports"])
