@@ -51,7 +51,7 @@ from numpy.typing import NDArray
 from lectern.content_kind import kind_of
 from lectern.embeddings.base import Embedder
 from lectern.events import Token
-from lectern.followups import GENERIC_WORDS, STOP_WORDS, words
+from lectern.followups import GENERIC_WORDS, STOP_WORDS
 from lectern.lru import LRU
 from lectern.models import SearchHit, TokenUsage
 from lectern.writers.base import WriteRequest, WriterEvent, Written
@@ -88,7 +88,6 @@ RELATIVE_FLOOR = 0.4  # a sentence scoring below this share of the best one is n
 DUPLICATE = 0.88
 OWN_WORDS_SHARE = 0.4  # a further sentence shares at least this much of the best one's keyword score
 MEANING_SHARE = 1.0  # ... or is at least this near the question in meaning as the best one
-DEFINITION_BONUS = 0.2
 # The retrieval's reserve (the hits ranked just below the sources, `RetrievalResult.reserve`) is quoted
 # from too: a list item or a sentence there often holds a keyword the top passages miss. Measured with
 # bench/reserve_study.py (answers with every keyword, tune 75.8 -> 76.9 %, train 81.6 -> 82.2 %; the
@@ -114,7 +113,6 @@ MEANING_WEIGHTS = {"cosine": 0.4, "lexical": 0.15, "heading": 0.1, "chunk": 0.05
 # Score factor for sentences of quizzes, exercises, objectives and summaries, and for a sentence that
 # announces what a chapter teaches ("In this chapter, you will learn ...") with the list it leads.
 NOT_EXPOSITION = 0.6
-_COPULAS = frozenset({"is", "are", "means", "refers", "describes", "provides", "creates", "lets", "makes"})
 
 # A sentence that announces what a chapter will teach or has taught ("In this chapter, you will learn to
 # ...", "By the end of this module you will be able to:"): it names topics, it explains none.
@@ -131,7 +129,6 @@ _YES_NO = re.compile(
     r"^\s*(?:can|could|does|do|did|is|are|was|were|should|will|would|has|have)\b(?!\s+you\b)", re.I
 )
 _STOP = frozenset(stem_terms(" ".join(STOP_WORDS)))
-_DEFINITION = re.compile(r"^\s*what\s+(?:is|are|does|do)\s+(?:an?\s+|the\s+)?(.+?)\??$", re.IGNORECASE)
 _HOW_TO = re.compile(
     r"\b(how\s+(do|can|to|should|would)|install|command|commands|run|launch|create|write|code|example|"
     r"implement|configure|set\s*up|setup|build|syntax|snippet)\b|\bhow\s*\?\s*$",
@@ -213,7 +210,6 @@ class ExtractiveWriter:
         if query_vector is not None and request.sentences is not None:
             _attach_vectors(candidates + codes, [*sources, *reserve], request.sentences)
         self._score(candidates, query_vector)
-        _favour_definitions(candidates, request.question)
         kind = question_kind(request.question)
         _favour_cues(candidates, kind)
         _behind_sources(candidates, len(sources))
@@ -411,25 +407,6 @@ def _query_terms(question: str, query: str) -> frozenset[str]:
     if _YES_NO.match(question):
         return terms - _STOP or terms
     return terms - _IGNORED or terms
-
-
-def _favour_definitions(candidates: list[_Candidate], question: str) -> None:
-    """For "What is X?" / "What does X do?", the answer is a sentence that defines X: it opens with X's
-    head noun and a copula ("A node is a process ..."), not one that merely mentions X's modifiers
-    ("ROS 2 is a framework ..." for "What is a ROS 2 node?")."""
-    match = _DEFINITION.match(question)
-    if not match:
-        return
-    subject = [w for w in words(match.group(1)) if not (stem_terms(w) <= _IGNORED)]
-    if not subject:
-        return
-    head = stem_terms(subject[-1])
-    for c in candidates:
-        opening = c.unit.text.split()[:8]
-        first = stem_terms(" ".join(opening[:4]))
-        defines = any(w.lower() in _COPULAS for w in opening)
-        if head <= first and defines:
-            c.score += DEFINITION_BONUS
 
 
 def _favour_cues(candidates: list[_Candidate], kind: QuestionKind) -> None:
