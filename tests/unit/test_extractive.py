@@ -479,11 +479,11 @@ def _candidate(text: str, source: int, score: float) -> Any:
     return extractive._Candidate(unit, source, hit, lexical=0.5, rank_prior=1.0, score=score)
 
 
-def test_a_source_not_quoted_yet_gets_a_place_over_the_best_sources_fifth_sentence() -> None:
+def test_a_source_not_quoted_yet_gets_a_place_over_the_best_sources_last_sentence() -> None:
     # Sentences that share no word: only their scores and their sources tell them apart.
-    words = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot"]
+    words = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf"]
     best = [_candidate(f"{w} {w}1 {w}2 {w}3.", 1, 1.0 - i / 100) for i, w in enumerate(words)]
-    other = _candidate("golf golf1 golf2 golf3.", 3, 0.955)
+    other = _candidate("hotel hotel1 hotel2 hotel3.", 3, 0.945)
     chosen = extractive._mmr([*best, other])
     assert other in chosen
     assert len(chosen) == extractive.MAX_SENTENCES
@@ -583,14 +583,16 @@ def test_of_code_blocks_alike_in_words_the_one_nearer_the_question_in_meaning_is
     assert extractive._best_code([first, nearer], [], strict=False) is first
 
 
-def test_a_question_that_asks_two_things_gets_room_for_one_more_sentence() -> None:
-    words = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf"]
+def test_an_answer_quotes_up_to_six_sentences_down_to_four_tenths_of_the_best_ones_score() -> None:
+    # Sentences that share no word: only their scores tell them apart.
+    words = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel"]
     best = [_candidate(f"{w} {w}1 {w}2 {w}3.", 1, 1.0 - i / 100) for i, w in enumerate(words)]
-    assert len(extractive._mmr(best)) == extractive.MAX_SENTENCES
-    assert len(extractive._mmr(best, extractive.MAX_SENTENCES + 1)) == extractive.MAX_SENTENCES + 1
-    assert extractive._TWO_ASKS.search("Which size does the book recommend, and why?")
-    assert extractive._TWO_ASKS.search("What does the robot see and what does it control?")
-    assert not extractive._TWO_ASKS.search("How do wheels and legs compare on stairs?")
+    assert len(extractive._mmr(best)) == 6
+    top = _candidate("alpha alpha1 alpha2 alpha3.", 1, 1.0)
+    weaker = _candidate("india india1 india2 india3.", 2, 0.45)
+    assert weaker in extractive._mmr([top, weaker])
+    weaker.score = 0.35
+    assert extractive._mmr([top, weaker]) == [top]
 
 
 def test_mmr_keeps_the_greatest_similarity_to_the_chosen_as_the_formula_does() -> None:

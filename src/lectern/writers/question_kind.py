@@ -100,4 +100,4 @@ def has_cue(text: str, kind: QuestionKind) -> bool:
         return bool(_CONTRAST.search(text))
     if kind == "problem":
         return bool(_FIX.search(text))
-    return False  # a definition has its own test (the writer's `_defining`); "other" calls for nothing
+    return False  # a definition: the sentence nearest the question in meaning; "other" calls for nothing
