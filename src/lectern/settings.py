@@ -229,6 +229,11 @@ class Settings(BaseSettings):
         default_factory=list, description="Allowed browser origins: https://a.example,https://b.example."
     )
     max_body_bytes: int = Field(1_048_576, ge=1024)
+    release_code_pages: bool = Field(
+        True,
+        description="A server drops the shared-library pages it ran once (start-up, table loads) from "
+        "its resident memory; they come back from the page cache when run again.",
+    )
     session_idle_archive_s: int = Field(3600, ge=1)
     session_max_waiting: int = Field(
         8, ge=0, le=1000, description="Questions that may wait behind the one being answered, per session."

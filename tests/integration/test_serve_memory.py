@@ -74,3 +74,51 @@ def test_sentences_missing_from_the_store_are_embedded_without_the_fp32_graph(
     assert loaded == {"fp32_runtimes": 0, "int8_models": 1, "wordfreq_lists": 0, "mcp_sdk": False}
     with sqlite3.connect(stores[0]) as db:
         assert db.execute("SELECT COUNT(*) FROM unit_vectors").fetchone()[0] > 0
+
+
+# An engine built as `lectern serve` builds it answers; its library pages are released
+# (LECTERN_RELEASE_CODE_PAGES), and it answers the same again with fewer of LanceDB's code pages resident.
+RELEASE_PROBE = """
+import asyncio, json, sys
+from lectern import code_pages
+from lectern.api.app import _build_engine
+from lectern.settings import get_settings
+
+def lancedb_kb() -> int:
+    kb, current = 0, False
+    for line in open("/proc/self/smaps"):
+        first = line.split(" ", 1)[0]
+        if not first.endswith(":"):
+            current = "_lancedb" in line and " r-xp " in line
+        elif current and first == "Rss:":
+            kb += int(line.split()[1])
+    return kb
+
+engine = _build_engine(get_settings())
+async def ask() -> list[str]:
+    answers = [await engine.run(q, engine.new_conversation()) for q in sys.argv[1:]]
+    return [a.model_dump_json(exclude={"timings", "timestamp"}) for a in answers]
+before = asyncio.run(ask())
+held = lancedb_kb()
+code_pages.enable()
+released = code_pages.release_code_pages()
+after = asyncio.run(ask())
+print(json.dumps({"same": before == after, "released_kb": released, "held_kb": held,
+                  "after_kb": lancedb_kb()}))
+"""
+
+
+def test_released_library_pages_give_the_same_answers(ingested: Ingested) -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", RELEASE_PROBE, *QUESTIONS],
+        env=subprocess_env(ingested.env),
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    found = json.loads(done.stdout.strip().splitlines()[-1])
+    assert found["same"] is True
+    assert found["released_kb"] >= found["held_kb"] > 0  # LanceDB's among them
+    assert found["after_kb"] < found["held_kb"]  # answering ran only part of what was released

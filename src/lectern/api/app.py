@@ -21,6 +21,7 @@ from fastapi.telemetry import TelemetryConfig
 from starlette.middleware.cors import CORSMiddleware
 
 import lectern
+from lectern import code_pages
 from lectern.api import chat, feedback, generation, health, openai_compat, openapi, web
 from lectern.api.auth import ApiKeys
 from lectern.api.errors import install_error_handlers
@@ -62,9 +63,11 @@ def create_app(
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         # asyncio.to_thread's pool (the engine's retrievals): queued work runs oldest request first.
         asyncio.get_running_loop().set_default_executor(OldestFirstExecutor(thread_name_prefix="lectern"))
+        releasing = code_pages.enable(settings.release_code_pages)
         services = await _start(settings, engine, store, limiter, probes)
         app.state.services = services
         restore_gc = _freeze_startup_heap()
+        code_pages.release_code_pages()  # what loading the model and the first probes ran once
         app.state.metrics = MetricsEndpoint(StateCollector(partial(_state, services)))
         if settings.metrics_enabled and settings.metrics_port:
             app.state.metrics.serve_on_port(settings.metrics_port, metrics_host)
@@ -74,6 +77,7 @@ def create_app(
         finally:
             restore()
             restore_gc()  # a process that starts another app (tests) collects as before
+            code_pages.enable(releasing)
             await services.close()
 
     app = FastAPI(
@@ -220,6 +224,7 @@ def _build_engine(settings: Settings) -> Engine:
     engine = Engine.from_settings(settings)
     retriever = engine.retriever
     retriever.index.info()
+    code_pages.release_code_pages()  # opening the table's code, before the model adds to the peak
     retriever.embedder.embed_query("warm up")  # loads the model's session now, not on the first question
     return engine
 

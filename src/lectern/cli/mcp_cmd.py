@@ -27,11 +27,12 @@ def mcp(
     configure_server_heap()  # as `lectern serve`
     import anyio
 
-    from lectern import word_frequency
+    from lectern import code_pages, word_frequency
     from lectern.api.logs import configure_logging
     from lectern.mcp import run_stdio
 
     config = settings(collection=collection)
+    code_pages.enable(config.release_code_pages)  # as `lectern serve`: table loads release their code
     configure_logging(log_level.lower())
     word_frequency.prepare_apart(config.model_cache_dir)  # as `lectern serve`: wordfreq's list stays out
     anyio.run(run_stdio, config)

@@ -125,7 +125,7 @@ def serve(
 
     import uvicorn
 
-    from lectern import word_frequency
+    from lectern import code_pages, word_frequency
     from lectern.api.app import create_app
     from lectern.api.logs import configure_logging, log_formatter_name, uvicorn_log_config
     from lectern.cli.checks import collection_problem
@@ -139,6 +139,7 @@ def serve(
             "Set LECTERN_API_KEYS, bind 127.0.0.1, or pass --insecure."
         )
     configure_server_heap()  # before the runtime starts LanceDB's and onnxruntime's threads
+    code_pages.enable(config.release_code_pages)
     runtime = Runtime(config)
     empty = collection_problem(runtime)
     if empty is not None:
@@ -159,6 +160,7 @@ def serve(
     # A data dir `lectern ingest` did not fill (an evaluation's, a copied one) has no word-frequency
     # table: built in a process of its own, or each worker would hold wordfreq's list (~30 MB) for good.
     word_frequency.prepare_apart(config.model_cache_dir)
+    code_pages.release_code_pages()  # the checks above opened the table: LanceDB code no answer runs
     options = {
         "host": host,
         "port": port,

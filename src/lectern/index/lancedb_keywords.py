@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from lectern.code_pages import release_code_pages
 from lectern.stemming import plain_stemmer_for, stemmer_for
 
 # NLTK's English stop words as lance's tokenizer has them (words with an apostrophe left out: the
@@ -405,6 +406,7 @@ class KeywordCache:
                 built = None
             if self._seen == version:  # not cleared meanwhile
                 self._held = (version, built)
+            release_code_pages()  # the build read the table through LanceDB once
         finally:
             self._lock.release()
 

@@ -30,6 +30,7 @@ import numpy as np
 import pyarrow as pa
 from numpy.typing import NDArray
 
+from lectern.code_pages import release_code_pages_soon
 from lectern.index.heap import release_free_memory
 from lectern.index.lancedb_schema import VECTOR
 from lectern.index.payload import chunk_from_record
@@ -163,6 +164,7 @@ class SnapshotCache:
             self._loaded_at = time.monotonic()
             if snapshot is not None:
                 release_free_memory()  # the reader's buffers, freed but kept by the C allocator
+                release_code_pages_soon()  # and the reader's code, which no answer runs
             return snapshot
         finally:
             self._lock.release()
