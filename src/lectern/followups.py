@@ -110,6 +110,7 @@ _NAMES_THEN_ASKS = re.compile(
     re.IGNORECASE,
 )
 _CONTINUES = re.compile(r"^\s*(?:ok(?:ay)?|but|so|then|right|hmm)\b\s*,?", re.IGNORECASE)
+_INSTEAD = re.compile(r"[\s,]+(?:instead|then|too|as\s+well)$", re.IGNORECASE)
 _WHAT_ABOUT = re.compile(r"^\s*(?:and\s+)?(?:what|how)\s+about\s+(.+)$", re.IGNORECASE)
 
 
@@ -357,7 +358,8 @@ def _with_previous(question: str, previous_questions: Sequence[str]) -> str:
     shift = _WHAT_ABOUT.match(question)
     if shift:
         # "What about on Windows?" asks the previous question again about something else.
-        return f"{previous.rstrip('?.! ')} {shift.group(1).rstrip('?.! ')}?"
+        other = _INSTEAD.sub("", shift.group(1).rstrip("?.! "))  # "what about AWS instead?": AWS
+        return f"{previous.rstrip('?.! ')} {other}?"
     doing = _with_doing(question, previous)
     if doing is not None:
         return doing  # "does that hurt accuracy much?" after a how-to: "that" is the doing, not a thing
@@ -511,9 +513,11 @@ def _marked_subject(text: str) -> str:
     if does:
         tokens = _tokens(does.group(1))
         if tokens and tokens[0].lower() in _PRONOUN_I and len(tokens) > 1:
-            # "how do I open RViz2": what comes after a common verb; "why would I randomize textures"
-            # keeps a verb of its own
-            doing = tokens[2:] if tokens[1].lower() in _VERBS | ACTION_WORDS else tokens[1:]
+            # "how do I open RViz2": what comes after the verb, whatever verb it is ("how do I attach
+            # stereo cameras" is about the cameras); "why would I randomize textures" keeps a common
+            # verb of its own
+            drop_verb = tokens[1].lower() in _VERBS | ACTION_WORDS or text.lower().startswith("how")
+            doing = tokens[2:] if drop_verb else tokens[1:]
             return " ".join(_strip_edges(doing))
         # "what does a cover letter look like?": the verb is the last one ("cover" is a noun there);
         # "how does the robot collect details over several turns?": the first one

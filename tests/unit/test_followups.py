@@ -341,6 +341,33 @@ def test_follow_ups_take_the_previous_subject_not_its_words(
 
 
 @pytest.mark.parametrize(
+    "question",
+    ["What about Windows instead?", "what about Windows, then?", "and what about Windows too?"],
+)
+def test_what_about_drops_the_word_that_marks_the_switch(question: str) -> None:
+    query = standalone_query(question, ["How do I install Gazebo Harmonic?"])
+    assert query == "How do I install Gazebo Harmonic Windows?"
+
+
+@pytest.mark.parametrize(
+    ("question", "verb", "thing"),
+    [
+        ("How do I attach stereo cameras to the head?", "attach", "stereo cameras"),
+        ("How can I prune the apple trees in winter?", "prune", "apple trees"),
+        ("How should we grease the bike chain?", "grease", "bike chain"),
+    ],
+)
+def test_after_how_do_i_the_verb_is_no_part_of_the_subject(question: str, verb: str, thing: str) -> None:
+    head, _ = subject_parts(question)
+    assert head.startswith(thing)
+    assert verb not in head
+
+
+def test_why_would_i_keeps_its_verb() -> None:
+    assert subject_parts("Why would I randomize textures?")[0] == "randomize textures"
+
+
+@pytest.mark.parametrize(
     ("question", "head", "context"),
     [
         ("What is a heat pump?", "heat pump", ""),
