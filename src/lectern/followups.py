@@ -204,7 +204,7 @@ def is_followup(question: str) -> bool:
     if names_first and _names_a_topic(names_first.group(1)):
         return False  # "What is a launch file and how do I pass arguments to it?": "it" is the file
     own = content_words(question)
-    topical = [w for w in own if w.lower() not in ACTION_WORDS and w.lower() not in ANAPHORA]
+    topical = [w for w in own if not _is_action(w) and w.lower() not in ANAPHORA]
     if _object_pronoun_points_back(question, topical):
         return True
     if len(topical) >= SELF_CONTAINED_WORDS or (
@@ -216,6 +216,24 @@ def is_followup(question: str) -> bool:
         # the old topic is added next to the new one.
         return True
     return len(topical) < MIN_OWN_CONTENT_WORDS and not any(_is_specific(w) for w in topical)
+
+
+_INFLECTIONS = ("ing", "ed", "es", "s", "d")
+
+
+def _is_action(word: str) -> bool:
+    """An action verb in any of its forms ("what gets randomized?", "how is it installed?"): it names
+    no topic."""
+    lowered = word.lower()
+    if lowered in ACTION_WORDS:
+        return True
+    for suffix in _INFLECTIONS:
+        stem = lowered.removesuffix(suffix)
+        # "running" -> "run", "setting" -> "set"
+        doubled = len(stem) >= 3 and stem[-1] == stem[-2] and stem[:-1] in ACTION_WORDS
+        if stem != lowered and len(stem) >= 3 and (stem in ACTION_WORDS or doubled):
+            return True
+    return False
 
 
 def _names_a_topic(clause: str) -> bool:

@@ -342,6 +342,23 @@ def test_follow_ups_take_the_previous_subject_not_its_words(
 
 @pytest.mark.parametrize(
     "question",
+    [
+        "can you give examples of what gets randomized?",
+        "which parts are installed first?",
+        "how is the model loaded and saved?",
+    ],
+)
+def test_an_action_verb_in_any_form_names_no_topic(question: str) -> None:
+    assert is_followup(question)
+
+
+def test_a_noun_that_looks_like_a_verb_form_still_names_a_topic() -> None:
+    # "settings" is no form of "set" here: two topic words of its own
+    assert not is_followup("what are the thermostat settings?")
+
+
+@pytest.mark.parametrize(
+    "question",
     ["What about Windows instead?", "what about Windows, then?", "and what about Windows too?"],
 )
 def test_what_about_drops_the_word_that_marks_the_switch(question: str) -> None:
