@@ -49,9 +49,10 @@ GENERIC_WORDS = _word_set(
     cases one ones question answer help understand understanding clarify clear basics basic concept
     concepts idea ideas mentioned said say says earlier above previous last first second why
     matter matters worth grow grows change changes affect affects differ differs relate relates related
-    benefit benefits advantage advantages disadvantage disadvantages pros cons problem problems issue
-    issues reason reasons role useful possible necessary recommended recommend common typical typically
-    usually really exactly actually needed require required suit suits instead several many much often
+    benefit benefits advantage advantages disadvantage disadvantages pros cons downside downsides drawback
+    drawbacks upside upsides problem problems issue issues reason reasons role useful possible necessary
+    recommended recommend common typical typically usually really exactly actually needed require required
+    suit suits instead several many much often
     always never importance significance significant effect effects impact tips practice practices
     approach approaches method methods happening kind sort overall general generally specific specifically
     """

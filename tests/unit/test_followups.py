@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from lectern.answerability import question_terms
 from lectern.followups import (
+    content_words,
     is_followup,
     refusal_topic,
     standalone_query,
@@ -466,3 +468,12 @@ def test_without_context_drops_the_brackets_the_rewrite_added() -> None:
 )
 def test_without_context_keeps_what_the_rewrite_did_not_add(query: str, question: str) -> None:
     assert without_context(query, question) == query
+
+
+@pytest.mark.parametrize("word", ["downsides", "drawbacks", "upsides"])
+def test_words_for_pros_and_cons_name_no_topic(word: str) -> None:
+    # like "disadvantages" and "cons": the question asks about its topic's sides, the documents may
+    # call them "limitations"; so the word is no topic a passage must contain
+    question = f"What are the {word} of XACRO?"
+    assert content_words(question) == ["XACRO"]
+    assert [term for term, _ in question_terms(question)] == ["XACRO"]
