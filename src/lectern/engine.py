@@ -351,7 +351,8 @@ class Engine:
 
     # --- extractive: retrieve, decide, write ---------------------------------------------------------
     async def _retrieve_then_write(self, turn: _Turn, conversation: Conversation) -> AsyncIterator[Event]:
-        if _favours_previous_sources(turn):
+        favoured = _favours_previous_sources(turn)
+        if favoured:
             retrieved, prepared = await self._retrieve_followup(turn, conversation), _Prepared()
         else:
             retrieved, prepared = await self._retrieve_to_decide(turn, conversation)
@@ -362,6 +363,12 @@ class Engine:
         confidence, reason = prepared.decided or await self._decide(
             turn, result, confidence, prepared.signals
         )
+        if reason and favoured:
+            plain = await self._plain_followup(turn, conversation)
+            if plain is not None:
+                yield plain[0]
+                result, confidence, reason = plain[0].result, plain[1], None
+                related = result.hits
         if reason:
             again = await self._with_previous_topic(turn, conversation, result, prepared.retry)
             if again is not None:
@@ -408,6 +415,19 @@ class Engine:
         confidence = self.retriever.confidence(result)
         turn.retrievals.append((result, confidence))
         return Retrieved(result, confidence)
+
+    async def _plain_followup(
+        self, turn: _Turn, conversation: Conversation
+    ) -> tuple[Retrieved, ConfidenceMetrics] | None:
+        """A rewritten follow-up refused on the passages that favour the previous answer's files: the
+        same query searched as any question is, and decided on what that finds. Favouring the previous
+        files (and mixing in the search without the bracketed context) ranks the passages for writing
+        next to the previous answer, but it can push out the passage the decision needed ("what
+        categories does it block?" after a question about a dialogue system's safety) or hold on to a
+        previous answer that cited the wrong file. None when that decision refuses too."""
+        retrieved = await self._retrieve(turn, conversation, self._params(turn))
+        confidence, reason = await self._decide(turn, retrieved.result, retrieved.confidence)
+        return None if reason else (retrieved, confidence)
 
     async def _with_previous_topic(
         self,

@@ -49,9 +49,10 @@ GENERIC_WORDS = _word_set(
     cases one ones question answer help understand understanding clarify clear basics basic concept
     concepts idea ideas mentioned said say says earlier above previous last first second why
     matter matters worth grow grows change changes affect affects differ differs relate relates related
-    benefit benefits advantage advantages disadvantage disadvantages pros cons problem problems issue
-    issues reason reasons role useful possible necessary recommended recommend common typical typically
-    usually really exactly actually needed require required suit suits instead several many much often
+    benefit benefits advantage advantages disadvantage disadvantages pros cons downside downsides drawback
+    drawbacks upside upsides problem problems issue issues reason reasons role useful possible necessary
+    recommended recommend common typical typically usually really exactly actually needed require required
+    suit suits instead several many much often
     always never importance significance significant effect effects impact tips practice practices
     approach approaches method methods happening kind sort overall general generally specific specifically
     """
@@ -110,6 +111,7 @@ _NAMES_THEN_ASKS = re.compile(
     re.IGNORECASE,
 )
 _CONTINUES = re.compile(r"^\s*(?:ok(?:ay)?|but|so|then|right|hmm)\b\s*,?", re.IGNORECASE)
+_INSTEAD = re.compile(r"[\s,]+(?:instead|then|too|as\s+well)$", re.IGNORECASE)
 _WHAT_ABOUT = re.compile(r"^\s*(?:and\s+)?(?:what|how)\s+about\s+(.+)$", re.IGNORECASE)
 
 
@@ -203,7 +205,7 @@ def is_followup(question: str) -> bool:
     if names_first and _names_a_topic(names_first.group(1)):
         return False  # "What is a launch file and how do I pass arguments to it?": "it" is the file
     own = content_words(question)
-    topical = [w for w in own if w.lower() not in ACTION_WORDS and w.lower() not in ANAPHORA]
+    topical = [w for w in own if not _is_action(w) and w.lower() not in ANAPHORA]
     if _object_pronoun_points_back(question, topical):
         return True
     if len(topical) >= SELF_CONTAINED_WORDS or (
@@ -215,6 +217,24 @@ def is_followup(question: str) -> bool:
         # the old topic is added next to the new one.
         return True
     return len(topical) < MIN_OWN_CONTENT_WORDS and not any(_is_specific(w) for w in topical)
+
+
+_INFLECTIONS = ("ing", "ed", "es", "s", "d")
+
+
+def _is_action(word: str) -> bool:
+    """An action verb in any of its forms ("what gets randomized?", "how is it installed?"): it names
+    no topic."""
+    lowered = word.lower()
+    if lowered in ACTION_WORDS:
+        return True
+    for suffix in _INFLECTIONS:
+        stem = lowered.removesuffix(suffix)
+        # "running" -> "run", "setting" -> "set"
+        doubled = len(stem) >= 3 and stem[-1] == stem[-2] and stem[:-1] in ACTION_WORDS
+        if stem != lowered and len(stem) >= 3 and (stem in ACTION_WORDS or doubled):
+            return True
+    return False
 
 
 def _names_a_topic(clause: str) -> bool:
@@ -357,7 +377,8 @@ def _with_previous(question: str, previous_questions: Sequence[str]) -> str:
     shift = _WHAT_ABOUT.match(question)
     if shift:
         # "What about on Windows?" asks the previous question again about something else.
-        return f"{previous.rstrip('?.! ')} {shift.group(1).rstrip('?.! ')}?"
+        other = _INSTEAD.sub("", shift.group(1).rstrip("?.! "))  # "what about AWS instead?": AWS
+        return f"{previous.rstrip('?.! ')} {other}?"
     doing = _with_doing(question, previous)
     if doing is not None:
         return doing  # "does that hurt accuracy much?" after a how-to: "that" is the doing, not a thing
@@ -511,9 +532,11 @@ def _marked_subject(text: str) -> str:
     if does:
         tokens = _tokens(does.group(1))
         if tokens and tokens[0].lower() in _PRONOUN_I and len(tokens) > 1:
-            # "how do I open RViz2": what comes after a common verb; "why would I randomize textures"
-            # keeps a verb of its own
-            doing = tokens[2:] if tokens[1].lower() in _VERBS | ACTION_WORDS else tokens[1:]
+            # "how do I open RViz2": what comes after the verb, whatever verb it is ("how do I attach
+            # stereo cameras" is about the cameras); "why would I randomize textures" keeps a common
+            # verb of its own
+            drop_verb = tokens[1].lower() in _VERBS | ACTION_WORDS or text.lower().startswith("how")
+            doing = tokens[2:] if drop_verb else tokens[1:]
             return " ".join(_strip_edges(doing))
         # "what does a cover letter look like?": the verb is the last one ("cover" is a noun there);
         # "how does the robot collect details over several turns?": the first one

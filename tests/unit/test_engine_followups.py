@@ -1,4 +1,5 @@
-"""Follow-ups in the engine: the previous answer's files come first, a second question refused as
+"""Follow-ups in the engine: the previous answer's files come first (a follow-up refused on those is
+decided again on its plain search), a second question refused as
 asked is searched again with the previous topic, and a refused "does that ...?" after a how-to is
 searched again with the whole doing."""
 
@@ -159,4 +160,55 @@ async def test_a_refused_doing_is_not_tried_again(monkeypatch: pytest.MonkeyPatc
     answer = await engine.run(THAT, conversation)
     assert answer.refusal_reason == "not_answerable"
     assert answer.search_query == DOING
-    assert answer.retrieval_count == 1
+    # decided again on the plain search of the same query, never with another
+    assert answer.retrieval_count == 2
+
+
+def _decide_by_call(answer_from: int) -> Any:
+    """A stand-in answerability: answers the first decision (the first question's) and those from the
+    `answer_from`-th on, refuses the ones in between."""
+    calls: list[str] = []
+
+    async def decide(
+        self: Engine,
+        turn: Any,
+        result: RetrievalResult,
+        confidence: ConfidenceMetrics,
+        found: Any = None,
+    ) -> tuple[ConfidenceMetrics, str | None]:
+        calls.append(result.query)
+        if len(calls) == 1 or len(calls) >= answer_from:
+            return confidence.model_copy(update={"confidence_level": "low", "should_answer": True}), None
+        return confidence.model_copy(update={"confidence_level": "insufficient", "should_answer": False}), (
+            "not_answerable"
+        )
+
+    return decide
+
+
+async def test_a_refused_follow_up_is_decided_again_on_its_plain_search(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(Engine, "_decide", _decide_by_call(answer_from=3))
+    engine, _, _ = make_engine()
+    conversation = engine.new_conversation()
+    first = await engine.run("What is a ROS 2 node?", conversation)
+    assert first.citations
+    events = await collect(engine.stream("How do I create one?", conversation))
+    answer = done_of(events).answer
+    assert answer.refusal_reason is None
+    assert answer.grounded
+    assert answer.search_query == "How do I create ROS 2 node?"
+    # the search favouring the previous answer's files, then the same query searched plainly
+    assert [r.result.query for r in retrieved_of(events)] == [answer.search_query] * 2
+    assert answer.retrieval_count == 2
+
+
+async def test_a_follow_up_refused_on_both_searches_stays_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(Engine, "_decide", _decide_by_call(answer_from=4))
+    engine, _, _ = make_engine()
+    conversation = engine.new_conversation()
+    await engine.run("What is a ROS 2 node?", conversation)
+    answer = await engine.run("How do I create one?", conversation)
+    assert answer.refusal_reason == "not_answerable"
+    assert answer.retrieval_count == 2

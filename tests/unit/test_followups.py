@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from lectern.answerability import question_terms
 from lectern.followups import (
+    content_words,
     is_followup,
     refusal_topic,
     standalone_query,
@@ -341,6 +343,50 @@ def test_follow_ups_take_the_previous_subject_not_its_words(
 
 
 @pytest.mark.parametrize(
+    "question",
+    [
+        "can you give examples of what gets randomized?",
+        "which parts are installed first?",
+        "how is the model loaded and saved?",
+    ],
+)
+def test_an_action_verb_in_any_form_names_no_topic(question: str) -> None:
+    assert is_followup(question)
+
+
+def test_a_noun_that_looks_like_a_verb_form_still_names_a_topic() -> None:
+    # "settings" is no form of "set" here: two topic words of its own
+    assert not is_followup("what are the thermostat settings?")
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["What about Windows instead?", "what about Windows, then?", "and what about Windows too?"],
+)
+def test_what_about_drops_the_word_that_marks_the_switch(question: str) -> None:
+    query = standalone_query(question, ["How do I install Gazebo Harmonic?"])
+    assert query == "How do I install Gazebo Harmonic Windows?"
+
+
+@pytest.mark.parametrize(
+    ("question", "verb", "thing"),
+    [
+        ("How do I attach stereo cameras to the head?", "attach", "stereo cameras"),
+        ("How can I prune the apple trees in winter?", "prune", "apple trees"),
+        ("How should we grease the bike chain?", "grease", "bike chain"),
+    ],
+)
+def test_after_how_do_i_the_verb_is_no_part_of_the_subject(question: str, verb: str, thing: str) -> None:
+    head, _ = subject_parts(question)
+    assert head.startswith(thing)
+    assert verb not in head
+
+
+def test_why_would_i_keeps_its_verb() -> None:
+    assert subject_parts("Why would I randomize textures?")[0] == "randomize textures"
+
+
+@pytest.mark.parametrize(
     ("question", "head", "context"),
     [
         ("What is a heat pump?", "heat pump", ""),
@@ -422,3 +468,12 @@ def test_without_context_drops_the_brackets_the_rewrite_added() -> None:
 )
 def test_without_context_keeps_what_the_rewrite_did_not_add(query: str, question: str) -> None:
     assert without_context(query, question) == query
+
+
+@pytest.mark.parametrize("word", ["downsides", "drawbacks", "upsides"])
+def test_words_for_pros_and_cons_name_no_topic(word: str) -> None:
+    # like "disadvantages" and "cons": the question asks about its topic's sides, the documents may
+    # call them "limitations"; so the word is no topic a passage must contain
+    question = f"What are the {word} of XACRO?"
+    assert content_words(question) == ["XACRO"]
+    assert [term for term, _ in question_terms(question)] == ["XACRO"]

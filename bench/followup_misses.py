@@ -1,0 +1,118 @@
+"""Follow-ups the books cannot answer: a covered first question, then a second one that only makes sense
+after it and asks for something no book mentions (checked with grep). A change to follow-up handling
+that answers more of the answerable follow-ups must still refuse these: the follow-up sets hold only
+answerable pairs, so they cannot show an engine that answers every follow-up.
+
+    .venv/bin/python bench/followup_misses.py [--out NAME]
+
+Prints, per book, how many of these the engine refuses (at the last turn) and the search query it used.
+Then the near misses of the tune split and the train sets (bench/questions), each asked as the second
+turn after the in-scope question of its set that shares the most content words with it: a near miss
+next to a related topic looks half-covered, so a follow-up's second chances must still refuse it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+from pathlib import Path
+
+from common import build, read_jsonl, write_result
+from lectern.engine import AskOptions, Engine
+from lectern.events import Done
+from lectern.followups import content_words
+
+BOOKS = Path("/work/shared/data/textbooks")
+QUESTIONS = Path(__file__).parent / "questions"
+MISSES: dict[str, list[tuple[str, str]]] = {
+    "textbook-a": [
+        ("What is cuVSLAM?", "who invented it and in what year?"),
+        ("How do I simulate a LiDAR in Gazebo?", "can I do the same in Webots?"),
+        ("What is Unity used for in the book?", "how do I publish the app to the App Store?"),
+        ("What is cuVSLAM?", "how much does a license for it cost?"),
+    ],
+    "textbook-b": [
+        ("What is XACRO?", "can it be converted to MJCF?"),
+        ("What is visual SLAM?", "how does it compare with ORB-SLAM3 on the EuRoC benchmark?"),
+        ("How do I install Gazebo?", "and on a Raspberry Pi 5?"),
+        ("What is XACRO?", "who wrote it?"),
+    ],
+    "textbook-c": [
+        ("What is the ReAct pattern?", "who wrote the original paper on it?"),
+        ("What is Unity's ArticulationBody?", "is there something like it in Godot?"),
+        (
+            "How do I configure an IMU sensor in Gazebo?",
+            "how do I calibrate its magnetometer with a figure-eight motion?",
+        ),
+        ("What is the ReAct pattern?", "is it patented?"),
+    ],
+    "textbook-d": [
+        ("What is forward kinematics?", "how do I do it with screw theory and the product of exponentials?"),
+        ("What are the phases of bipedal walking?", "how do hexapod tripod gaits differ?"),
+        ("What is dynamics randomization?", "which cloud GPU provider is cheapest for it?"),
+        ("What is forward kinematics?", "who came up with it first?"),
+    ],
+}
+
+
+def _words(text: str) -> set[str]:
+    return {w.lower() for w in content_words(text)}
+
+
+def near_miss_pairs(book: str) -> list[tuple[str, str]]:
+    """Each near miss of the book's tune split and train set after its closest in-scope question."""
+    pairs = []
+    for name, split in ((f"reader-{book}.jsonl", "tune"), (f"train-{book}.jsonl", None)):
+        records = [r for r in read_jsonl(QUESTIONS / name) if split is None or r.get("split") == split]
+        in_scope = [r["question"] for r in records if r["kind"] == "in_scope"]
+        for r in records:
+            if r["kind"] == "near_miss":
+                own = _words(r["question"])
+                first = max(in_scope, key=lambda q: len(own & _words(q)) / (len(own | _words(q)) or 1))
+                pairs.append((first, r["question"]))
+    return pairs
+
+
+async def _ask(engine: Engine, turns: tuple[str, str]) -> dict[str, object]:
+    conversation = engine.new_conversation()
+    answer = None
+    for turn in turns:
+        async for event in engine.stream(turn, conversation, AskOptions(top_k=5)):
+            if isinstance(event, Done):
+                answer = event.answer
+    assert answer is not None
+    refused = not (answer.confidence.should_answer and answer.grounded)
+    return {
+        "turns": list(turns),
+        "refused": refused,
+        "level": answer.confidence.confidence_level,
+        "search_query": answer.search_query,
+    }
+
+
+async def run() -> dict[str, dict[str, list[dict[str, object]]]]:
+    out: dict[str, dict[str, list[dict[str, object]]]] = {"misses": {}, "near_misses": {}}
+    for book, pairs in MISSES.items():
+        engine, _, _ = build(BOOKS / book)
+        out["misses"][book] = [await _ask(engine, turns) for turns in pairs]
+        out["near_misses"][book] = [await _ask(engine, turns) for turns in near_miss_pairs(book)]
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--out", default="followup-misses")
+    args = parser.parse_args()
+    result = asyncio.run(run())
+    for part, books in result.items():
+        rows = [r for book_rows in books.values() for r in book_rows]
+        for r in rows:
+            if part == "misses" or not r["refused"]:
+                said = "refused " if r["refused"] else "ANSWERED"
+                print(f"{part} {said} {r['level']:12} {r['search_query']}")
+        print(f"{part}: refused {sum(1 for r in rows if r['refused'])} of {len(rows)}")
+    write_result(args.out, result)
+
+
+if __name__ == "__main__":
+    main()
