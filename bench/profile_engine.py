@@ -2,14 +2,18 @@
 and cProfile's top self-time functions.
 
     uv run python bench/profile_engine.py CORPUS QUESTIONS.jsonl [--rounds 3] [--top 25] [--limit N]
-        [--target CHUNKS]
+        [--target CHUNKS] [--collection NAME] [--save-answers FILE]
 
 Every question is asked in a fresh conversation (no session cache) with the query cache off, after one
 warm-up round (two with LanceDB, the second once its in-memory keyword index is built). CPU per answer
 is the process's CPU time (all threads) over the answers, measured without the profiler; the profile
 is a separate round. On a shared machine quote the load average printed with the figures. With
 --target the engine answers from the corpus copied up to that many chunks (bench/latency.py's
-synthesised collection, built there on first use). Writes
+synthesised collection, built there on first use). With --collection, CORPUS is a data dir that
+already holds that collection (as `lectern ingest` or `lectern eval retrieval --beir` left it, e.g.
+SciFact's 10k chunks with bench/store_sentences.py's sentence vectors) and nothing is ingested. With
+--save-answers, each answer of the warm-up round (less its timestamp and timings) is written as a JSON
+line, so two builds' answers can be compared byte for byte (`cmp`). Writes
 bench/results/profile-<corpus>[-<target>].json.
 """
 
@@ -30,17 +34,23 @@ from common import RESULTS, build, read_jsonl, write_result
 from latency import synthesise
 from lectern.engine import Engine
 from lectern.retrieval import Retriever
+from lectern.settings import load_settings
 from lectern.writers import create_writer
 
 
-async def _round(engine: Engine, questions: list[str]) -> tuple[float, float, list[float]]:
-    """(CPU ms, wall ms) per answer over one pass of the questions, and each answer's CPU ms."""
+async def _round(
+    engine: Engine, questions: list[str], saved: list[str] | None = None
+) -> tuple[float, float, list[float]]:
+    """(CPU ms, wall ms) per answer over one pass of the questions, and each answer's CPU ms; each
+    answer as a JSON line into `saved` when given."""
     cpu0, wall0 = time.process_time(), time.perf_counter()
     each: list[float] = []
     for q in questions:
         before = time.process_time()
-        await engine.run(q, engine.new_conversation())
+        answer = await engine.run(q, engine.new_conversation())
         each.append((time.process_time() - before) * 1000)
+        if saved is not None:
+            saved.append(answer.model_dump_json(exclude={"timestamp", "timings"}))
     n = len(questions)
     return (time.process_time() - cpu0) * 1000 / n, (time.perf_counter() - wall0) * 1000 / n, each
 
@@ -94,18 +104,25 @@ async def main() -> None:
     parser.add_argument("--top", type=int, default=25)
     parser.add_argument("--limit", type=int, default=0, help="Ask only the first N questions (0: all).")
     parser.add_argument("--target", type=int, default=0, help="Chunks to copy the corpus up to (0: as is).")
+    parser.add_argument("--collection", default="", help="CORPUS is a data dir holding this collection.")
+    parser.add_argument("--save-answers", type=Path, metavar="FILE", help="the warm-up round's answers")
     args = parser.parse_args()
     # reader sets' `question`, BEIR queries' `text` (SciFact), a follow-up's first turn
     questions = [str(q.get("question") or q.get("text") or q["turns"][0]) for q in read_jsonl(args.questions)]
     questions = questions[: args.limit] if args.limit else questions
-    engine, settings, _ = build(args.corpus, query_cache_size=0)
-    name = args.corpus.name
+    if args.collection:
+        settings = load_settings(data_dir=args.corpus, collection=args.collection, query_cache_size=0)
+        engine, name = Engine.from_settings(settings), args.collection
+    else:
+        engine, settings, _ = build(args.corpus, query_cache_size=0)
+        name = args.corpus.name
     if args.target:
         name = f"{name}-{args.target}"
         big, embedder = synthesise(engine.retriever.index, args.target, RESULTS / "index" / name)
         writer = create_writer(settings, embedder=embedder)
         engine = Engine(Retriever(embedder, big, settings), writer, settings)
-    await _round(engine, questions)  # warm-up: opens the table, loads the model, fills the term cache
+    saved: list[str] | None = [] if args.save_answers else None
+    await _round(engine, questions, saved)  # warm-up: opens the table, loads the model, fills the term cache
     if _await_in_memory(engine):  # the keyword index was built meanwhile, on a thread of its own
         await _round(engine, questions)
     rounds = [await _round(engine, questions) for _ in range(args.rounds)]
@@ -126,6 +143,8 @@ async def main() -> None:
         profile.disable()
         asyncio.to_thread = threaded
     top = _top(profile, args.top)
+    if args.save_answers and saved is not None:
+        args.save_answers.write_text("".join(f"{line}\n" for line in saved), encoding="utf-8")
     load = os.getloadavg()
     n = len(questions)
     chunks = engine.retriever.index.count()
@@ -141,7 +160,7 @@ async def main() -> None:
     path = write_result(
         f"profile-{name}",
         {
-            "corpus": args.corpus.name,
+            "corpus": args.collection or args.corpus.name,
             "chunks": chunks,
             "answers": n,
             "rounds": [{"cpu_ms": c, "wall_ms": w} for c, w, _ in rounds],

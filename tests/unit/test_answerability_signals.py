@@ -17,6 +17,7 @@ from lectern.answerability import (
     AnswerabilityModel,
     Signals,
     StepFunction,
+    _with_root,
     is_compound,
     load_model,
     rarity,
@@ -109,6 +110,17 @@ def test_root_shared_with_another_derivation_counts_as_present() -> None:
     assert "simulator" not in s.missing
     life = signals("What is a lifecycle?", [hit("Life on a shelf.", 0.5)], None, None)
     assert "lifecycle" in life.missing
+
+
+def test_the_terms_sharing_a_root_are_those_that_begin_with_it_in_the_sets_order() -> None:
+    terms = frozenset({"behavior", "behav", "beh", "simul", "simulation", "xbehav", "life"})
+    assert _with_root("behav", terms) == [t for t in terms if t.startswith("behav")]
+    assert sorted(_with_root("behav", terms)) == ["behav", "behavior"]
+    assert _with_root("simul", terms) == [t for t in terms if t.startswith("simul")]
+    assert _with_root("lifec", terms) == []
+    # a term with a line break of its own (never a stem) is still read whole
+    odd = frozenset({"behav\nior", "behaves"})
+    assert sorted(_with_root("behav", odd)) == ["behav\nior", "behaves"]
 
 
 def test_a_word_is_present_however_the_documents_write_it() -> None:

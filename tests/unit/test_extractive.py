@@ -124,6 +124,22 @@ def test_units_keep_abbreviations_and_clean_markup() -> None:
     ]
 
 
+def test_rule_lines_end_a_paragraph_and_hyphenated_terms_bring_their_parts() -> None:
+    # a line of rule characters alone ("* * *", "== :: ==") is no text; one word among them is text
+    text = "Words before a rule.\n* * * - = _ :\nThe next paragraph is state-of-the-art work."
+    units = units_of(text)
+    assert [u.text for u in units] == ["Words before a rule.", "The next paragraph is state-of-the-art work."]
+    assert {"state-of-the-art", "state", "art"} <= units[1].terms  # the hyphenated term and its parts
+    assert not any("-" in t for t in units[0].terms)
+    assert [u.text for u in units_of("Words before a rule.\n== :: ==\nWords after the rule.")] == [
+        "Words before a rule.",
+        "Words after the rule.",
+    ]
+    assert [u.text for u in units_of("Words before a rule.\n== x ==\nWords after the rule.")] == [
+        "Words before a rule. == x == Words after the rule."
+    ]
+
+
 def test_split_tokens_round_trips() -> None:
     for text in ["a b  c", " leading", "line\n\n```x\ny\n```", ""]:
         assert "".join(split_tokens(text)) == text

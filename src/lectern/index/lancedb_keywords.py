@@ -349,7 +349,7 @@ class KeywordIndex:
         n = min(n, len(hit))
         best = np.argpartition(-hit_scores, n - 1)[:n] if n < len(hit) else np.arange(len(hit))
         best = best[np.lexsort((hit[best], -hit_scores[best]))]
-        return [(int(hit[i]), float(hit_scores[i])) for i in best]
+        return list(zip(hit[best].tolist(), hit_scores[best].tolist(), strict=True))  # as int, float
 
 
 def _idf(documents_with_term: int, documents: np.float32) -> np.float32:

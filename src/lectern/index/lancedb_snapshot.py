@@ -98,7 +98,17 @@ class TableSnapshot:
             return []
         best = np.argpartition(-row_scores, n - 1)[:n] if n < len(rows) else np.arange(len(rows))
         best = best[np.lexsort((best, -row_scores[best]))]
-        return [(self.hashes[rows[i]], int(self.row_ids[rows[i]]), float(row_scores[i])) for i in best]
+        # whole arrays to Python values at once (the same ints and floats as element by element)
+        positions = rows[best]
+        hashes = self.hashes
+        return list(
+            zip(
+                [hashes[p] for p in positions.tolist()],
+                self.row_ids[positions].tolist(),
+                row_scores[best].tolist(),
+                strict=True,
+            )
+        )
 
     def allowed(self, where: str, matching: Callable[[str], list[str]]) -> NDArray[np.intp]:
         """Searchable rows passing the SQL filter `where`; `matching` gives the content hashes that
