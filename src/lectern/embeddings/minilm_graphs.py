@@ -43,6 +43,7 @@ from typing import Any, Literal
 from lectern.apart import run_apart
 from lectern.embeddings import minilm_assets as assets
 from lectern.embeddings.minilm_onnx import WORD_VECTORS, Flavour, build_model
+from lectern.embeddings.weight_quant import vectorised
 
 log = logging.getLogger(__name__)
 
@@ -176,16 +177,17 @@ def quantise(source: Path, target: Path) -> None:
     level = root.level
     root.setLevel(logging.ERROR)  # the quantiser logs a pre-processing hint on the root logger
     try:
-        quantize_dynamic(
-            str(source),
-            str(target),
-            weight_type=QuantType.QInt8,
-            per_channel=True,
-            op_types_to_quantize=["MatMul", "Attention"],
-            nodes_to_exclude=keep_fp32,
-            # com.microsoft ops have no ONNX shape inference; their outputs are float
-            extra_options={"DefaultTensorType": onnx.TensorProto.FLOAT},
-        )
+        with vectorised():  # the same weights, a second less CPU than channel by channel
+            quantize_dynamic(
+                str(source),
+                str(target),
+                weight_type=QuantType.QInt8,
+                per_channel=True,
+                op_types_to_quantize=["MatMul", "Attention"],
+                nodes_to_exclude=keep_fp32,
+                # com.microsoft ops have no ONNX shape inference; their outputs are float
+                extra_options={"DefaultTensorType": onnx.TensorProto.FLOAT},
+            )
     finally:
         root.setLevel(level)
 
