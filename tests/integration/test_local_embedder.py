@@ -387,3 +387,20 @@ def test_a_new_graph_version_builds_new_files(tmp_path: Path, monkeypatch: pytes
     older = minilm_graphs._graph_file(tmp_path, "fused", "fp32")
     assert older != current
     assert not minilm_graphs._valid(older)
+
+
+def test_the_document_model_keeps_an_arena_and_the_query_model_none(tmp_path: Path) -> None:
+    """The model that embeds documents in bulk reuses its buffers across calls (far fewer page faults);
+    the query model, loaded for good by a server, keeps none. The arena changes no vector."""
+    from lectern.embeddings.local import _load_onnx, load_query_model
+
+    documents = load_runtime("onnx", 1, tmp_path).model
+    queries = load_query_model(tmp_path)
+    assert documents._session.get_session_options().enable_cpu_mem_arena  # type: ignore[attr-defined]
+    assert queries is not None
+    assert not queries._session.get_session_options().enable_cpu_mem_arena  # type: ignore[attr-defined]
+    without = _load_onnx(1, tmp_path)
+    assert not without._session.get_session_options().enable_cpu_mem_arena  # type: ignore[attr-defined]
+    ids = np.array([[101, 7592, 2088, 102, 0], [101, 2023, 2003, 1037, 102]], dtype=np.int64)
+    mask = (ids != 0).astype(np.int64)
+    np.testing.assert_array_equal(documents(ids, mask), without(ids, mask))

@@ -90,14 +90,17 @@ class MiniLMRuntime:
             return list(pool.map(lambda batch: self.model(*batch), batches))
 
 
-def _load_onnx(threads: int, graphs: Path | None = None, precision: QueryPrecision = "fp32") -> ModelFn:
-    """The graph built in memory, or with `graphs` (a folder) the serialised one kept there."""
+def _load_onnx(
+    threads: int, graphs: Path | None = None, precision: QueryPrecision = "fp32", *, arena: bool = False
+) -> ModelFn:
+    """The graph built in memory, or with `graphs` (a folder) the serialised one kept there. `arena`:
+    onnxruntime's memory arena (minilm_onnx._session), for the model that embeds documents in bulk."""
     from lectern.embeddings.minilm_onnx import OnnxMiniLM
 
     path = assets.model_dir()
     config = assets.load_config(path)
     if graphs is None:
-        return OnnxMiniLM(assets.load_weights(path), config, threads=threads)
+        return OnnxMiniLM(assets.load_weights(path), config, threads=threads, arena=arena)
     from lectern.embeddings.minilm_graphs import graph_path
 
     # both graphs' norms are unfused on purpose; every session leaves them so (minilm_onnx._session)
@@ -110,6 +113,7 @@ def _load_onnx(threads: int, graphs: Path | None = None, precision: QueryPrecisi
                 flavour,
                 threads=threads,
                 words=path / "model.safetensors",
+                arena=arena,
             )
         except Exception as exc:  # onnxruntime raises its own untyped errors
             last_error = exc
@@ -144,13 +148,16 @@ def load_runtime(backend: Backend = "auto", threads: int = 0, graphs: Path | Non
 def _load_runtime(backend: Backend, threads: int, graphs: Path | None) -> MiniLMRuntime:
     assets.model_dir()  # fail with the install command before anything else
     n = resolve_threads(threads)
+    # the document model embeds in bulk (an ingest's chunks): onnxruntime's memory arena on (_session)
     if backend == "auto":
         try:
-            return MiniLMRuntime("onnx", _load_onnx(1, graphs), n)
+            return MiniLMRuntime("onnx", _load_onnx(1, graphs, arena=True), n)
         except Exception as exc:  # an optional runtime: any failure means "use numpy"
             log.warning("onnxruntime backend unavailable (%s); using the numpy backend", exc)
             backend = "numpy"
     # one thread per batch, `n` batches at once (see MiniLMRuntime)
+    if backend == "onnx":
+        return MiniLMRuntime(backend, _load_onnx(1, graphs, arena=True), n)
     return MiniLMRuntime(backend, _LOADERS[backend](1, graphs, "fp32"), n)
 
 
