@@ -3,8 +3,9 @@
 Runs `lectern ingest CORPUS` in this process into a fresh data dir (or `--data-dir`, e.g. one whose
 ``models`` folder already holds the graphs), with the pipeline's steps wrapped by timers that read the
 process's CPU time (user + system, every thread: the model's worker threads and the tokenizer's run
-inside the calls that start them) and its children's (the int8 graph is built in a process of its
-own). Each phase's time is its own, without the phases it calls. The phases run one after another on
+inside the calls that start them) and its children's (a process that did not build the fp32 graph
+builds the int8 graph in a process of its own; a cold ingest builds both in process). Each phase's
+time is its own, without the phases it calls. The phases run one after another on
 the main thread, so the split adds up to the whole run.
 
     .venv/bin/python bench/ingest_profile.py ../shared/data/textbooks/textbook-a
@@ -68,8 +69,8 @@ def _wrap(module: str, attr: str, label: str) -> None:
 
 
 PHASES = [
-    ("lectern.embeddings.minilm_graphs", "graph_path", "graph build (fp32, in process)"),
-    ("lectern.embeddings.minilm_graphs", "build_apart", "graph build (int8, child process)"),
+    ("lectern.embeddings.minilm_graphs", "graph_path", "graph builds (in process)"),
+    ("lectern.embeddings.minilm_graphs", "build_apart", "graph build (child process)"),
     ("lectern.embeddings.minilm_onnx", "_session", "onnxruntime session load"),
     ("lectern.word_frequency", "prepare", "word-frequency table"),
     ("lectern.ingest.pipeline", "load_document", "parse files"),

@@ -331,6 +331,45 @@ def test_a_server_builds_a_missing_query_graph_in_another_process(
     assert minilm_graphs.build_apart(tmp_path, "fused", "int8")  # there already: no process started
 
 
+def test_a_process_that_built_the_fp32_graph_builds_the_query_graph_itself(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A cold ingest builds the fp32 graph in process (a higher peak than the int8 build's): the int8
+    graph is then built there too, without starting a Python process; another folder still is not."""
+    from lectern.embeddings import minilm_graphs
+
+    def no_process(*args: object, **kwargs: object) -> bool:
+        raise AssertionError("a process was started")
+
+    here, elsewhere = tmp_path / "here", tmp_path / "elsewhere"
+    minilm_graphs.graph_path(here, "fused", "fp32")
+    monkeypatch.setattr(minilm_graphs, "run_apart", no_process)
+    assert minilm_graphs.build_apart(here, "fused", "int8")
+    assert minilm_graphs._valid(minilm_graphs._graph_file(here, "fused", "int8"))
+    with pytest.raises(AssertionError, match="a process was started"):
+        minilm_graphs.build_apart(elsewhere, "fused", "int8")
+
+
+def test_a_cold_document_model_builds_both_graphs_before_it_loads(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The first chunks a cold ingest embeds build the fp32 graph and, where sentences or queries use
+    it, the int8 graph in process before any session is loaded."""
+    from lectern.embeddings import minilm_graphs
+
+    def no_process(*args: object, **kwargs: object) -> bool:
+        raise AssertionError("a process was started")
+
+    monkeypatch.setattr(minilm_graphs, "run_apart", no_process)
+    embedder = LocalMiniLMEmbedder(backend="onnx", graphs=tmp_path, sentence_precision="int8")
+    assert embedder.embed_documents(["a robot arm"]).shape == (1, 384)
+    loaded = [p.name for p in tmp_path.glob("minilm-fused-*.onnx")]
+    assert sorted(name.split("-")[2] for name in loaded) == ["fp32", "int8"]
+    fp32_only = tmp_path / "fp32-only"
+    LocalMiniLMEmbedder(backend="onnx", graphs=fp32_only).embed_documents(["a robot arm"])
+    assert [p.name.split("-")[2] for p in fp32_only.glob("minilm-fused-*.onnx")] == ["fp32"]
+
+
 def test_word_rows_are_the_weights_rows() -> None:
     from lectern.embeddings import minilm_assets as assets
 
@@ -387,3 +426,20 @@ def test_a_new_graph_version_builds_new_files(tmp_path: Path, monkeypatch: pytes
     older = minilm_graphs._graph_file(tmp_path, "fused", "fp32")
     assert older != current
     assert not minilm_graphs._valid(older)
+
+
+def test_the_document_model_keeps_an_arena_and_the_query_model_none(tmp_path: Path) -> None:
+    """The model that embeds documents in bulk reuses its buffers across calls (far fewer page faults);
+    the query model, loaded for good by a server, keeps none. The arena changes no vector."""
+    from lectern.embeddings.local import _load_onnx, load_query_model
+
+    documents = load_runtime("onnx", 1, tmp_path).model
+    queries = load_query_model(tmp_path)
+    assert documents._session.get_session_options().enable_cpu_mem_arena  # type: ignore[attr-defined]
+    assert queries is not None
+    assert not queries._session.get_session_options().enable_cpu_mem_arena  # type: ignore[attr-defined]
+    without = _load_onnx(1, tmp_path)
+    assert not without._session.get_session_options().enable_cpu_mem_arena  # type: ignore[attr-defined]
+    ids = np.array([[101, 7592, 2088, 102, 0], [101, 2023, 2003, 1037, 102]], dtype=np.int64)
+    mask = (ids != 0).astype(np.int64)
+    np.testing.assert_array_equal(documents(ids, mask), without(ids, mask))

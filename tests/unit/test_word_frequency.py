@@ -127,11 +127,27 @@ def test_a_table_from_before_the_token_table_still_answers_plain_words(
 
 
 def test_plain_words_are_stored_with_wordfreqs_own_values() -> None:
-    """The table's plain words are computed from their list entries, not asked of wordfreq one by one:
-    every ~50th entry (frequent, rare, one letter, long) matches `zipf_frequency`."""
+    """The table's Zipf values are computed from the list entries' frequencies, not asked of wordfreq
+    word by word: every ~50th plain entry (frequent, rare, one letter, long) matches `zipf_frequency`."""
     freqs = get_frequency_dict("en")
-    rows = word_frequency._plain_rows(freqs)
-    assert len(rows) > 100_000
-    assert all(word.isascii() and word.isalpha() and word.islower() for word, _ in rows)
-    for word, value in rows[::50]:
-        assert value == zipf_frequency(word, "en"), word
+    zipfs = word_frequency._zipfs(freqs)
+    plain = [word for word in freqs if word.isascii() and word.isalpha() and word.islower()]
+    assert len(plain) > 100_000
+    for word in plain[::50]:
+        assert zipfs[freqs[word]] == zipf_frequency(word, "en"), word
+
+
+def test_a_table_of_the_previous_version_still_answers(folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    old = word_frequency.table_path(folder, 2)
+    db = sqlite3.connect(old)
+    db.execute("CREATE TABLE words (word TEXT PRIMARY KEY, zipf REAL NOT NULL) WITHOUT ROWID")
+    db.execute("INSERT INTO words VALUES ('robot', 1.23)")  # not wordfreq's values: proves who answered
+    db.execute("CREATE TABLE tokens (token TEXT PRIMARY KEY, freq REAL NOT NULL) WITHOUT ROWID")
+    db.execute("INSERT INTO tokens VALUES ('px4', 0.001)")
+    db.commit()
+    db.close()
+    monkeypatch.setattr(word_frequency, "_from_wordfreq", lambda w: pytest.fail(f"wordfreq asked {w}"))
+    assert word_frequency.zipf("Robot") == 1.23
+    assert word_frequency.zipf("px4") == word_frequency._from_tokens("px4", sqlite3.connect(old))
+    assert word_frequency.zipf("px4") > 0  # from the `tokens` row, not the minimum
+    assert not word_frequency.table_path(folder).exists()

@@ -90,14 +90,17 @@ class MiniLMRuntime:
             return list(pool.map(lambda batch: self.model(*batch), batches))
 
 
-def _load_onnx(threads: int, graphs: Path | None = None, precision: QueryPrecision = "fp32") -> ModelFn:
-    """The graph built in memory, or with `graphs` (a folder) the serialised one kept there."""
+def _load_onnx(
+    threads: int, graphs: Path | None = None, precision: QueryPrecision = "fp32", *, arena: bool = False
+) -> ModelFn:
+    """The graph built in memory, or with `graphs` (a folder) the serialised one kept there. `arena`:
+    onnxruntime's memory arena (minilm_onnx._session), for the model that embeds documents in bulk."""
     from lectern.embeddings.minilm_onnx import OnnxMiniLM
 
     path = assets.model_dir()
     config = assets.load_config(path)
     if graphs is None:
-        return OnnxMiniLM(assets.load_weights(path), config, threads=threads)
+        return OnnxMiniLM(assets.load_weights(path), config, threads=threads, arena=arena)
     from lectern.embeddings.minilm_graphs import graph_path
 
     # both graphs' norms are unfused on purpose; every session leaves them so (minilm_onnx._session)
@@ -110,6 +113,7 @@ def _load_onnx(threads: int, graphs: Path | None = None, precision: QueryPrecisi
                 flavour,
                 threads=threads,
                 words=path / "model.safetensors",
+                arena=arena,
             )
         except Exception as exc:  # onnxruntime raises its own untyped errors
             last_error = exc
@@ -144,13 +148,16 @@ def load_runtime(backend: Backend = "auto", threads: int = 0, graphs: Path | Non
 def _load_runtime(backend: Backend, threads: int, graphs: Path | None) -> MiniLMRuntime:
     assets.model_dir()  # fail with the install command before anything else
     n = resolve_threads(threads)
+    # the document model embeds in bulk (an ingest's chunks): onnxruntime's memory arena on (_session)
     if backend == "auto":
         try:
-            return MiniLMRuntime("onnx", _load_onnx(1, graphs), n)
+            return MiniLMRuntime("onnx", _load_onnx(1, graphs, arena=True), n)
         except Exception as exc:  # an optional runtime: any failure means "use numpy"
             log.warning("onnxruntime backend unavailable (%s); using the numpy backend", exc)
             backend = "numpy"
     # one thread per batch, `n` batches at once (see MiniLMRuntime)
+    if backend == "onnx":
+        return MiniLMRuntime(backend, _load_onnx(1, graphs, arena=True), n)
     return MiniLMRuntime(backend, _LOADERS[backend](1, graphs, "fp32"), n)
 
 
@@ -177,6 +184,23 @@ def load_int8_runtime(graphs: Path, threads: int = 0) -> MiniLMRuntime | None:
     once, each on one thread. None where it cannot be built or loaded (documents then use fp32)."""
     model = load_query_model(graphs)
     return None if model is None else MiniLMRuntime("onnx", model, resolve_threads(threads), same_length=True)
+
+
+@lru_cache(maxsize=4)
+def _graphs_built(graphs: Path, int8: bool) -> None:
+    """Before the document model loads: its graph, and with `int8` the int8 graph too. Where the fp32
+    graph is missing, this process builds it and then the int8 graph in process
+    (`minilm_graphs.build_apart`), before any session holds memory: a cold ingest's peak stays the fp32
+    build's, not that plus the int8 build's on top of the loaded model (~30 MB more), and no Python
+    process is started for it (~0.3 s of CPU). Failures are left to the loaders, which fall back."""
+    from lectern.embeddings.minilm_graphs import build_apart, graph_path
+
+    try:
+        graph_path(graphs, "fused", "fp32")
+        if int8:
+            build_apart(graphs, "fused", "int8")
+    except Exception:  # onnx missing, a runtime without the fused kernels: the loaders decide
+        log.debug("minilm_graphs_not_prepared", exc_info=True)
 
 
 @lru_cache(maxsize=1)
@@ -255,6 +279,9 @@ class LocalMiniLMEmbedder:
 
     @property
     def _fp32_runtime(self) -> MiniLMRuntime:
+        if self._graphs is not None and self._backend_choice != "numpy":
+            int8 = self._int8_queries or self._int8_sentences
+            _graphs_built(self._graphs, int8)
         return load_runtime(self._backend_choice, self._threads, self._graphs)
 
     def _query_model(self) -> ModelFn | None:

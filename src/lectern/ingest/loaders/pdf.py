@@ -4,18 +4,22 @@ from __future__ import annotations
 
 import io
 import logging
-
-from pypdf import PdfReader
+from typing import TYPE_CHECKING
 
 from lectern.errors import IngestError
 from lectern.ingest.loaders.common import fallback_title, tidy
 from lectern.models import Document, Section
+
+if TYPE_CHECKING:
+    from pypdf import PdfReader
 
 # pypdf logs every recoverable oddity of a file; the ingest report already says what failed.
 logging.getLogger("pypdf").setLevel(logging.ERROR)
 
 
 def _open(data: bytes) -> PdfReader:
+    from pypdf import PdfReader  # imported with the first PDF: a folder without any never pays for it
+
     try:
         reader = PdfReader(io.BytesIO(data))
     except Exception as exc:
