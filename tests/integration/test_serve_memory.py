@@ -9,6 +9,7 @@ import sqlite3
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 from tests.integration.mcp_support import ON_TOPIC, Ingested, copy_data, ingested, subprocess_env
 
@@ -40,9 +41,10 @@ print(json.dumps({
 QUESTIONS = [ON_TOPIC, "Does heron's port 7400 need root?", "What does retention.bytes do in v2?"]
 
 
-def _probe(ingested: Ingested, questions: list[str]) -> dict[str, object]:
+def _probe(ingested: Ingested, questions: list[str], script: str = PROBE) -> dict[str, Any]:
+    """Run `script` in a fresh interpreter (what it loads is the point) and read its last line's JSON."""
     done = subprocess.run(
-        [sys.executable, "-c", PROBE, *questions],
+        [sys.executable, "-c", script, *questions],
         env=subprocess_env(ingested.env),
         capture_output=True,
         text=True,
@@ -50,7 +52,7 @@ def _probe(ingested: Ingested, questions: list[str]) -> dict[str, object]:
         check=False,
     )
     assert done.returncode == 0, done.stderr
-    loaded: dict[str, object] = json.loads(done.stdout.strip().splitlines()[-1])
+    loaded: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
     return loaded
 
 
@@ -109,16 +111,7 @@ print(json.dumps({"same": before == after, "released_kb": released, "held_kb": h
 
 
 def test_released_library_pages_give_the_same_answers(ingested: Ingested) -> None:
-    done = subprocess.run(
-        [sys.executable, "-c", RELEASE_PROBE, *QUESTIONS],
-        env=subprocess_env(ingested.env),
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr
-    found = json.loads(done.stdout.strip().splitlines()[-1])
+    found = _probe(ingested, QUESTIONS, RELEASE_PROBE)
     assert found["same"] is True
     assert found["released_kb"] >= found["held_kb"] > 0  # LanceDB's among them
     assert found["after_kb"] < found["held_kb"]  # answering ran only part of what was released
