@@ -203,15 +203,6 @@ class _Retry:
     signals: answerability.Signals | None
 
 
-@dataclass(frozen=True)
-class _WriterTraits:
-    """The protocols one writer object satisfies (`Engine._traits`)."""
-
-    writer: AnswerWriter
-    composer: ComposingWriter | None
-    reserve_quoting: ReserveQuoting | None
-
-
 class Engine:
     def __init__(self, retriever: Retriever, writer: AnswerWriter, settings: Settings) -> None:
         self.retriever = retriever
@@ -219,7 +210,6 @@ class Engine:
         self.settings = settings
         # Word rarity (the answerability decision) from a table next to the model graphs.
         word_frequency.configure(settings.model_cache_dir)
-        self._writer_traits: _WriterTraits | None = None
 
     @classmethod
     def from_settings(
@@ -243,26 +233,22 @@ class Engine:
         )
 
     @property
-    def _composer(self) -> ComposingWriter | None:
-        """The writer, when the engine may compose its answers for it (`ComposingWriter`)."""
-        return self._traits().composer
+    def writer(self) -> AnswerWriter:
+        return self._writer
+
+    @writer.setter
+    def writer(self, writer: AnswerWriter) -> None:
+        # What the writer is, worked out when it is set: an isinstance check against a
+        # runtime-checkable protocol costs 4-16 us, and answers asked three.
+        self._writer = writer
+        # The writer, when the engine may compose its answers for it (`ComposingWriter`).
+        self._composer = writer if isinstance(writer, ComposingWriter) else None
+        self._reserve_quoting = writer if isinstance(writer, ReserveQuoting) else None
 
     @property
     def _quotes_reserve(self) -> bool:
         """Whether the writer's answers may cite the retrieval's reserve (`ReserveQuoting`)."""
-        reserve = self._traits().reserve_quoting
-        return reserve is not None and reserve.quotes_reserve
-
-    def _traits(self) -> _WriterTraits:
-        """What the writer is (`ComposingWriter`, `ReserveQuoting`), worked out once per writer: an
-        isinstance check against a runtime-checkable protocol costs 4-16 us, three an answer."""
-        writer = self.writer
-        traits = self._writer_traits
-        if traits is None or traits.writer is not writer:
-            composer = writer if isinstance(writer, ComposingWriter) else None
-            quoting = writer if isinstance(writer, ReserveQuoting) else None
-            traits = self._writer_traits = _WriterTraits(writer, composer, quoting)
-        return traits
+        return self._reserve_quoting is not None and self._reserve_quoting.quotes_reserve
 
     # --- public API ---------------------------------------------------------------------------------
     async def stream(
