@@ -75,6 +75,14 @@ async def test_a_follow_up_keeps_top_k_of_a_wider_search() -> None:
     assert done_of(events).answer.search_query == "How do I create ROS 2 node?"
 
 
+def _decided(confidence: ConfidenceMetrics, level: str | None) -> tuple[ConfidenceMetrics, str | None]:
+    """A stand-in decision: answered at `level`, or refused as not answerable when it is None."""
+    if level is not None:
+        return confidence.model_copy(update={"confidence_level": level, "should_answer": True}), None
+    refused = confidence.model_copy(update={"confidence_level": "insufficient", "should_answer": False})
+    return refused, "not_answerable"
+
+
 def _decide_by_query(answer_queries: set[str], level: str) -> Any:
     """A stand-in answerability: answers a search whose query is in `answer_queries`, at `level`."""
 
@@ -85,11 +93,7 @@ def _decide_by_query(answer_queries: set[str], level: str) -> Any:
         confidence: ConfidenceMetrics,
         found: Any = None,
     ) -> tuple[ConfidenceMetrics, str | None]:
-        if result.query in answer_queries:
-            return confidence.model_copy(update={"confidence_level": level, "should_answer": True}), None
-        return confidence.model_copy(update={"confidence_level": "insufficient", "should_answer": False}), (
-            "not_answerable"
-        )
+        return _decided(confidence, level if result.query in answer_queries else None)
 
     return decide
 
@@ -177,11 +181,7 @@ def _decide_by_call(answer_from: int) -> Any:
         found: Any = None,
     ) -> tuple[ConfidenceMetrics, str | None]:
         calls.append(result.query)
-        if len(calls) == 1 or len(calls) >= answer_from:
-            return confidence.model_copy(update={"confidence_level": "low", "should_answer": True}), None
-        return confidence.model_copy(update={"confidence_level": "insufficient", "should_answer": False}), (
-            "not_answerable"
-        )
+        return _decided(confidence, "low" if len(calls) == 1 or len(calls) >= answer_from else None)
 
     return decide
 
