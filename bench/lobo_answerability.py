@@ -1,14 +1,15 @@
 """Leave-one-book-out cross-validation of the answerability decision (`lectern/answerability.py`).
 
     uv run python bench/lobo_answerability.py CORPUS QUESTIONS.jsonl [CORPUS QUESTIONS.jsonl ...]
-        [--drop FEATURE ...] [--target 0.93] [--stumps 200]
+        [--drop FEATURE ...] [--target 0.93] [--stumps 200] [--splits tune dev2]
 
 Takes the same arguments as `bench/train_answerability.py` and builds the same examples, then for each
 book (corpus folder) trains on the other books' examples, picks the threshold there as the training
 script does (keep `--target` of the answerable examples), and measures the held-out book. The pooled
 held-out figures say how the decision does on a book it never saw; in-sample figures flatter it.
 Retrievals are cached in bench/results/ (per corpus and query), so trying a signal costs seconds;
-after a change to retrieval pass --fresh.
+after a change to retrieval pass --fresh. `--splits` names the splits trained on (as the training
+script's); with the dev2 sets among the pairs, their held-out figures print on a line of their own.
 """
 
 from __future__ import annotations
@@ -16,14 +17,14 @@ from __future__ import annotations
 import argparse
 import hashlib
 import pickle
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 import train_answerability as ta
-from common import RESULTS, build, read_jsonl
+from common import RESULTS, build
 from lectern.answerability import FEATURES
 from lectern.engine import Engine
 from lectern.models import RetrievalResult
@@ -45,9 +46,11 @@ def cached_retrieve(
     return retrieve
 
 
-def rows_for(pairs: list[tuple[Path, Path]], fresh: bool = False) -> list[dict[str, Any]]:
-    """The training script's examples, each with its book; `fresh` retrieves again (after a change
-    to retrieval: the cache knows queries, not code)."""
+def rows_for(
+    pairs: list[tuple[Path, Path]], fresh: bool = False, splits: Sequence[str] = ta.TRAIN_SPLITS
+) -> list[dict[str, Any]]:
+    """The training script's examples (of `splits`), each with its book; `fresh` retrieves again
+    (after a change to retrieval: the cache knows queries, not code)."""
     store: dict[str, RetrievalResult] = {}
     if CACHE.exists() and not fresh:
         store = pickle.loads(CACHE.read_bytes())
@@ -55,7 +58,7 @@ def rows_for(pairs: list[tuple[Path, Path]], fresh: bool = False) -> list[dict[s
     for corpus, questions in pairs:
         engine, _, _ = build(corpus)
         ta.retrieve = cached_retrieve(store, corpus.resolve().name)
-        records = [r for r in read_jsonl(questions) if r.get("split", "tune") == "tune"]
+        records = ta.training_records(questions, splits)
         for row in ta.examples(engine, records, questions.stem):
             rows.append({**row, "book": corpus.resolve().name})
     CACHE.write_bytes(pickle.dumps(store))
@@ -108,9 +111,10 @@ def main() -> None:
     parser.add_argument("--target", type=float, nargs="*", default=[ta.TARGET_ANSWERED])
     parser.add_argument("--fresh", action="store_true", help="retrieve again, ignoring the cache")
     parser.add_argument("--stumps", type=int, default=ta.STUMPS, help="boosting rounds; 0: plain logistic")
+    parser.add_argument("--splits", nargs="+", default=list(ta.TRAIN_SPLITS), help="splits to train on")
     args = parser.parse_args()
     pairs = [(Path(args.pairs[i]), Path(args.pairs[i + 1])) for i in range(0, len(args.pairs), 2)]
-    rows = rows_for(pairs, args.fresh)
+    rows = rows_for(pairs, args.fresh, ta.split_names(parser, args.splits))
     dropped = [i for i, name in enumerate(FEATURES) if name in args.drop]
     print(
         "features:", ", ".join(name for name in FEATURES if name not in args.drop), f"({args.stumps} stumps)"
@@ -121,8 +125,11 @@ def main() -> None:
         groups = {
             "all": held,
             "reader+train": [(r, m) for r, m in held if r["set"].startswith(("reader-", "train-"))],
+            "dev2": [(r, m) for r, m in held if r["set"].startswith("dev2-")],
         }
         for name, of in groups.items():
+            if not of:
+                continue
             found = "  ".join(f"{k} {v * 100:.1f}" for k, v in measure(of).items())
             print(f"target {target:.2f} {name:>12}: {found}")
 

@@ -165,6 +165,15 @@ def near_miss_refused(held: list[tuple[dict[str, Any], float]], answered: float)
     return float(np.mean([m < cut for r, m in held if r["kind"] == "near_miss"]) * 100)
 
 
+def answered_at(held: list[tuple[dict[str, Any], float]], refused: float) -> float:
+    """Answerable questions answered (%) with every margin shifted alike until at least `refused` of
+    the near misses are refused: the other side of `near_miss_refused`."""
+    nm = np.sort([m for r, m in held if r["kind"] == "near_miss"])
+    k = int(np.ceil(refused * len(nm)))
+    cut = nm[k] if k < len(nm) else nm[-1] + 1e-9
+    return float(np.mean([m >= cut for r, m in held if r["y"] == 1]) * 100)
+
+
 def summary(held: dict[float, list[tuple[dict[str, Any], float]]]) -> str:
     parts = []
     for t in TARGETS:

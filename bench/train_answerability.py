@@ -2,7 +2,8 @@
 
     uv run python bench/train_answerability.py CORPUS QUESTIONS.jsonl [CORPUS QUESTIONS.jsonl ...] [--write]
 
-Only the `tune` split of each set is used; the `holdout` split is for `bench/answer_quality.py`.
+Only the `tune` split of each set is used (`--splits` names others, such as `dev2`); the `holdout` and
+`fresh` splits are for `bench/answer_quality.py` and are never trained on.
 
 Examples, each the signals of one question over what retrieval returns for it:
 - answerable: in-scope questions and follow-ups (searched as the engine rewrites them) whose relevant
@@ -23,6 +24,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+from collections.abc import Sequence
 from itertools import pairwise
 from pathlib import Path
 from typing import Any
@@ -48,6 +50,21 @@ STUMP_L2, STUMP_MIN_WEIGHT = 10.0, 10.0  # a step's shrinkage; the least (Hessia
 MONOTONE = {"top_sim": 1, "sent_max": 1, "cov": 1, "cov_top1": 1, "heading": 1}
 MONOTONE |= {"miss_rare": -1, "miss_unknown": -1, "miss_name_unknown": -1}
 MEDIUM_P, HIGH_P = 0.7, 0.85  # share of answerable training questions the threshold must keep
+TRAIN_SPLITS = ("tune",)  # the splits trained on unless --splits says otherwise
+HELD_BACK = ("holdout", "fresh")  # measured only: never trained on
+
+
+def training_records(questions: Path, splits: Sequence[str] = TRAIN_SPLITS) -> list[dict[str, Any]]:
+    """The records of a question set in `splits` (a record without a split counts as `tune`)."""
+    return [r for r in read_jsonl(questions) if r.get("split", "tune") in splits]
+
+
+def split_names(parser: argparse.ArgumentParser, splits: list[str]) -> tuple[str, ...]:
+    """`--splits`, refusing the held-back ones."""
+    held = sorted(set(splits) & set(HELD_BACK))
+    if held:
+        parser.error(f"--splits {' '.join(held)}: held back for measuring, never trained on")
+    return tuple(splits)
 
 
 def retrieve(engine: Engine, query: str, top_k: int) -> RetrievalResult:
@@ -200,7 +217,9 @@ def main() -> None:
     parser.add_argument("pairs", nargs="+")
     parser.add_argument("--write", action="store_true")
     parser.add_argument("--stumps", type=int, default=STUMPS, help="boosting rounds; 0: plain logistic")
+    parser.add_argument("--splits", nargs="+", default=list(TRAIN_SPLITS), help="splits to train on")
     args = parser.parse_args()
+    splits = split_names(parser, args.splits)
     pairs = [(Path(args.pairs[i]), Path(args.pairs[i + 1])) for i in range(0, len(args.pairs), 2)]
     rows: list[dict[str, Any]] = []
     embedder = ""
@@ -209,7 +228,7 @@ def main() -> None:
         engine, _, _ = build(corpus)
         embedder = engine.retriever.embedder.name
         similarity_threshold = engine.retriever.settings.similarity_threshold
-        records = [r for r in read_jsonl(questions) if r.get("split", "tune") == "tune"]
+        records = training_records(questions, splits)
         rows += examples(engine, records, questions.stem)
         print(f"{questions.stem}: {len(records)} questions -> {len(rows)} examples so far")
     x = np.asarray([r["x"] for r in rows], dtype=np.float64)
@@ -244,6 +263,7 @@ def main() -> None:
         "out_of_scope_refused": share("out_of_scope"),
         "constructed_refused": share("constructed"),
         "sets": [q.stem for _, q in pairs],
+        "splits": list(splits),
         # The signals depend on which passages pass the retrieval threshold: the decision holds for this one.
         "similarity_threshold": similarity_threshold,
     }
