@@ -149,3 +149,39 @@ def test_a_version_bump_replaces_the_graph_it_supersedes(
     assert (
         json.loads(new.with_suffix(".json").read_text(encoding="utf-8"))["graph_version"] == GRAPH_VERSION + 1
     )
+
+
+def test_signed_and_unsigned_int8_graphs_have_keys_of_their_own_and_both_stay(tmp_path: Path) -> None:
+    """A cache shared by a CPU with VNNI (signed weights) and one without (unsigned) keeps both graphs."""
+    signed = _recipe_key(assets.model_dir(), "fused", "int8", GRAPH_VERSION, INT8_RECIPE, "s8")
+    unsigned = _recipe_key(assets.model_dir(), "fused", "int8", GRAPH_VERSION, INT8_RECIPE, "u8")
+    assert signed != unsigned
+    assert signed == _recipe_key(assets.model_dir(), "fused", "int8", GRAPH_VERSION, INT8_RECIPE)
+    # the weight type only ever names int8 graphs
+    fp32 = _recipe_key(assets.model_dir(), "fused", "fp32", GRAPH_VERSION, None, "u8")
+    assert fp32 == _recipe_key(assets.model_dir(), "fused", "fp32", GRAPH_VERSION, None)
+    kept = _files(tmp_path, f"minilm-fused-int8-{signed}") + _files(tmp_path, f"minilm-fused-int8-{unsigned}")
+    assert remove_stale(tmp_path) == []
+    assert all(path.exists() for path in kept)
+
+
+@pytest.mark.parametrize(
+    ("machine", "flags", "weights"),
+    [
+        ("x86_64", {"avx2", "avx512f", "avx512_vnni"}, "s8"),
+        ("x86_64", {"avx2", "avx_vnni"}, "s8"),
+        ("x86_64", {"avx2", "fma"}, "u8"),  # u8 x s8 saturates in 16 bits without VNNI
+        ("x86_64", set(), "s8"),  # flags unknown: as before
+        ("aarch64", {"asimd"}, "s8"),
+    ],
+)
+def test_int8_weight_type_follows_the_cpu(
+    monkeypatch: pytest.MonkeyPatch, machine: str, flags: set[str], weights: str
+) -> None:
+    graphs.int8_weights.cache_clear()
+    monkeypatch.setattr(graphs.platform, "machine", lambda: machine)
+    monkeypatch.setattr(graphs, "_cpu_flags", lambda: flags)
+    try:
+        assert graphs.int8_weights() == weights
+    finally:
+        graphs.int8_weights.cache_clear()

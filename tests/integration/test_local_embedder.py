@@ -30,6 +30,9 @@ pytestmark = pytest.mark.integration
 
 FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "minilm_reference.json"
 PARITY = 0.9999
+# The int8 graph against fp32 on the reference texts: >= 0.99 with VNNI (signed weights), 0.988 on an
+# AVX2 CPU without it (unsigned weights; signed ones saturate there: 0.981). See minilm_graphs.
+INT8_COSINE = 0.985
 BACKENDS = ["onnx", "numpy"]
 
 
@@ -163,7 +166,7 @@ def test_int8_queries_stay_close_to_fp32(cases: list[dict[str, Any]]) -> None:
     quantised = np.stack([int8.embed_query(t) for t in texts])
     exact = np.stack([fp32.embed_query(t) for t in texts])
     np.testing.assert_allclose(np.linalg.norm(quantised, axis=1), 1.0, atol=1e-5)
-    assert cosines(quantised, exact).min() >= 0.99
+    assert cosines(quantised, exact).min() >= INT8_COSINE
     assert not np.allclose(quantised, exact, atol=1e-6)  # really the int8 graph
     # documents keep fp32 vectors whatever the query precision
     np.testing.assert_allclose(int8.embed_documents(texts[:3]), fp32.embed_documents(texts[:3]), atol=1e-6)
@@ -188,12 +191,12 @@ def test_int8_documents_stay_close_to_fp32(cases: list[dict[str, Any]]) -> None:
     assert int8_docs._runtime is runtime
     quantised, fp32 = int8_docs.embed_documents(texts), exact.embed_documents(texts)
     np.testing.assert_allclose(np.linalg.norm(quantised, axis=1), 1.0, atol=1e-5)
-    assert cosines(quantised, fp32).min() >= 0.99
+    assert cosines(quantised, fp32).min() >= INT8_COSINE
     assert not np.allclose(quantised, fp32, atol=1e-6)  # really the int8 graph
     # in the caller's order whatever the batching: each text alone gives (nearly: one quantisation
     # scale per call, shared with texts of the same length: cosine ~0.99) its own row
     alone = np.stack([int8_docs.embed_documents([t])[0] for t in texts[:4]])
-    assert cosines(alone, fp32[:4]).min() >= 0.99
+    assert cosines(alone, fp32[:4]).min() >= INT8_COSINE
     assert list((alone @ quantised.T).argmax(axis=1)) == [0, 1, 2, 3]
     # fp32 queries stay fp32 even when documents are int8
     np.testing.assert_allclose(int8_docs.embed_query(texts[0]), fp32[0], atol=1e-6)

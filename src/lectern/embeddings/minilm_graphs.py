@@ -13,9 +13,13 @@ every load; onnxruntime loading a serialised graph from a file costs neither. Tw
   gather, not a product) and so does every layer's feed-forward down projection, whose input (the
   GELU's output, long-tailed) loses most to 8-bit activations: cosine to the fp32 vectors >= 0.995 on
   SciFact's and textbook-a's questions, >= 0.99 on the reference texts (with the down projections
-  quantised too, 0.990 and 0.980). Documents keep fp32 vectors. Its word-embedding lookup is outside
-  the graph (`lookup_outside`) as the fp32 graph's it is quantised from: the graph takes the token
-  rows, read from the weights file.
+  quantised too, 0.990 and 0.980). Documents keep fp32 vectors. The weights are signed (s8) where the
+  CPU multiplies unsigned activations by signed weights exactly (VNNI); on x86 CPUs without it
+  onnxruntime's u8 x s8 kernels add pairs of products in 16 bits, which saturate (cosine 0.981 on the
+  reference texts on an AVX2 EPYC), so there the weights are unsigned (u8 x u8 widens first: 0.988,
+  for the same CPU per query). `int8_weights` tells which; the file's key says which it holds. Its
+  word-embedding lookup is outside the graph (`lookup_outside`) as the fp32 graph's it is quantised
+  from: the graph takes the token rows, read from the weights file.
 
 Nothing is downloaded: both are derived from the installed model package. A file's name carries a key
 of what it was built from (the weights' size and time, the builder's version, onnxruntime's); its
@@ -33,6 +37,7 @@ import hashlib
 import json
 import logging
 import os
+import platform
 import re
 import shutil
 import tempfile
@@ -49,6 +54,7 @@ from lectern.embeddings.weight_quant import vectorised
 log = logging.getLogger(__name__)
 
 Precision = Literal["fp32", "int8"]
+Int8Weights = Literal["s8", "u8"]
 # Bump when build_model or the quantisation recipe changes: older files are then rebuilt.
 # 4: the fp32 graph's norms unfused too (vectors within ~2e-7 of version 3's); 5: its word lookup
 # outside too (the same vectors bit for bit; the int8 graph, already so, is rebuilt the same)
@@ -113,6 +119,7 @@ def graph_path(cache_dir: Path, flavour: Flavour, precision: Precision) -> Path:
     }
     if precision == "int8":
         sidecar["int8_recipe"] = INT8_RECIPE
+        sidecar["int8_weights"] = int8_weights()
     _write_atomic(path.with_suffix(".json"), json.dumps(sidecar, indent=2).encode())
     log.info(
         "minilm_graph_built",
@@ -191,7 +198,7 @@ def quantise(source: Path, target: Path) -> None:
             quantize_dynamic(
                 str(source),
                 str(target),
-                weight_type=QuantType.QInt8,
+                weight_type=QuantType.QUInt8 if int8_weights() == "u8" else QuantType.QInt8,
                 per_channel=True,
                 op_types_to_quantize=["MatMul", "Attention"],
                 nodes_to_exclude=keep_fp32,
@@ -233,16 +240,47 @@ def _graph_file(cache_dir: Path, flavour: Flavour, precision: Precision) -> Path
 
 
 def _key(model_dir: Path, flavour: Flavour, precision: Precision) -> str:
-    return _recipe_key(model_dir, flavour, precision, GRAPH_VERSION, INT8_RECIPE)
+    return _recipe_key(model_dir, flavour, precision, GRAPH_VERSION, INT8_RECIPE, int8_weights())
 
 
 def _recipe_key(
-    model_dir: Path, flavour: Flavour, precision: Precision, version: int, int8_recipe: int | None
+    model_dir: Path,
+    flavour: Flavour,
+    precision: Precision,
+    version: int,
+    int8_recipe: int | None,
+    weights: Int8Weights = "s8",
 ) -> str:
     stat = (model_dir / "model.safetensors").stat()
     recipe = f"|int8-{int8_recipe}" if precision == "int8" and int8_recipe is not None else ""
+    if recipe and weights == "u8":  # signed weights keep the key they always had
+        recipe += "|u8"
     raw = f"{version}|{flavour}|{precision}|{stat.st_size}|{stat.st_mtime_ns}|{_ort_version()}{recipe}"
     return hashlib.sha256(raw.encode()).hexdigest()[:16]
+
+
+@lru_cache(maxsize=1)
+def int8_weights() -> Int8Weights:
+    """The int8 graph's weight type on this CPU: unsigned on x86 without VNNI (see the module's
+    docstring), signed elsewhere (VNNI, other architectures, a CPU whose flags cannot be read)."""
+    if platform.machine().lower() not in {"x86_64", "amd64"}:
+        return "s8"
+    flags = _cpu_flags()
+    if not flags or flags & {"avx512_vnni", "avx_vnni", "amx_int8"}:
+        return "s8"
+    return "u8"
+
+
+def _cpu_flags() -> set[str]:
+    """The CPU's feature flags from /proc/cpuinfo (Linux); empty where there is none."""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as info:
+            for line in info:
+                if line.startswith("flags"):
+                    return set(line.partition(":")[2].split())
+    except OSError:
+        pass
+    return set()
 
 
 def _older_keys() -> set[str]:
