@@ -144,6 +144,53 @@ connect. The limit is what the signals can see, not how many examples there are.
 after the decision, held-back questions (`--split holdout`): the model retrained with dev2 answers 93.0 %,
 cites 88.0 %, every keyword 62.4 %, follow-ups 87.5 %, near misses refused 80.0 %, AUROC 0.968; main 90.0 /
 86.0 / 63.3 / 87.5 / 82.5 / 0.966: the same trade of a lower threshold.
+
+Phrases (Nov 2026, main 804d821; `bench/phrase_signals.py`): the near misses that get through name a
+thing by words the books use elsewhere but never together ("CAN bus", "thermal camera", lip-sync, "ros2
+bag"). For the question's phrases (adjacent content words, a hyphenated word's parts; stemmed; an
+acronym counts even when it spells a stop word, "CAN"; a hyphen's "-based" dropped), whether each occurs
+as adjacent stems in the five passages (`_p`) or anywhere in the collection (`_c`: a set of every
+adjacent stem pair of the book's chunks and headings, 14-53 thousand a book), weighted by the rarity of the
+phrase's rarest word (`wordfreq`, as `cov`): the rarest phrase missing (`ph_miss_p`, `ph_miss_c`;
+`ph_name_miss_c` with a name weighing 1; `ph_both_miss_c` by its commoner word: both words rare-ish),
+missing although both its words are there (`ph_split_p`, `ph_split_c`: the near miss's pattern
+exactly), and the weighted share found (`ph_cov`, `ph_cov_c`). Each added to the shipped decision,
+trained as shipped (the dev2 sets held out, weight 0), 0.94, LOBO as above:
+
+    variant                       reader + train held out         | dev2 held out
+                                  answ.  nm   AUROC  answ.@nm90   | answ.  nm   AUROC  answ.@nm90
+    shipped                       89.8  90.8  96.94  90.6         | 76.1  81.2  92.10  57.8
+    + ph_miss_p                   90.3  90.0  96.83  89.8         | 77.1  77.1  91.96  58.7
+    + ph_miss_c                   90.6  90.0  96.80  88.8         | 76.1  77.1  92.16  56.9
+    + ph_split_p                  89.8  89.2  96.83  89.3         | 77.1  81.2  92.35  58.7
+    + ph_split_c                  90.1  88.3  96.80  87.8         | 78.0  72.9  92.35  56.0
+    + ph_cov                      89.8  90.0  96.88  89.8         | 77.1  79.2  92.10  56.0
+    + ph_cov_c                    90.1  85.8  96.50  86.5         | 77.1  75.0  91.77  55.0
+    + ph_name_miss_c              89.8  90.0  96.84  89.5         | 77.1  79.2  91.96  49.5
+    + ph_both_miss_c              90.6  87.5  96.70  88.0         | 78.0  77.1  92.43  56.9
+    + ph_split_c + ph_cov         90.1  88.3  96.78  87.2         | 78.0  72.9  92.32  56.9
+    + ph_miss_c + ph_cov          90.8  89.2  96.81  89.0         | 77.1  77.1  92.22  56.9
+    + ph_split_p + ph_split_c     90.6  87.5  96.66  86.7         | 77.1  77.1  92.37  56.9
+
+None lifts both: every one lowers reader + train's AUROC (-0.06 to -0.44) and answered at 90 % of near
+misses refused (-0.8 to -4.1); on dev2 the AUROC moves -0.3 to +0.3 and answered at 90 % by one
+question either way, except `ph_name_miss_c` (-8). Nothing ships. Why, seen on the held-out margins of
+the shipped decision (a phrase missing from the whole collection whose commoner word has rarity >= 0.3):
+answered answerable questions 14 % (reader + train) / 16 % (dev2), answered near misses 27 % / 11 %,
+refused answerable 23 % / 35 %; with any name in the missing phrase 25 / 28 % of the answered answerable
+against 18 / 22 % of the answered near misses. A reader's paraphrase makes phrases the book never
+writes as often as a near miss does ("laser scanner" for LiDAR, "brushed aluminium", "spinal cord",
+"NVIDIA simulator", "Isaac module", "Python node", "haptic glove"), and a near miss's phrase is as often
+one the book does write ("Unreal Engine" is mentioned, "drone in Isaac Sim" has no phrase missing) or is
+in everyday words ("robot carry", "robot mouth": CAN bus's "can" and "bus" weigh 0 as words). Alone,
+`ph_miss_c` ranks answerable above near misses at AUROC 0.75 (reader + train) / 0.58 (dev2), `miss_rare`
+at 0.91 / 0.81: what a missing phrase knows, a missing rare word mostly already says. The phrase and
+the paraphrase are the same lexical event; telling them apart needs meaning (is "thermal camera" a
+kind of a thing the book covers, or another thing?), not a look-up. (`ph_*_c` for the constructed near
+misses looks in the whole collection, their removed files included; weighted 0.3, they move little.)
+Command: `bench/answerability_study.py $BASE $DEV2 --splits tune dev2 --target 0.94 --only "dev2 sets
+x0.0" "ph_"` (`--reuse`: the last run's examples, ~30 s instead of ~4 min with the retrieval cache).
+
 Commands (BASE: the training command's pairs; DEV2: the four dev2 pairs): `bench/answerability_study.py
 $BASE $DEV2 --splits tune dev2 --target 0.94` (`--only "dev2 sets"`, `--only "of the questions"`,
 `--only "stumps"`), `bench/train_answerability.py $BASE $DEV2 --splits tune dev2 --write`, then
@@ -188,6 +235,7 @@ from lectern.answerability import FEATURES, Signals, is_compound, written_forms
 from lectern.engine import Engine
 from lectern.models import RetrievalResult
 from lobo_models import answered_at, near_miss_refused
+from phrase_signals import PHRASE_EXTRA, bigrams, phrase_signals
 
 Array = NDArray[np.float64]
 Row = dict[str, Any]
@@ -201,6 +249,7 @@ EXTRA = (
     "hub",
     "top_minus_hub",
     "cov10",
+    *PHRASE_EXTRA,
 )
 ALL = (*FEATURES, *EXTRA)
 BOOK_OPEN = ("textbook-", "validation-")  # the earlier sets, written with the books open
@@ -218,7 +267,20 @@ def centroid_of(engine: Engine) -> NDArray[np.float32]:
     return np.asarray(mean / np.linalg.norm(mean), dtype=np.float32)
 
 
-def extra_signals(query: str, result: RetrievalResult, centroid: NDArray[np.float32]) -> list[float]:
+def collection_bigrams(engine: Engine) -> set[tuple[str, str]]:
+    """Every adjacent pair of stemmed words in the collection's chunks (`phrase_signals.bigrams`)."""
+    table = engine.retriever.index._scan(["text", "heading_hierarchy"])  # type: ignore[attr-defined]
+    texts = table.column("text").to_pylist()
+    headings = [" > ".join(h or []) for h in table.column("heading_hierarchy").to_pylist()]
+    return bigrams([*texts, *headings])
+
+
+def extra_signals(
+    query: str,
+    result: RetrievalResult,
+    centroid: NDArray[np.float32],
+    phrases: tuple[set[tuple[str, str]], Callable[[str], bool]] | None = None,
+) -> list[float]:
     """The candidate signals (`EXTRA`) of one retrieval."""
     q = np.asarray(result.query_embedding or [], dtype=np.float32)
     hits = result.hits[:5]
@@ -250,6 +312,7 @@ def extra_signals(query: str, result: RetrievalResult, centroid: NDArray[np.floa
         hub,
         top - 0.5 * hub,
         cov10,
+        *(phrase_signals(query, hits, *phrases) if phrases else [0.0] * len(PHRASE_EXTRA)),
     ]
 
 
@@ -281,7 +344,13 @@ def known_without(engine: Engine, removed: frozenset[str]) -> Callable[[str], bo
     return known
 
 
-def examples(engine: Engine, records: list[Row], name: str, centroid: NDArray[np.float32]) -> list[Row]:
+def examples(
+    engine: Engine,
+    records: list[Row],
+    name: str,
+    centroid: NDArray[np.float32],
+    pairs: set[tuple[str, str]] | None = None,
+) -> list[Row]:
     """`train_answerability.examples`' rows, each with the candidate signals appended, whether an
     answerable one's passages hold its answer keywords, and for a constructed one its signals with
     words looked up in the collection less the removed files (`x_without`)."""
@@ -291,7 +360,9 @@ def examples(engine: Engine, records: list[Row], name: str, centroid: NDArray[np
     def signals(query: str, result: RetrievalResult) -> Signals:
         seen["last"] = result
         s = plain(query, result)
-        return Signals(s.values + tuple(extra_signals(query, result, centroid)), s.missing, s.unknown)
+        known = engine.retriever.knows
+        extra = extra_signals(query, result, centroid, (pairs, known) if pairs is not None else None)
+        return Signals(s.values + tuple(extra), s.missing, s.unknown)
 
     engine._signals = signals  # type: ignore[method-assign]
     try:
@@ -324,13 +395,17 @@ def rows_for(
         store = pickle.loads(lobo.CACHE.read_bytes())
     rows: list[Row] = []
     centroids: dict[str, NDArray[np.float32]] = {}
+    phrase_sets: dict[str, set[tuple[str, str]]] = {}
     for corpus, questions in pairs:
         engine, _, _ = build(corpus)
         book = corpus.resolve().name
         centroid = centroids.setdefault(book, centroid_of(engine))
+        if book not in phrase_sets:
+            phrase_sets[book] = collection_bigrams(engine)
         ta.retrieve = lobo.cached_retrieve(store, book)
         records = ta.training_records(questions, splits)
-        rows += [{**row, "book": book} for row in examples(engine, records, questions.stem, centroid)]
+        found = examples(engine, records, questions.stem, centroid, phrase_sets[book])
+        rows += [{**row, "book": book} for row in found]
     if scifact is not None:
         rows += scifact_rows(scifact, store)
     lobo.CACHE.write_bytes(pickle.dumps(store))
@@ -546,13 +621,20 @@ def main() -> None:
         "--scifact", type=Path, help="SciFact's folder: its train claims as extra training data"
     )
     parser.add_argument("--splits", nargs="+", default=list(ta.TRAIN_SPLITS), help="splits to load")
+    parser.add_argument("--reuse", action="store_true", help="the last run's examples, not built again")
     args = parser.parse_args()
     pairs = [(Path(args.pairs[i]), Path(args.pairs[i + 1])) for i in range(0, len(args.pairs), 2)]
-    rows = rows_for(pairs, args.scifact, ta.split_names(parser, args.splits))
+    rows_file = RESULTS / "answerability-study-rows.pkl"  # the examples of the last run, for `--reuse`
+    if args.reuse and rows_file.exists():
+        rows = pickle.loads(rows_file.read_bytes())
+    else:
+        rows = rows_for(pairs, args.scifact, ta.split_names(parser, args.splits))
+        rows_file.write_bytes(pickle.dumps(rows))
     base = list(range(len(FEATURES)))
     variants: dict[str, tuple[list[int], Variant]] = {"shipped": (base, Variant())}
     for k, name in enumerate(EXTRA):
-        variants[f"+ {name}"] = ([*base, len(FEATURES) + k], Variant())
+        if name not in PHRASE_EXTRA:  # those are tried against the shipped training below
+            variants[f"+ {name}"] = ([*base, len(FEATURES) + k], Variant())
     for w in (0.15, 0.3, 0.5, 1.0):
         variants[f"constructed x{w}, known without"] = (base, Variant(constructed=w, known_without=True))
     for w in (0.15, 0.5, 1.0):
@@ -589,6 +671,15 @@ def main() -> None:
     if args.scifact is not None:
         for w in (0.1, 0.3, 1.0):
             variants[f"+ scifact train claims x{w}"] = (base, Variant(scifact=w))
+    if any(r["set"].startswith(DEV2) for r in rows):
+        at = {name: len(FEATURES) + k for k, name in enumerate(EXTRA)}
+        for name in PHRASE_EXTRA:  # the phrase signals, trained as shipped (without the dev2 sets)
+            variants[f"+ {name}, dev2 sets x0"] = ([*base, at[name]], Variant(dev2=0.0))
+        for pair in (("ph_split_c", "ph_cov"), ("ph_miss_c", "ph_cov"), ("ph_split_p", "ph_split_c")):
+            variants[f"+ {' + '.join(pair)}, dev2 sets x0"] = (
+                [*base, *(at[n] for n in pair)],
+                Variant(dev2=0.0),
+            )
     if args.only:
         variants = {k: v for k, v in variants.items() if k == "shipped" or any(o in k for o in args.only)}
     for target in args.target:
