@@ -110,6 +110,17 @@ _NAMES_THEN_ASKS = re.compile(
     r"^\s*(.+?)\s+and\s+(?:what|how|why|when|where|which|who)\b",
     re.IGNORECASE,
 )
+# "which file is that in?", "how much quicker is that compared to plain ROS 2?", "can I skip that if I have
+# the full install?": "that" or "this" right after a verb, with no noun of its own after it (the end, a
+# preposition, a clause, a comparison), stands for what was just said however many words of its own the
+# question has. Not "make sure that the robot ...", where "that" opens a clause.
+_DEMONSTRATIVE_BACK = re.compile(
+    r"\b(?:is|was|are|does|did|do|can|could|should|would|will|skip|change|set|use|try|avoid|ignore|need)"
+    r"\s+(?:that|this)"
+    r"(?=\s*(?:[?.!,;:]|$)|\s+(?:in|on|for|with|to|from|at|by|compared|than|if|when|instead|too|also)\b"
+    r"|\s+(?:more\s+|less\s+)?[a-z]+\s+than\b)",
+    re.IGNORECASE,
+)
 _CONTINUES = re.compile(r"^\s*(?:ok(?:ay)?|but|so|then|right|hmm)\b\s*,?", re.IGNORECASE)
 _INSTEAD = re.compile(r"[\s,]+(?:instead|then|too|as\s+well)$", re.IGNORECASE)
 _WHAT_ABOUT = re.compile(r"^\s*(?:and\s+)?(?:what|how)\s+about\s+(.+)$", re.IGNORECASE)
@@ -198,6 +209,8 @@ def is_followup(question: str) -> bool:
     pronoun points inside the question."""
     lowered = question.strip().lower()
     if any(lowered.startswith(opener) for opener in FOLLOWUP_OPENERS) or _GROUP_BACK.search(question):
+        return True
+    if _DEMONSTRATIVE_BACK.search(question):
         return True
     if _CONTINUES.match(question) and (points_back(question) or "one" in lowered.split()):
         return True
