@@ -44,9 +44,9 @@ GENERIC_WORDS = _word_set(
     mean means meaning more information info please thanks thank okay ok yes sure know want like need
     simpler simple terms words different difference differences compare compared comparison work works
     working used use using uses purpose point main key important kind kinds type types way ways step
-    steps thing things something anything else further another other again summary summarise summarize
-    overview list name called call happen happens happened good bad better best example instance case
-    cases one ones question answer help understand understanding clarify clear basics basic concept
+    steps thing things something anything everything else further another other again summary summarise
+    summarize overview list name called call happen happens happened good bad better best example instance
+    case cases one ones question answer help understand understanding clarify clear basics basic concept
     concepts idea ideas mentioned said say says earlier above previous last first second why
     matter matters worth grow grows change changes affect affects differ differs relate relates related
     benefit benefits advantage advantages disadvantage disadvantages pros cons downside downsides drawback
@@ -64,7 +64,7 @@ ACTION_WORDS = _word_set(
     install set setup configure create make build run start launch write implement add use deploy
     connect test debug fix train load save visualize visualise spawn control move publish subscribe
     call define get update upgrade enable disable check find compute calculate simulate integrate
-    program code handle choose select
+    program code handle choose select skip
     """
 )
 

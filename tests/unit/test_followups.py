@@ -501,3 +501,10 @@ def test_that_after_a_verb_with_no_noun_of_its_own_points_back(question: str) ->
 )
 def test_that_opening_a_clause_does_not_point_back(question: str) -> None:
     assert not is_followup(question)
+
+
+def test_skipping_and_everything_name_no_topic() -> None:
+    # "can I skip X" asks how to do without X: the verb is no topic, as "install" is not; "everything"
+    # names nothing, as "anything" does not
+    assert content_words("can I skip everything after the quantization?") == ["skip", "quantization"]
+    assert question_terms("can I skip the quantization?") == [("quantization", False)]
