@@ -9,6 +9,22 @@ Prints, per book, how many of these the engine refuses (at the last turn) and th
 Then the near misses of the tune split and the train sets (bench/questions), each asked as the second
 turn after the in-scope question of its set that shares the most content words with it: a near miss
 next to a related topic looks half-covered, so a follow-up's second chances must still refuse it.
+
+Tried for the second development set of follow-ups (bench/questions/followups-dev2-*, split dev2), not
+kept; measured with bench/answer_quality.py ... --split dev2 and this script:
+- A rewritten follow-up refused on both its searches, decided once more on its own words over the
+  passages next to the previous answer (answered at high or medium only, every own word in the passages):
+  aimed at "where do I set how aggressive it is?", whose rewrite carries the previous question's "voice
+  node" and "background chatter" that the answering passage never names. That first question was itself
+  refused, so the follow-up had no previous files to lean on and the path never ran: dropped.
+- Refusing a follow-up with a word of its own that the collection never uses ("and on wet grass?", "will
+  a chromebook work?"): 10 of the 121 answerable follow-ups of the tune, train, dev and dev2 sets that
+  point back have such a word too ("wiggle", "hurt", "cheapest", "catch"), against 15 unanswerable ones.
+- Still refused on dev2 after the changes kept: "can I skip X ...?" where X is not the book's word for
+  it ("the graphical window" for headless mode) or its search with the previous topic reaches only a low
+  answer (a second search is answered at high or medium only, see `Engine._with_previous_topic`); and a
+  near miss asked after the passage that almost answers it ("which port number should I type in for
+  it?" after the Unity bridge set-up, which names an IP address and port but no number).
 """
 
 from __future__ import annotations

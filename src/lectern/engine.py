@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from lectern import answerability, guardrail, word_frequency
+from lectern import answerability, guardrail, spelling, word_frequency
 from lectern.answerability import AnswerabilityModel, load_model
 from lectern.citations import Renumberer
 from lectern.confidence import better, no_context, refused
@@ -155,6 +155,8 @@ class _Turn:
     """The conversation's earlier user questions, oldest first."""
     previous_sources: frozenset[str] = frozenset()
     """The files the previous answer cited."""
+    spelled: str | None = None
+    """The question with its misspelt words put right (`lectern.spelling`), when it had any."""
     started: float = field(default_factory=time.perf_counter)
     retrievals: list[tuple[RetrievalResult, ConfidenceMetrics]] = field(default_factory=list)
     text: list[str] = field(default_factory=list)
@@ -165,6 +167,11 @@ class _Turn:
     """What a tool-calling writer's searches returned: the passages the model actually saw."""
     gate: StreamGate | None = None
     """An LLM writer's words held back until verified, sentence by sentence."""
+
+    @property
+    def asked(self) -> str:
+        """The question as the user meant it: what a search that is not rewritten looks for."""
+        return self.spelled or self.question
 
     def best(self) -> tuple[RetrievalResult, ConfidenceMetrics] | None:
         best: tuple[RetrievalResult, ConfidenceMetrics] | None = None
@@ -290,12 +297,14 @@ class Engine:
     ) -> AsyncGenerator[Event, None]:
         question = _validate(question, options)
         previous = [m.content for m in conversation.history if m.role == "user"]
+        spelled, previous = await self._respelt(question, previous, options)
         turn = _Turn(
             question,
-            self._search_query(question, previous, options),
+            self._search_query(spelled, previous, options),
             options,
             previous,
             _last_sources(conversation),
+            spelled if spelled != question else None,
         )
         log.debug("query_received", extra={"session_id": conversation.session_id})
         prepare = getattr(self.writer, "prepare", None)
@@ -331,6 +340,19 @@ class Engine:
         answer = numbering.apply(answer)
         self._remember(conversation, turn, answer)
         yield Done(answer)
+
+    async def _respelt(
+        self, question: str, previous: list[str], options: AskOptions
+    ) -> tuple[str, list[str]]:
+        """The question and the conversation's earlier ones with their misspelt words put right: a slip
+        ("insted", "conecting") reads as a name the documents never mention, and the question would be
+        refused as off topic. The keyword lookups run in a worker thread, only for a rare word."""
+        texts = [question, *previous]
+        if options.selected_text_only or not any(spelling.misspelt(t) for t in texts):
+            return question, previous
+        knows = self.retriever.knows
+        fixed = await asyncio.to_thread(lambda: [spelling.respelt(t, knows) for t in texts])
+        return fixed[0], fixed[1:]
 
     def _search_query(self, question: str, previous: list[str], options: AskOptions) -> str:
         context = (options.user_context or "").strip()
@@ -414,7 +436,7 @@ class Engine:
         params = self._params(turn)
         pool = replace(params, top_k=max(params.top_k, min(FOLLOWUP_POOL, turn.options.max_top_k)))
         found, _ = await self.retriever.retrieve_assessed(pool, conversation.cache)
-        bare = without_context(turn.search_query, turn.question)
+        bare = without_context(turn.search_query, turn.asked)
         if bare != turn.search_query:
             other, _ = await self.retriever.retrieve_assessed(replace(pool, query=bare), conversation.cache)
             found = found.model_copy(update={"hits": with_second_search(found.hits, other.hits)})
@@ -1000,17 +1022,17 @@ def _decided(
 def _favours_previous_sources(turn: _Turn) -> bool:
     """A rewritten follow-up (no selection) whose previous answer cited files: searched with a
     preference for those files."""
-    rewritten = turn.search_query != turn.question
+    rewritten = turn.search_query != turn.asked
     return bool(turn.previous_sources) and rewritten and not turn.options.user_context
 
 
 def _retry_query(turn: _Turn) -> str | None:
     """The question searched again with the previous topic (`Engine._with_previous_topic`), or None
     when it is not tried again."""
-    if turn.options.user_context or turn.search_query != turn.question or not turn.previous:
+    if turn.options.user_context or turn.search_query != turn.asked or not turn.previous:
         return None
-    query = with_previous_topic(turn.question, turn.previous)
-    return None if query == turn.question else query
+    query = with_previous_topic(turn.asked, turn.previous)
+    return None if query == turn.asked else query
 
 
 def _judged(result: RetrievalResult, as_asked: RetrievalResult) -> RetrievalResult:
@@ -1021,7 +1043,7 @@ def _judged(result: RetrievalResult, as_asked: RetrievalResult) -> RetrievalResu
 def _decision_query(turn: _Turn) -> str:
     """What the answerability decision reads: with a selection the search query carries the
     selection's words, and only the question's count."""
-    return turn.question if turn.options.user_context else turn.search_query
+    return turn.asked if turn.options.user_context else turn.search_query
 
 
 def _validate(question: str, options: AskOptions) -> str:

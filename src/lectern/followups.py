@@ -44,9 +44,9 @@ GENERIC_WORDS = _word_set(
     mean means meaning more information info please thanks thank okay ok yes sure know want like need
     simpler simple terms words different difference differences compare compared comparison work works
     working used use using uses purpose point main key important kind kinds type types way ways step
-    steps thing things something anything else further another other again summary summarise summarize
-    overview list name called call happen happens happened good bad better best example instance case
-    cases one ones question answer help understand understanding clarify clear basics basic concept
+    steps thing things something anything everything else further another other again summary summarise
+    summarize overview list name called call happen happens happened good bad better best example instance
+    case cases one ones question answer help understand understanding clarify clear basics basic concept
     concepts idea ideas mentioned said say says earlier above previous last first second why
     matter matters worth grow grows change changes affect affects differ differs relate relates related
     benefit benefits advantage advantages disadvantage disadvantages pros cons downside downsides drawback
@@ -64,7 +64,7 @@ ACTION_WORDS = _word_set(
     install set setup configure create make build run start launch write implement add use deploy
     connect test debug fix train load save visualize visualise spawn control move publish subscribe
     call define get update upgrade enable disable check find compute calculate simulate integrate
-    program code handle choose select
+    program code handle choose select skip
     """
 )
 
@@ -108,6 +108,17 @@ _GROUP_BACK = re.compile(
 # first question that names its own topic, then a second one whose pronoun points back into the first.
 _NAMES_THEN_ASKS = re.compile(
     r"^\s*(.+?)\s+and\s+(?:what|how|why|when|where|which|who)\b",
+    re.IGNORECASE,
+)
+# "which file is that in?", "how much quicker is that compared to plain ROS 2?", "can I skip that if I have
+# the full install?": "that" or "this" right after a verb, with no noun of its own after it (the end, a
+# preposition, a clause, a comparison), stands for what was just said however many words of its own the
+# question has. Not "make sure that the robot ...", where "that" opens a clause.
+_DEMONSTRATIVE_BACK = re.compile(
+    r"\b(?:is|was|are|does|did|do|can|could|should|would|will|skip|change|set|use|try|avoid|ignore|need)"
+    r"\s+(?:that|this)"
+    r"(?=\s*(?:[?.!,;:]|$)|\s+(?:in|on|for|with|to|from|at|by|compared|than|if|when|instead|too|also)\b"
+    r"|\s+(?:more\s+|less\s+)?[a-z]+\s+than\b)",
     re.IGNORECASE,
 )
 _CONTINUES = re.compile(r"^\s*(?:ok(?:ay)?|but|so|then|right|hmm)\b\s*,?", re.IGNORECASE)
@@ -198,6 +209,8 @@ def is_followup(question: str) -> bool:
     pronoun points inside the question."""
     lowered = question.strip().lower()
     if any(lowered.startswith(opener) for opener in FOLLOWUP_OPENERS) or _GROUP_BACK.search(question):
+        return True
+    if _DEMONSTRATIVE_BACK.search(question):
         return True
     if _CONTINUES.match(question) and (points_back(question) or "one" in lowered.split()):
         return True

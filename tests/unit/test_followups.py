@@ -477,3 +477,34 @@ def test_words_for_pros_and_cons_name_no_topic(word: str) -> None:
     question = f"What are the {word} of XACRO?"
     assert content_words(question) == ["XACRO"]
     assert [term for term, _ in question_terms(question)] == ["XACRO"]
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "which file is that in?",
+        "how much quicker is that compared to regular ROS 2 transport",
+        "can I skip that if I installed the full ROS 2 desktop distro",
+        "is this slower than running Whisper base on the Jetson?",
+    ],
+)
+def test_that_after_a_verb_with_no_noun_of_its_own_points_back(question: str) -> None:
+    assert is_followup(question)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "How do I make sure that the humanoid robot stays upright on stairs?",
+        "Is it true that ROS 2 uses DDS middleware for discovery?",
+    ],
+)
+def test_that_opening_a_clause_does_not_point_back(question: str) -> None:
+    assert not is_followup(question)
+
+
+def test_skipping_and_everything_name_no_topic() -> None:
+    # "can I skip X" asks how to do without X: the verb is no topic, as "install" is not; "everything"
+    # names nothing, as "anything" does not
+    assert content_words("can I skip everything after the quantization?") == ["skip", "quantization"]
+    assert question_terms("can I skip the quantization?") == [("quantization", False)]
