@@ -2,12 +2,14 @@
 and cProfile's top self-time functions.
 
     uv run python bench/profile_engine.py CORPUS QUESTIONS.jsonl [--rounds 3] [--top 25] [--limit N]
-        [--target CHUNKS] [--collection NAME] [--save-answers FILE]
+        [--target CHUNKS] [--collection NAME] [--save-answers FILE] [--thread-time]
 
 Every question is asked in a fresh conversation (no session cache) with the query cache off, after one
 warm-up round (two with LanceDB, the second once its in-memory keyword index is built). CPU per answer
 is the process's CPU time (all threads) over the answers, measured without the profiler; the profile
-is a separate round. On a shared machine quote the load average printed with the figures. With
+is a separate round, timed by the wall clock unless --thread-time (the profiled thread's CPU: on a
+busy machine a wall-clock profile mostly shows the calls that waited for a core, onnxruntime's first).
+On a shared machine quote the load average printed with the figures. With
 --target the engine answers from the corpus copied up to that many chunks (bench/latency.py's
 synthesised collection, built there on first use). With --collection, CORPUS is a data dir that
 already holds that collection (as `lectern ingest` or `lectern eval retrieval --beir` left it, e.g.
@@ -106,6 +108,11 @@ async def main() -> None:
     parser.add_argument("--target", type=int, default=0, help="Chunks to copy the corpus up to (0: as is).")
     parser.add_argument("--collection", default="", help="CORPUS is a data dir holding this collection.")
     parser.add_argument("--save-answers", type=Path, metavar="FILE", help="the warm-up round's answers")
+    parser.add_argument(
+        "--thread-time",
+        action="store_true",
+        help="profile the thread's CPU time, not wall-clock time (on a busy machine waits swamp wall time)",
+    )
     args = parser.parse_args()
     # reader sets' `question`, BEIR queries' `text` (SciFact), a follow-up's first turn
     questions = [str(q.get("question") or q.get("text") or q["turns"][0]) for q in read_jsonl(args.questions)]
@@ -135,7 +142,7 @@ async def main() -> None:
     # threads are invisible to cProfile anyway, their time shows under the Python call that waits).
     threaded = asyncio.to_thread
     asyncio.to_thread = _inline  # type: ignore[assignment]
-    profile = cProfile.Profile()
+    profile = cProfile.Profile(time.thread_time) if args.thread_time else cProfile.Profile()
     profile.enable()
     try:
         await _round(engine, questions)
