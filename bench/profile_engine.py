@@ -17,6 +17,21 @@ SciFact's 10k chunks with bench/store_sentences.py's sentence vectors) and nothi
 --save-answers, each answer of the warm-up round (less its timestamp and timings) is written as a JSON
 line, so two builds' answers can be compared byte for byte (`cmp`). Writes
 bench/results/profile-<corpus>[-<target>].json.
+
+Where the CPU went (2 shared cores at load average 8-13, so ~2.5x a quiet machine's figures; each
+stage's thread CPU from wrappers, no profiler): textbook-a (1,013 chunks, its 155 tune and train
+questions) 13.7 ms an answer: the query's embedding 7.8 (57 %), the index's search less that 1.8, the
+writer's `compose` 1.4, the answerability signals 0.95 (0.58 of it the sentence vectors), the event
+loop's side (the turn, the answer's models) 0.96. The int8 query graph's kernels: its fp32 MatMuls
+40 %, DynamicQuantizeMatMul 26 %, QAttention 21 %, BiasGelu 5 %, LayerNorm 4 %; onnxruntime's arena on
+or off costs the same and gives the same vectors. SciFact (10,143 chunks, 150 queries, --thread-time):
+~22 ms an answer, of which the dense search's einsum ~1.8 ms and 5.6 passages new to `units_of` (the
+~200 us a passage of bench/passage_cost.py); storing units at ingest remains the largest exact saving
+left there. Textbook rounds repeat 155 questions that read more passages than `PASSAGES_KEPT` (512)
+keeps: 3.0 `units_of` misses, 2.8 `passage_terms` misses and 3.6 chunks built an answer. Tried, no
+gain: stemming each distinct word once (`set` before `map`), the float16 -> float32 widening of the
+sentence vectors (~3.4 ns a value, ~24 rows an answer: ~30 us). One `asyncio.to_thread` hand-off costs
+~140 us of CPU at that load (an answer makes one).
 """
 
 from __future__ import annotations
