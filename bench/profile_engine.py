@@ -2,12 +2,14 @@
 and cProfile's top self-time functions.
 
     uv run python bench/profile_engine.py CORPUS QUESTIONS.jsonl [--rounds 3] [--top 25] [--limit N]
-        [--target CHUNKS] [--collection NAME] [--save-answers FILE]
+        [--target CHUNKS] [--collection NAME] [--save-answers FILE] [--thread-time]
 
 Every question is asked in a fresh conversation (no session cache) with the query cache off, after one
 warm-up round (two with LanceDB, the second once its in-memory keyword index is built). CPU per answer
 is the process's CPU time (all threads) over the answers, measured without the profiler; the profile
-is a separate round. On a shared machine quote the load average printed with the figures. With
+is a separate round, timed by the wall clock unless --thread-time (the profiled thread's CPU: on a
+busy machine a wall-clock profile mostly shows the calls that waited for a core, onnxruntime's first).
+On a shared machine quote the load average printed with the figures. With
 --target the engine answers from the corpus copied up to that many chunks (bench/latency.py's
 synthesised collection, built there on first use). With --collection, CORPUS is a data dir that
 already holds that collection (as `lectern ingest` or `lectern eval retrieval --beir` left it, e.g.
@@ -15,6 +17,21 @@ SciFact's 10k chunks with bench/store_sentences.py's sentence vectors) and nothi
 --save-answers, each answer of the warm-up round (less its timestamp and timings) is written as a JSON
 line, so two builds' answers can be compared byte for byte (`cmp`). Writes
 bench/results/profile-<corpus>[-<target>].json.
+
+Where the CPU went (2 shared cores at load average 8-13, so ~2.5x a quiet machine's figures; each
+stage's thread CPU from wrappers, no profiler): textbook-a (1,013 chunks, its 155 tune and train
+questions) 13.7 ms an answer: the query's embedding 7.8 (57 %), the index's search less that 1.8, the
+writer's `compose` 1.4, the answerability signals 0.95 (0.58 of it the sentence vectors), the event
+loop's side (the turn, the answer's models) 0.96. The int8 query graph's kernels: its fp32 MatMuls
+40 %, DynamicQuantizeMatMul 26 %, QAttention 21 %, BiasGelu 5 %, LayerNorm 4 %; onnxruntime's arena on
+or off costs the same and gives the same vectors. SciFact (10,143 chunks, 150 queries, --thread-time):
+~22 ms an answer, of which the dense search's einsum ~1.8 ms and 5.6 passages new to `units_of` (the
+~200 us a passage of bench/passage_cost.py); storing units at ingest remains the largest exact saving
+left there. Textbook rounds repeat 155 questions that read more passages than `PASSAGES_KEPT` (512)
+keeps: 3.0 `units_of` misses, 2.8 `passage_terms` misses and 3.6 chunks built an answer. Tried, no
+gain: stemming each distinct word once (`set` before `map`), the float16 -> float32 widening of the
+sentence vectors (~3.4 ns a value, ~24 rows an answer: ~30 us). One `asyncio.to_thread` hand-off costs
+~140 us of CPU at that load (an answer makes one).
 """
 
 from __future__ import annotations
@@ -106,6 +123,11 @@ async def main() -> None:
     parser.add_argument("--target", type=int, default=0, help="Chunks to copy the corpus up to (0: as is).")
     parser.add_argument("--collection", default="", help="CORPUS is a data dir holding this collection.")
     parser.add_argument("--save-answers", type=Path, metavar="FILE", help="the warm-up round's answers")
+    parser.add_argument(
+        "--thread-time",
+        action="store_true",
+        help="profile the thread's CPU time, not wall-clock time (on a busy machine waits swamp wall time)",
+    )
     args = parser.parse_args()
     # reader sets' `question`, BEIR queries' `text` (SciFact), a follow-up's first turn
     questions = [str(q.get("question") or q.get("text") or q["turns"][0]) for q in read_jsonl(args.questions)]
@@ -135,7 +157,7 @@ async def main() -> None:
     # threads are invisible to cProfile anyway, their time shows under the Python call that waits).
     threaded = asyncio.to_thread
     asyncio.to_thread = _inline  # type: ignore[assignment]
-    profile = cProfile.Profile()
+    profile = cProfile.Profile(time.thread_time) if args.thread_time else cProfile.Profile()
     profile.enable()
     try:
         await _round(engine, questions)

@@ -25,8 +25,6 @@ from collections.abc import AsyncGenerator, AsyncIterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
-import numpy as np
-
 from lectern import answerability, guardrail, spelling, word_frequency
 from lectern.answerability import AnswerabilityModel, load_model
 from lectern.citations import Renumberer
@@ -601,7 +599,7 @@ class Engine:
 
     def _signals(self, query: str, result: RetrievalResult) -> answerability.Signals:
         top = result.hits[: answerability.PASSAGES]
-        vector = np.asarray(result.query_embedding, np.float32) if result.query_embedding else None
+        vector = result.query_vector() if result.query_embedding else None
         units = self.retriever.sentences.of([h.chunk for h in top]) if vector is not None else None
         return answerability.signals(query, top, vector, units, self.retriever.knows)
 

@@ -8,7 +8,7 @@ import uuid
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
 if TYPE_CHECKING:
     import numpy as np
@@ -201,6 +201,33 @@ class RetrievalResult(BaseModel):
     # decision or the confidence, and a source only when an answer cites one (`writers.selection.
     # quotable_of`); excluded from serialisation like the query's vector.
     reserve: list[SearchHit] = Field(default_factory=list, exclude=True, repr=False)
+    # `query_embedding` as a float32 array and the list it was made from (`query_vector`)
+    _query_array: tuple[list[float], Any] | None = PrivateAttr(default=None)
+
+    def query_vector(self) -> NDArray[np.float32] | None:
+        """`query_embedding` as a read-only float32 vector, made once per list: the answerability
+        decision and the writer both read it, and a 384-float list made an array cost ~20-60 us each
+        time (the same floats: every float32 is exactly a Python float and back)."""
+        embedding = self.query_embedding
+        if embedding is None:
+            return None
+        held = self._query_array
+        if held is not None and held[0] is embedding:  # a copy with another embedding makes its own
+            vector: NDArray[np.float32] = held[1]
+            return vector
+        import numpy as np  # only where a vector is asked for (this module loads without numpy)
+
+        vector = np.array(embedding, dtype=np.float32)
+        vector.flags.writeable = False
+        self._query_array = (embedding, vector)
+        return vector
+
+    def hold_query_vector(self, vector: NDArray[np.float32]) -> None:
+        """Keep `vector`, the float32 values `query_embedding` was made from, for `query_vector`."""
+        if self.query_embedding is not None:
+            held = vector.reshape(-1).copy()
+            held.flags.writeable = False
+            self._query_array = (self.query_embedding, held)
 
     @property
     def chunks(self) -> list[str]:

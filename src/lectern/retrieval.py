@@ -198,6 +198,7 @@ class Retriever:
         # The search took what it took beyond embedding the query (which it may have overlapped).
         search_s = searched - started - embedding.seconds
         query_vector = embedding()  # an index that never needed the vector leaves it to us
+        vector = np.asarray(query_vector, dtype=np.float32).reshape(-1)
         ranking_started = time.perf_counter()
         # The search asks for more than top_k anyway (`fetch_depth`): the next few are the writer's reserve.
         ranked = rank(found, params.threshold, params.top_k + RESERVE)
@@ -222,9 +223,10 @@ class Retriever:
             collection=self.collection,
             top_k=params.top_k,
             mode=params.mode,
-            query_embedding=np.asarray(query_vector, dtype=np.float32).reshape(-1).tolist(),
+            query_embedding=vector.tolist(),
             reserve=reserve,
         )
+        result.hold_query_vector(vector)
         if log.isEnabledFor(logging.DEBUG):  # the timings are dumped only for a line that is written
             log.debug(
                 "retrieval_performed",

@@ -257,3 +257,21 @@ async def test_the_retrieval_debug_line_carries_the_timings_only_when_debug_is_o
         await retriever.retrieve(params)
     (line,) = [r for r in caplog.records if r.getMessage() == "retrieval_performed"]
     assert set(line.timings) >= {"embedding_ms", "search_ms", "ranking_ms"}  # type: ignore[attr-defined]
+
+
+async def test_query_vector_is_the_embedding_as_float32_made_once_per_list() -> None:
+    index, embedder = filled_index()
+    retriever = Retriever(embedder, index, answer_settings())
+    result = await retriever.retrieve(retriever.params("How do I install Gazebo Harmonic?"))
+    vector = result.query_vector()
+    assert vector is not None
+    assert vector.dtype == np.float32
+    assert vector.tolist() == result.query_embedding  # the very floats of the list
+    assert np.array_equal(vector, embedder.embed_query("How do I install Gazebo Harmonic?"))
+    assert not vector.flags.writeable  # shared by the decision and the writer
+    assert result.query_vector() is vector
+    # a copy keeps it while the embedding is the same list, and makes its own for another one
+    assert result.model_copy().query_vector() is vector
+    other = result.model_copy(update={"query_embedding": [0.5] * len(vector)})
+    assert other.query_vector().tolist() == [0.5] * len(vector)  # type: ignore[union-attr]
+    assert result.model_copy(update={"query_embedding": None}).query_vector() is None

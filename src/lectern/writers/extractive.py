@@ -265,7 +265,7 @@ class ExtractiveWriter:
         retrieval = request.retrieval
         if retrieval is None or retrieval.query_embedding is None:
             return None  # no vector (selected-text-only): keyword scoring alone, no model call
-        return np.asarray(retrieval.query_embedding, dtype=np.float32)
+        return retrieval.query_vector()
 
     def _score(self, candidates: list[_Candidate], query_vector: NDArray[np.float32] | None) -> None:
         for c in candidates:
