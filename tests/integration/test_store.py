@@ -12,6 +12,7 @@ import sqlalchemy as sa
 from lectern.errors import Conflict, InvalidInput, NotFound
 from lectern.store import (
     ConversationStore,
+    Message,
     NewDelta,
     NewLogEvent,
     NewMessage,
@@ -141,8 +142,11 @@ async def test_append_stores_messages_in_order_with_counters(
         tokens=42,
     )
     assert [m.seq for m in stored] == [0, 1]
+    # What the append returns is typed as validation would type it, and is what a read gives back.
+    assert stored == [Message.model_validate(m.model_dump()) for m in stored]
 
     view = await store.get_thread(thread.thread_id, owner=key)
+    assert view.messages == stored
     assert [(m.seq, m.role, m.content) for m in view.messages] == [
         (0, "user", "What is URDF?"),
         (1, "assistant", "URDF is an XML format."),

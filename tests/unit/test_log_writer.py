@@ -54,3 +54,35 @@ def test_a_record_that_cannot_be_formatted_does_not_stop_the_writer() -> None:
     logger.info("fine")
     handler.close()
     assert [json.loads(line)["event"] for line in stream.getvalue().splitlines()] == ["fine"]
+
+
+def test_each_line_has_the_time_of_its_own_record() -> None:
+    formatter = JsonFormatter()
+    stamps = []
+    # seconds apart, back in the same second, and a millisecond later: the second is kept per formatter
+    for second, msecs in (
+        (1_700_000_000, 250),
+        (1_700_000_001, 500),
+        (1_700_000_000, 750),
+        (1_700_000_000, 751),
+    ):
+        record = logging.makeLogRecord({"msg": "tick", "created": second + msecs / 1000, "msecs": msecs})
+        stamps.append(json.loads(formatter.format(record))["ts"])
+    assert stamps == [
+        "2023-11-14T22:13:20.250Z",
+        "2023-11-14T22:13:21.500Z",
+        "2023-11-14T22:13:20.750Z",
+        "2023-11-14T22:13:20.751Z",
+    ]
+
+
+def test_a_filter_on_the_handler_still_keeps_records_out() -> None:
+    stream = io.StringIO()
+    handler = BackgroundStreamHandler(stream)
+    handler.setFormatter(JsonFormatter())
+    handler.addFilter(lambda record: record.getMessage() != "secret")
+    logger = _logger(handler)
+    logger.info("secret")
+    logger.info("public")
+    handler.close()
+    assert [json.loads(line)["event"] for line in stream.getvalue().splitlines()] == ["public"]

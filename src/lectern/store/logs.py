@@ -16,6 +16,7 @@ from lectern.store.models import EventType, LogEvent, NewLogEvent
 from lectern.store.statements import Statements
 
 _INSERT = sa.insert(t.log_events)
+_EVENT_FIELDS = tuple(name for name in NewLogEvent.model_fields if name != "timestamp")
 
 
 class LogOps(StoreBase):
@@ -25,7 +26,8 @@ class LogOps(StoreBase):
         if not events:
             return
         now = self._now()
-        rows = [{**e.model_dump(exclude={"timestamp"}), "timestamp": e.timestamp or now} for e in events]
+        # The attributes as they are (model_dump would copy each event's details dict).
+        rows = [_row(e, now) for e in events]
 
         def work(ex: Statements) -> None:
             ex.run(_INSERT, rows)
@@ -57,3 +59,9 @@ class LogOps(StoreBase):
             return [convert.log_event(r) for r in reversed(conn.execute(query).all())]
 
         return await self._read(work)
+
+
+def _row(event: NewLogEvent, now: datetime) -> dict[str, object]:
+    row: dict[str, object] = {name: getattr(event, name) for name in _EVENT_FIELDS}
+    row["timestamp"] = event.timestamp or now
+    return row
