@@ -6,9 +6,10 @@
 Each run is a fresh `lectern ingest` process into a new data dir (the model graphs and the
 word-frequency table built too, as a first ingest builds them), with the base tree first on
 PYTHONPATH for the base runs; the order is reversed every other round so a shared machine's load falls
-on both alike. Prints every run's wall time, CPU seconds (the process and its children, user + system),
-the fdatasync calls it made where ``--fsyncs`` asks for them (under strace), and the 1-minute load
-average, then each side's medians and the ratio; writes ``bench/results/ingest_ab-<time>.json``.
+on both alike. Prints every run's wall time, CPU seconds (the process and its children, user + system)
+and system CPU apart, the fdatasync calls it made where ``--fsyncs`` asks for them (under strace), and
+the 1-minute load average, then each side's medians and the ratio; writes
+``bench/results/ingest_ab-<time>.json``.
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ def cold_ingest(corpus: Path, src: str | None, fsyncs: bool) -> dict[str, Any]:
         if fsyncs:
             command = ["strace", "-f", "-c", "-e", "trace=fsync,fdatasync", "-o", str(trace), *command]
         usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-        cpu0 = usage.ru_utime + usage.ru_stime
+        cpu0, sys0 = usage.ru_utime + usage.ru_stime, usage.ru_stime
         started = time.perf_counter()
         done = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
         wall = time.perf_counter() - started
@@ -51,6 +52,7 @@ def cold_ingest(corpus: Path, src: str | None, fsyncs: bool) -> dict[str, Any]:
         run: dict[str, Any] = {
             "wall_s": round(wall, 2),
             "cpu_s": round(usage.ru_utime + usage.ru_stime - cpu0, 2),
+            "sys_s": round(usage.ru_stime - sys0, 2),
             "load_avg_1m": round(os.getloadavg()[0], 2),
         }
         if fsyncs:
