@@ -58,6 +58,7 @@ import collections
 import json
 import resource
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -89,6 +90,7 @@ def _operator_split(graph: Path, embedder: LocalMiniLMEmbedder, texts: list[str]
     opts = ort.SessionOptions()
     opts.intra_op_num_threads = opts.inter_op_num_threads = 1
     opts.enable_profiling = True
+    opts.profile_file_prefix = str(Path(tempfile.gettempdir()) / "ingest-cost-study")
     session = ort.InferenceSession(
         str(graph), opts, providers=["CPUExecutionProvider"], disabled_optimizers=[SKIP_NORM_FUSION]
     )
@@ -96,7 +98,9 @@ def _operator_split(graph: Path, embedder: LocalMiniLMEmbedder, texts: list[str]
     for encoding in embedder._tokenizer.encode_batch(texts):
         ids, mask = _pad([encoding.ids])
         session.run(["pooled"], {"word_vectors": words.take(ids), "attention_mask": mask})
-    events: list[dict[str, Any]] = json.loads(Path(session.end_profiling()).read_text())
+    profile = Path(session.end_profiling())
+    events: list[dict[str, Any]] = json.loads(profile.read_text())
+    profile.unlink()
     spent: collections.Counter[str] = collections.Counter()
     for event in events:
         if event.get("cat") == "Node" and event["name"].endswith("_kernel_time"):
