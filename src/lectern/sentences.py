@@ -31,6 +31,7 @@ from lectern.embeddings.base import Embedder, Vectors
 from lectern.embeddings.cache import uncached
 from lectern.lru import LRU
 from lectern.models import Chunk
+from lectern.sqlite_cache import open_cache, transaction
 from lectern.writers.units import PASSAGES_KEPT, Unit, units_of
 
 log = logging.getLogger(__name__)
@@ -56,8 +57,7 @@ class SentenceVectors:
         if path is not None:
             try:
                 path.parent.mkdir(parents=True, exist_ok=True)
-                self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
-                self._db.execute("PRAGMA journal_mode=WAL")
+                self._db = open_cache(path)
                 self._db.execute(
                     "CREATE TABLE IF NOT EXISTS unit_vectors "
                     "(content_hash TEXT PRIMARY KEY, rows INTEGER NOT NULL, vectors BLOB NOT NULL)"
@@ -112,10 +112,8 @@ class SentenceVectors:
     def forget(self, content_hashes: Sequence[str]) -> None:
         if self._db is None or not content_hashes:
             return
-        with self._lock:
-            self._db.executemany(
-                "DELETE FROM unit_vectors WHERE content_hash = ?", [(h,) for h in content_hashes]
-            )
+        with self._lock, transaction(self._db) as db:
+            db.executemany("DELETE FROM unit_vectors WHERE content_hash = ?", [(h,) for h in content_hashes])
 
     def close(self) -> None:
         with self._lock:
@@ -152,7 +150,8 @@ class SentenceVectors:
         if self._db is not None:
             with self._lock:
                 try:
-                    self._db.executemany("INSERT OR REPLACE INTO unit_vectors VALUES (?, ?, ?)", rows)
+                    with transaction(self._db) as db:  # one commit, not one a row
+                        db.executemany("INSERT OR REPLACE INTO unit_vectors VALUES (?, ?, ?)", rows)
                 except sqlite3.Error:
                     log.warning("sentence_store_write_failed", exc_info=True)
         return out

@@ -10,7 +10,6 @@ A run that finishes empties the file: it only ever holds the work of an unfinish
 from __future__ import annotations
 
 import hashlib
-import sqlite3
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -18,6 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from lectern.embeddings.base import Embedder, Vectors
+from lectern.sqlite_cache import open_cache, transaction
 
 BATCH = 32
 
@@ -49,8 +49,7 @@ class ResumableEmbedder:
         self.on_batch = on_batch
         self.reused = 0  # vectors found from an earlier, unfinished run
         path.parent.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
-        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db = open_cache(path)
         self._db.execute(_SCHEMA)
 
     @property
@@ -95,8 +94,8 @@ class ResumableEmbedder:
             began = time.perf_counter()
             vectors = np.asarray(self.inner.embed_documents([texts[i] for i in rows]), dtype=np.float32)
             elapsed = time.perf_counter() - began
-            with self._db:
-                self._db.executemany(
+            with transaction(self._db) as db:  # one commit a batch, not one a row
+                db.executemany(
                     "INSERT OR REPLACE INTO pending_vectors VALUES (?, ?, ?)",
                     [(self.name, keys[i], v.tobytes()) for i, v in zip(rows, vectors, strict=True)],
                 )
