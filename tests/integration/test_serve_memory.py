@@ -44,7 +44,8 @@ QUESTIONS = [ON_TOPIC, "Does heron's port 7400 need root?", "What does retention
 def _probe(ingested: Ingested, questions: list[str], script: str = PROBE) -> dict[str, Any]:
     """Run `script` in a fresh interpreter (what it loads is the point) and read its last line's JSON."""
     done = subprocess.run(
-        [sys.executable, "-c", script, *questions],
+        # -X faulthandler: a crash (seen once, at exit, after the JSON line) prints every thread's stack
+        [sys.executable, "-X", "faulthandler", "-c", script, *questions],
         env=subprocess_env(ingested.env),
         capture_output=True,
         text=True,
