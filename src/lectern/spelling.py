@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 import string
 from collections.abc import Callable
+from functools import lru_cache
 
 from lectern import word_frequency
 
@@ -38,8 +39,11 @@ def respelt(text: str, knows: KnownTerm) -> str:
     return _PLAIN.sub(lambda m: _respelt_word(m.group(0), knows), text)
 
 
+@lru_cache(maxsize=4096)
 def misspelt(text: str) -> bool:
-    """Whether `text` has a word `respelt` would look up (rare in English): a cheap check before it."""
+    """Whether `text` has a word `respelt` would look up (rare in English): a cheap check before it.
+    Cached: every turn checks the conversation's earlier questions again, on the event loop, and each
+    word is a look-up in the word-frequency table."""
     return any(word_frequency.zipf(m.group(0)) < RARE for m in _PLAIN.finditer(text))
 
 
