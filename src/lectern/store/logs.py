@@ -16,7 +16,7 @@ from lectern.store.models import EventType, LogEvent, NewLogEvent
 from lectern.store.statements import Statements
 
 _INSERT = sa.insert(t.log_events)
-_EVENT_FIELDS = tuple(name for name in NewLogEvent.model_fields if name != "timestamp")
+_EVENT_FIELDS = convert.new_row_fields(NewLogEvent)
 
 
 class LogOps(StoreBase):
@@ -26,7 +26,6 @@ class LogOps(StoreBase):
         if not events:
             return
         now = self._now()
-        # The attributes as they are (model_dump would copy each event's details dict).
         rows = [_row(e, now) for e in events]
 
         def work(ex: Statements) -> None:
@@ -62,6 +61,6 @@ class LogOps(StoreBase):
 
 
 def _row(event: NewLogEvent, now: datetime) -> dict[str, object]:
-    row: dict[str, object] = {name: getattr(event, name) for name in _EVENT_FIELDS}
+    row: dict[str, object] = convert.attributes(event, _EVENT_FIELDS)
     row["timestamp"] = event.timestamp or now
     return row
