@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 from lectern.embeddings.base import Embedder, Vectors
+from lectern.embeddings.wrapper import WrappedEmbedder
 
 
 @dataclass(frozen=True)
@@ -23,7 +23,7 @@ class CacheStats:
     capacity: int
 
 
-class CachedEmbedder:
+class CachedEmbedder(WrappedEmbedder):
     """An ``Embedder`` whose ``embed_query`` remembers the last ``capacity`` texts. Thread-safe:
     retrievals run in worker threads. Two threads missing on one text both embed it, which is rarer and
     cheaper than making one wait for the other."""
@@ -31,33 +31,12 @@ class CachedEmbedder:
     def __init__(self, inner: Embedder, capacity: int) -> None:
         if capacity < 1:
             raise ValueError("capacity must be at least 1")
-        self.inner = inner
+        super().__init__(inner)
         self.capacity = capacity
         self._vectors: OrderedDict[str, Vectors] = OrderedDict()
         self._lock = threading.Lock()
         self._hits = 0
         self._misses = 0
-
-    @property
-    def name(self) -> str:
-        return self.inner.name
-
-    @property
-    def dimension(self) -> int:
-        return self.inner.dimension
-
-    @property
-    def max_tokens(self) -> int:
-        return self.inner.max_tokens
-
-    def count_tokens(self, text: str) -> int:
-        return self.inner.count_tokens(text)
-
-    def count_tokens_many(self, texts: Sequence[str]) -> list[int]:
-        return self.inner.count_tokens_many(texts)
-
-    def embed_documents(self, texts: Sequence[str]) -> Vectors:
-        return self.inner.embed_documents(texts)
 
     def embed_query(self, text: str) -> Vectors:
         with self._lock:

@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from lectern.embeddings.base import Embedder, Vectors
+from lectern.embeddings.wrapper import WrappedEmbedder
 from lectern.sqlite_cache import open_cache, transaction
 
 BATCH = 32
@@ -37,13 +38,13 @@ def _key(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-class ResumableEmbedder:
+class ResumableEmbedder(WrappedEmbedder):
     """An ``Embedder`` whose ``embed_documents`` saves each batch and reuses saved vectors."""
 
     def __init__(
         self, inner: Embedder, path: Path, on_batch: BatchDone | None = None, batch: int = BATCH
     ) -> None:
-        self.inner = inner
+        super().__init__(inner)
         self.path = path
         self.batch = batch
         self.on_batch = on_batch
@@ -51,27 +52,6 @@ class ResumableEmbedder:
         path.parent.mkdir(parents=True, exist_ok=True)
         self._db = open_cache(path)
         self._db.execute(_SCHEMA)
-
-    @property
-    def name(self) -> str:
-        return self.inner.name
-
-    @property
-    def dimension(self) -> int:
-        return self.inner.dimension
-
-    @property
-    def max_tokens(self) -> int:
-        return self.inner.max_tokens
-
-    def count_tokens(self, text: str) -> int:
-        return self.inner.count_tokens(text)
-
-    def count_tokens_many(self, texts: Sequence[str]) -> list[int]:
-        return self.inner.count_tokens_many(texts)
-
-    def embed_query(self, text: str) -> Vectors:
-        return self.inner.embed_query(text)
 
     def pending(self) -> int:
         """Vectors saved by unfinished runs."""
