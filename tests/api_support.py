@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import json
 import re
-import socket
-import threading
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -15,7 +13,6 @@ from typing import Any
 
 import httpx
 import numpy as np
-import uvicorn
 from fastapi import FastAPI
 
 from lectern.api import create_app
@@ -27,6 +24,7 @@ from lectern.writers.base import AnswerWriter
 from lectern.writers.extractive import ExtractiveWriter
 from tests.fakes.hash_embedder import HashEmbedder
 from tests.fakes.memory_index import MemoryIndex
+from tests.fakes.threaded_uvicorn import ThreadedUvicorn
 
 # (chapter, section, text): a small textbook about robot software, in our own words.
 CORPUS: list[tuple[str, str, str]] = [
@@ -149,32 +147,22 @@ class LiveServer:
 
     def __init__(self, app: FastAPI) -> None:
         self.app = app
-        self._sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        self._sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        self._sock.bind(("127.0.0.1", 0))
-        self.port: int = self._sock.getsockname()[1]
-        config = uvicorn.Config(
-            app, log_level="warning", timeout_graceful_shutdown=2, ws="none", access_log=False
+        self._uvicorn = ThreadedUvicorn(
+            app, what="the API server", start_timeout_s=30, timeout_graceful_shutdown=2, access_log=False
         )
-        self.server = uvicorn.Server(config)
-        self._thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self._sock]}, daemon=True)
+        self.server = self._uvicorn.server
+        self.port: int = self._uvicorn.port
 
     @property
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
 
     def __enter__(self) -> LiveServer:
-        self._thread.start()
-        deadline = time.monotonic() + 30
-        while not self.server.started:
-            if time.monotonic() > deadline or not self._thread.is_alive():
-                raise RuntimeError("the API server did not start")
-            time.sleep(0.01)
+        self._uvicorn.start()
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self.server.should_exit = True
-        self._thread.join(timeout=15)
+        self._uvicorn.stop(timeout_s=15)
 
 
 # --- wire formats --------------------------------------------------------------------------------

@@ -20,7 +20,6 @@ from __future__ import annotations
 import asyncio
 import inspect
 import json
-import socket
 import threading
 import time
 from collections import deque
@@ -28,11 +27,12 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-import uvicorn
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
+
+from tests.fakes.threaded_uvicorn import ThreadedUvicorn
 
 
 @dataclass(frozen=True)
@@ -74,8 +74,7 @@ class FakeHTTPServer:
         self._routes: dict[tuple[str, str], Handler] = {}
         self._scripts: dict[tuple[str, str], deque[Step]] = {}
         self._lock = threading.Lock()
-        self._server: uvicorn.Server | None = None
-        self._thread: threading.Thread | None = None
+        self._uvicorn: ThreadedUvicorn | None = None
         self._port = 0
 
     # --- scripting -------------------------------------------------------------------------------
@@ -101,29 +100,14 @@ class FakeHTTPServer:
         app = Starlette(
             routes=[Route("/{path:path}", self._dispatch, methods=["GET", "POST", "PUT", "PATCH", "DELETE"])]
         )
-        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind(("127.0.0.1", 0))
-        self._port = sock.getsockname()[1]
-        config = uvicorn.Config(
-            app, log_level="warning", lifespan="off", timeout_graceful_shutdown=1, ws="none"
-        )
-        server = uvicorn.Server(config)
-        self._server = server
-        self._thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-        self._thread.start()
-        deadline = time.monotonic() + 10
-        while not server.started:
-            if time.monotonic() > deadline or not self._thread.is_alive():
-                raise RuntimeError("fake HTTP server did not start")
-            time.sleep(0.01)
+        self._uvicorn = ThreadedUvicorn(app, what="fake HTTP server", lifespan="off")
+        self._port = self._uvicorn.port
+        self._uvicorn.start()
         return self
 
     def __exit__(self, *exc: object) -> None:
-        if self._server is not None:
-            self._server.should_exit = True
-        if self._thread is not None:
-            self._thread.join(timeout=10)
+        if self._uvicorn is not None:
+            self._uvicorn.stop()
 
     # --- serving ---------------------------------------------------------------------------------
     async def _dispatch(self, request: Request) -> Response:

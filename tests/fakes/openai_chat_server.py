@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import socket
 import threading
 import time
 import uuid
@@ -37,13 +36,13 @@ from collections.abc import AsyncIterator, Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-import uvicorn
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 from lectern.writers.capabilities import forget_modes
+from tests.fakes.threaded_uvicorn import ThreadedUvicorn
 
 
 @dataclass(frozen=True)
@@ -170,8 +169,7 @@ class FakeChatServer:
         self.show: dict[str, Any] | None = None
         """What ``POST /api/show`` answers (Ollama's model info); None: 404."""
         self._lock = threading.Lock()
-        self._server: uvicorn.Server | None = None
-        self._thread: threading.Thread | None = None
+        self._uvicorn: ThreadedUvicorn | None = None
         self._port = 0
 
     # --- lifecycle -------------------------------------------------------------------------------
@@ -193,29 +191,14 @@ class FakeChatServer:
                 Route("/api/show", self._show, methods=["POST"]),
             ]
         )
-        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind(("127.0.0.1", 0))
-        self._port = sock.getsockname()[1]
-        config = uvicorn.Config(
-            app, log_level="warning", lifespan="off", timeout_graceful_shutdown=1, ws="none"
-        )
-        server = uvicorn.Server(config)
-        self._server = server
-        self._thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-        self._thread.start()
-        deadline = time.monotonic() + 10
-        while not server.started:
-            if time.monotonic() > deadline or not self._thread.is_alive():
-                raise RuntimeError("fake chat server did not start")
-            time.sleep(0.01)
+        self._uvicorn = ThreadedUvicorn(app, what="fake chat server", lifespan="off")
+        self._port = self._uvicorn.port
+        self._uvicorn.start()
         return self
 
     def __exit__(self, *exc: object) -> None:
-        if self._server is not None:
-            self._server.should_exit = True
-        if self._thread is not None:
-            self._thread.join(timeout=10)
+        if self._uvicorn is not None:
+            self._uvicorn.stop()
 
     # --- observations ----------------------------------------------------------------------------
     @property
