@@ -80,6 +80,36 @@ def classify(source_path: str, heading_hierarchy: list[str] | tuple[str, ...], t
     return "prose"
 
 
+# A reader who names an exercise, a lab or a quiz ("in the perception lab", "the practice exercise",
+# "how much of the grade") wants its text, and one who asks for the prerequisites or a summary wants
+# that section: for such a question those chunks answer as exposition does. "Lab" alone is also a
+# place ("our lab", "a lab with flaky Wi-Fi"), so it counts only as "Lab 2" or "the ... lab".
+_ASKED_KINDS: tuple[tuple[re.Pattern[str], ContentKind], ...] = (
+    (re.compile(r"\b(quiz(zes)?|self[- ]checks?|review questions?|answer keys?)\b", re.I), "quiz"),
+    (
+        re.compile(
+            r"\b(exercises?|assignments?|homework|deliverables?|grades?|graded|grading|try with ai|"
+            r"labs?\s+\d+|(the|this|that|each|every|next|last)\s+(\w+\s+){0,3}?labs?)\b",
+            re.I,
+        ),
+        "exercise",
+    ),
+    (
+        re.compile(
+            r"\b(learning (objectives|outcomes|goals)|prerequisites?|summary|summari[sz]e|"
+            r"key takeaways|recap)\b",
+            re.I,
+        ),
+        "overview",
+    ),
+)
+
+
+def asked_kinds(question: str) -> frozenset[ContentKind]:
+    """The content kinds other than prose that the question asks about by name."""
+    return frozenset(kind for pattern, kind in _ASKED_KINDS if pattern.search(question))
+
+
 @lru_cache(maxsize=16_384)
 def _cached(source_path: str, headings: tuple[str, ...], text: str) -> ContentKind:
     return classify(source_path, headings, text)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from lectern.content_kind import classify, kind_of
+from lectern.content_kind import asked_kinds, classify, kind_of
 from lectern.models import Chunk
 
 
@@ -51,3 +51,20 @@ def test_table_rows_keep_their_column_names() -> None:
         "GPU: Minimum: RTX 2070; Recommended: RTX 4080",
         "RAM: Minimum: 32 GB; Recommended: 64 GB",
     ]
+
+
+@pytest.mark.parametrize(
+    ("question", "kinds"),
+    [
+        ("In the walking and grasping lab, what torque limit does the controller set?", {"exercise"}),
+        ("Which robot model does Isaac Sim Lab 1 use?", {"exercise"}),
+        ("For the exercises, how much of the grade goes to the write-up?", {"exercise"}),
+        ("Our robot lives in a lab with a flaky connection. Which speech model works offline?", set()),
+        ("My lab is about to buy a workstation: which GPU?", set()),
+        ("What does the quiz on URDF ask?", {"quiz"}),
+        ("What are the prerequisites for the navigation module?", {"overview"}),
+        ("What is a ROS 2 topic?", set()),
+    ],
+)
+def test_asked_kinds(question: str, kinds: set[str]) -> None:
+    assert asked_kinds(question) == kinds

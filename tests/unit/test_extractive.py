@@ -1003,6 +1003,24 @@ def test_a_sentence_that_announces_the_chapters_aims_is_not_exposition() -> None
     }
 
 
+def test_an_exercise_counts_as_exposition_when_the_question_names_it() -> None:
+    lab = _hit("Set the torque limit of every joint to 40 Nm in the robust controller.", 1, "Lab Exercises")
+    terms = frozenset({"torqu", "limit"})
+    writer = ExtractiveWriter()
+    plain, _ = writer._candidates([lab], terms)
+    named, _ = writer._candidates([lab], terms, asked=frozenset({"exercise"}))
+    assert [c.exposition for c in plain] == [False]
+    assert [c.exposition for c in named] == [True]
+
+
+def test_the_aims_list_is_exposition_when_the_question_asks_for_the_objectives() -> None:
+    text = "By the end of this chapter, you will be able to:\n\n- Define links and joints in a robot model\n"
+    candidates, _ = ExtractiveWriter()._candidates(
+        [_hit(text, 1, "Links")], frozenset({"link"}), asked=frozenset({"overview"})
+    )
+    assert all(c.exposition for c in candidates)
+
+
 def test_a_question_heading_is_not_followed_by_a_colon() -> None:
     assert extractive._heading_line("What is URDF?") == "What is URDF?"
     assert extractive._heading_line("Costmaps") == "Costmaps:"

@@ -48,7 +48,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numpy.typing import NDArray
 
-from lectern.content_kind import kind_of
+from lectern.content_kind import ContentKind, asked_kinds, kind_of
 from lectern.embeddings.base import Embedder
 from lectern.events import Token
 from lectern.followups import GENERIC_WORDS, STOP_WORDS
@@ -203,7 +203,7 @@ class ExtractiveWriter:
         query = request.search_query or request.question
         query_terms = _query_terms(request.question, query)
         reserve = reserve_of(request, sources) if self.quotes_reserve else []
-        candidates, codes = self._candidates(sources, query_terms, reserve)
+        candidates, codes = self._candidates(sources, query_terms, reserve, asked_kinds(request.question))
         if not any(c.source <= len(sources) for c in candidates):
             # An answer the sources give by their code alone stays theirs.
             candidates, reserve = [], []
@@ -243,20 +243,25 @@ class ExtractiveWriter:
         return _render(chosen)
 
     def _candidates(
-        self, sources: Sequence[SearchHit], query_terms: frozenset[str], reserve: Sequence[SearchHit] = ()
+        self,
+        sources: Sequence[SearchHit],
+        query_terms: frozenset[str],
+        reserve: Sequence[SearchHit] = (),
+        asked: frozenset[ContentKind] = frozenset(),
     ) -> tuple[list[_Candidate], list[_Candidate]]:
         """Every unit of the sources as a candidate (sentences, then code blocks), and the reserve's
         sentences, list items and table rows (not its code: a how-to's block is the sources' to give),
         numbered after the sources with no rank prior. The sources' units are scored as without the
-        reserve: its units would move every term's IDF."""
+        reserve: its units would move every term's IDF. Chunks of a kind in `asked` (the question names
+        a lab, a quiz, the prerequisites) count as exposition."""
         per_source = [units_of(hit.chunk.text) for hit in sources]
         per_reserve = [units_of(hit.chunk.text) for hit in reserve]
         own = _idf(per_source, query_terms)
-        sentences, codes = _unit_candidates(sources, per_source, 1, own, query_terms, ranked=True)
+        sentences, codes = _unit_candidates(sources, per_source, 1, own, query_terms, asked, ranked=True)
         if reserve:
             wider = _idf(per_source + per_reserve, query_terms)
             more, _ = _unit_candidates(
-                reserve, per_reserve, len(sources) + 1, wider, query_terms, ranked=False
+                reserve, per_reserve, len(sources) + 1, wider, query_terms, asked, ranked=False
             )
             sentences += more
         return sentences, codes
@@ -352,6 +357,7 @@ def _unit_candidates(
     first: int,
     idf: dict[str, float],
     query_terms: frozenset[str],
+    asked: frozenset[ContentKind] = frozenset(),
     *,
     ranked: bool,
 ) -> tuple[list[_Candidate], list[_Candidate]]:
@@ -369,7 +375,9 @@ def _unit_candidates(
         heading_terms = with_parts(stem_terms(" ".join(hit.chunk.heading_hierarchy[-2:]))) & query_terms
         heading_score = sum(idf[t] for t in heading_terms) / norm
         rank_prior = 1.0 - offset / len(hits) if ranked else 0.0
-        exposition = kind_of(hit.chunk) == "prose"
+        kind = kind_of(hit.chunk)
+        exposition = kind == "prose" or kind in asked
+        aims_asked = "overview" in asked  # "what are the learning objectives?" wants that list
         announced = False  # inside a list led by a sentence that announces the chapter's aims
         for unit in units:
             if not unit.bullet:
@@ -383,7 +391,7 @@ def _unit_candidates(
                 chunk_score,
                 heading_score,
                 rank_prior,
-                exposition=exposition and not announced,
+                exposition=exposition and (aims_asked or not announced),
             )
             (codes if unit.kind == "code" else sentences).append(candidate)
     return sentences, codes
