@@ -89,6 +89,8 @@ FOLLOWUP_OPENERS = (
     "such as",
     "for example",
     "like what",
+    # "what if I hand one in late?": the same situation with one thing changed
+    "what if ",
 )
 
 MIN_OWN_CONTENT_WORDS = 2
@@ -121,6 +123,9 @@ _DEMONSTRATIVE_BACK = re.compile(
     r"|\s+(?:more\s+|less\s+)?[a-z]+\s+than\b)",
     re.IGNORECASE,
 )
+# "will 8 gigs of memory be enough?", "could plain white walls be the reason?": enough for what, the
+# reason for what; the question weighs its own words against what was just asked.
+_RELATIVE_END = re.compile(r"\b(?:enough|the\s+(?:reason|cause|culprit|problem))\s*[?.!]*\s*$", re.IGNORECASE)
 _CONTINUES = re.compile(r"^\s*(?:ok(?:ay)?|but|so|then|right|hmm)\b\s*,?", re.IGNORECASE)
 _INSTEAD = re.compile(r"[\s,]+(?:instead|then|too|as\s+well)$", re.IGNORECASE)
 _WHAT_ABOUT = re.compile(r"^\s*(?:and\s+)?(?:what|how)\s+about\s+(.+)$", re.IGNORECASE)
@@ -210,7 +215,7 @@ def is_followup(question: str) -> bool:
     lowered = question.strip().lower()
     if any(lowered.startswith(opener) for opener in FOLLOWUP_OPENERS) or _GROUP_BACK.search(question):
         return True
-    if _DEMONSTRATIVE_BACK.search(question):
+    if _DEMONSTRATIVE_BACK.search(question) or _RELATIVE_END.search(question):
         return True
     if _CONTINUES.match(question) and (points_back(question) or "one" in lowered.split()):
         return True
@@ -279,6 +284,8 @@ _TRAILING = re.compile(
 )
 
 _ARTICLES = frozenset({"a", "an", "the"})
+# What a contraction leaves of a word ("I'm" -> "I", "m"): no part of a topic.
+_CONTRACTION_RESTS = frozenset({"m", "re", "ve", "ll", "d"})
 _WHAT_DOES = re.compile(r"^\s*what\s+(?:does|do|did)\s+(.+?)\s+do\b.*$", re.IGNORECASE)
 
 
@@ -301,6 +308,7 @@ def topic_of(question: str) -> str:
         (tokens[0].lower() in ACTION_WORDS and not after_article)
         or tokens[0].lower() in STOP_WORDS
         or tokens[0].lower() in GENERIC_WORDS
+        or tokens[0].lower() in _CONTRACTION_RESTS
     ):
         after_article = tokens[0].lower() in _ARTICLES
         tokens = tokens[1:]
@@ -334,9 +342,23 @@ def refusal_topic(question: str) -> str:
 def standalone_query(question: str, previous_questions: Sequence[str]) -> str:
     """The search query for `question` given the earlier user questions of the conversation (oldest first)."""
     question = " ".join(question.split())
-    if not previous_questions or not is_followup(question):
+    if not previous_questions or not (
+        is_followup(question) or _repeats_previous_words(question, previous_questions[-1])
+    ):
         return question
     return _with_previous(question, previous_questions)
+
+
+def _repeats_previous_words(question: str, previous: str) -> bool:
+    """ "what's the downside of the separate pieces?" after "... one big model or separate pieces?":
+    a short question whose every topic word comes from the previous question, none of them a name,
+    asks about what that question was about ("the separate pieces" it offered), not a topic of its
+    own. One that names a thing ("How do I install Isaac Sim?") stands alone."""
+    topical = [w for w in content_words(question) if not _is_action(w) and w.lower() not in ANAPHORA]
+    if not topical or len(topical) >= SELF_CONTAINED_WORDS or any(_is_specific(w) for w in topical):
+        return False
+    before = {w.lower() for w in content_words(previous)}
+    return all(w.lower() in before for w in topical)
 
 
 # What a rewrite puts after the question in brackets: "what resolution does camera example use (sensor
@@ -396,6 +418,8 @@ def _with_previous(question: str, previous_questions: Sequence[str]) -> str:
     if doing is not None:
         return doing  # "does that hurt accuracy much?" after a how-to: "that" is the doing, not a thing
     anchor = _anchor(previous_questions)
+    if _is_statement(anchor):
+        return _after_statement(question, anchor)
     head, context = subject_parts(anchor)
     topic = _subject_phrase(anchor)
     if not head:
@@ -407,6 +431,39 @@ def _with_previous(question: str, previous_questions: Sequence[str]) -> str:
     if topic.lower() in question.lower() or (own and named and all(w.lower() in own for w in named)):
         return question
     return _rewrite(question, head, context, topic)
+
+
+# How a question opens (what a statement does not): a question word, an auxiliary, a request.
+_QUESTION_OPENERS = _word_set(
+    """
+    how what why when where which who whose whom whats is are was were am do does did can could should
+    would will shall may might must have has had tell explain describe show give list compare define
+    any anything
+    """
+)
+_FILLERS = _word_set("so ok okay and but hmm well also then hi hey please")
+
+
+def _is_statement(text: str) -> bool:
+    """ "my robot blows up the moment the simulation starts": a turn that reports something instead of
+    asking, so it has no subject to put in a pronoun's place (the next turn's "it" may be the robot,
+    its "that" the whole report)."""
+    if text.rstrip().endswith("?"):
+        return False
+    tokens = [w.lower() for w in words(text) if w.lower() not in _FILLERS]
+    return bool(tokens) and tokens[0] not in _QUESTION_OPENERS
+
+
+def _after_statement(question: str, statement: str) -> str:
+    """A follow-up to a report, searched with its own words as asked and the whole report after it in
+    brackets: "so how do I stop it exploding (my robot blows up the moment the simulation starts)?".
+    Cut into a subject for the pronoun, a report loses its verbs and the follow-up its sense."""
+    said = " ".join(statement.strip().rstrip("?.! ").split())
+    own = {w.lower() for w in words(question)}
+    if all(w.lower() in own for w in content_words(said)):
+        return question
+    stripped = question.rstrip("?.! ")
+    return f"{stripped} ({said}){question[len(stripped) :] or '?'}"
 
 
 _HOW_TO = re.compile(r"^\s*how\s+(?:do|can|should|would|could)\s+(?:i|we|you|one)\s+(.+)$", re.IGNORECASE)

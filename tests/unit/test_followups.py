@@ -508,3 +508,69 @@ def test_skipping_and_everything_name_no_topic() -> None:
     # names nothing, as "anything" does not
     assert content_words("can I skip everything after the quantization?") == ["skip", "quantization"]
     assert question_terms("can I skip the quantization?") == [("quantization", False)]
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "what if I need to keep the old version installed?",
+        "will 4 GB of memory be enough?",
+        "could a stale cache be the reason?",
+        "so is the firewall the culprit?",
+    ],
+)
+def test_a_question_weighed_against_the_last_one_is_a_followup(question: str) -> None:
+    # "enough" for what, "the reason" for what: the situation the previous turn described
+    assert is_followup(question)
+
+
+def test_a_question_of_only_the_previous_questions_words_leans_on_it() -> None:
+    previous = ["Should I run the database in one big container or as separate services?"]
+    query = standalone_query("what's the downside of the separate services?", previous)
+    assert query.startswith("what's the downside of the separate services (")
+    assert "database" in query
+
+
+def test_a_question_that_repeats_a_name_of_the_previous_one_stands_alone() -> None:
+    previous = ["What is PostgreSQL?"]
+    assert standalone_query("How do I back up PostgreSQL?", previous) == "How do I back up PostgreSQL?"
+    # and one with words the previous question never used is its own question
+    own = "How are the replication slots monitored?"
+    assert standalone_query(own, ["Which backup tools are there?"]) == own
+
+
+@pytest.mark.parametrize(
+    ("report", "question", "expected"),
+    [
+        (
+            "my server crashes the moment the job starts",
+            "so how do I stop it crashing?",
+            "so how do I stop it crashing (my server crashes the moment the job starts)?",
+        ),
+        (
+            "the scheduler keeps starting jobs twice",
+            "how do I stop that",
+            "how do I stop that (the scheduler keeps starting jobs twice)?",
+        ),
+        (
+            "I'm running out of disk space during the import",
+            "what if I need to keep the old logs?",
+            "what if I need to keep the old logs (I'm running out of disk space during the import)?",
+        ),
+    ],
+)
+def test_a_followup_to_a_report_keeps_its_words_and_takes_the_whole_report(
+    report: str, question: str, expected: str
+) -> None:
+    # a report has no subject to put in a pronoun's place: cut into one, it loses its verbs
+    assert standalone_query(question, [report]) == expected
+
+
+def test_a_question_without_a_question_mark_is_no_report() -> None:
+    query = standalone_query("how do I install it?", ["whats the best way to cache pages in nginx"])
+    assert "(" not in query
+    assert "nginx" in query.lower()
+
+
+def test_topic_drops_what_a_contraction_leaves() -> None:
+    assert topic_of("I'm running out of disk space") == "running out of disk space"
