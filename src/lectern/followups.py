@@ -566,6 +566,7 @@ def _verb_at(tokens: list[str], *, last: bool = False) -> int | None:
     return None
 
 
+_CLAUSE_WORDS = _SUBORDINATE | _word_set("where while that which who")
 _DOING_MARK = "\x00"  # where the subject of "how does X do Y" ends, for `subject_parts`
 
 
@@ -611,6 +612,12 @@ def _marked_subject(text: str) -> str:
         # "what does a cover letter look like?": the verb is the last one ("cover" is a noun there);
         # "how does the robot collect details over several turns?": the first one
         verb = _verb_at(tokens, last=text.lower().startswith("what"))
+        first = _verb_at(tokens)
+        in_clause = verb is not None and any(w.lower() in _CLAUSE_WORDS for w in tokens[:verb])
+        if first is not None and in_clause and _strip_edges(tokens[:first]):
+            # "what should the robot do when it loses track of where it is?": the last verb is inside
+            # the clause ("track"); the subject ends at the first, and the clause is what it is about
+            return " ".join([*_strip_edges(tokens[:first]), _DOING_MARK, *tokens[first:]])
         if verb is not None:
             subject = _strip_edges(tokens[:verb])
             rest = tokens[verb + 1 :]

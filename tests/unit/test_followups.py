@@ -574,3 +574,12 @@ def test_a_question_without_a_question_mark_is_no_report() -> None:
 
 def test_topic_drops_what_a_contraction_leaves() -> None:
     assert topic_of("I'm running out of disk space") == "running out of disk space"
+
+
+def test_a_subject_ends_at_its_verb_not_at_one_inside_a_later_clause() -> None:
+    # "track" is a verb of the clause; the subject is the job, and the clause is what it is about
+    previous = "what should the job do when it loses track of where it is while retrying?"
+    assert subject_parts(previous) == ("job", "do when it loses track of where it is while retrying")
+    query = standalone_query("and afterwards, how do I tell it where it is again?", [previous])
+    assert query.startswith("and afterwards, how do I tell job where it is again (")
+    assert "loses track" in query
