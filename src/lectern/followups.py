@@ -126,6 +126,9 @@ _DEMONSTRATIVE_BACK = re.compile(
 # "will 8 gigs of memory be enough?", "could plain white walls be the reason?": enough for what, the
 # reason for what; the question weighs its own words against what was just asked.
 _RELATIVE_END = re.compile(r"\b(?:enough|the\s+(?:reason|cause|culprit|problem))\s*[?.!]*\s*$", re.IGNORECASE)
+# "can I skip installing everything locally?", "can I do without the graphical window?": leaving out a
+# step presupposes the procedure that was just discussed.
+_LEAVES_OUT = re.compile(r"\b(?:skip|bypass|leave\s+out|do\s+without|get\s+away\s+without)\b", re.IGNORECASE)
 _CONTINUES = re.compile(r"^\s*(?:ok(?:ay)?|but|so|then|right|hmm)\b\s*,?", re.IGNORECASE)
 _INSTEAD = re.compile(r"[\s,]+(?:instead|then|too|as\s+well)$", re.IGNORECASE)
 _WHAT_ABOUT = re.compile(r"^\s*(?:and\s+)?(?:what|how)\s+about\s+(.+)$", re.IGNORECASE)
@@ -226,6 +229,8 @@ def is_followup(question: str) -> bool:
     topical = [w for w in own if not _is_action(w) and w.lower() not in ANAPHORA]
     if _object_pronoun_points_back(question, topical):
         return True
+    if _LEAVES_OUT.search(question) and not any(_is_specific(w) for w in topical):
+        return len(topical) < SELF_CONTAINED_WORDS
     if len(topical) >= SELF_CONTAINED_WORDS or (
         len(topical) >= SELF_CONTAINED_WORDS - 1 and any(_is_specific(w) for w in topical)
     ):

@@ -583,3 +583,20 @@ def test_a_subject_ends_at_its_verb_not_at_one_inside_a_later_clause() -> None:
     query = standalone_query("and afterwards, how do I tell it where it is again?", [previous])
     assert query.startswith("and afterwards, how do I tell job where it is again (")
     assert "loses track" in query
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "can I skip installing everything locally and use the cloud?",
+        "can I do without the graphical window?",
+        "could I bypass the cache warm-up step?",
+    ],
+)
+def test_leaving_a_step_out_presupposes_the_procedure_just_discussed(question: str) -> None:
+    assert is_followup(question)
+
+
+def test_leaving_out_a_named_thing_stands_alone() -> None:
+    # a name of its own says what the question is about
+    assert not is_followup("Can I skip the PostgreSQL install and use SQLite?")
