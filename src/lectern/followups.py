@@ -427,6 +427,15 @@ def _with_previous(question: str, previous_questions: Sequence[str]) -> str:
         return _after_statement(question, anchor)
     head, context = subject_parts(anchor)
     topic = _subject_phrase(anchor)
+    if (
+        _asks_nothing_of_its_own(question)
+        and previous == " ".join(previous_questions[-1].split())
+        and not _covers(topic, previous)
+    ):
+        # "give me an example", "why?" after a question that stood alone: nothing of its own to place a
+        # subject in, and the subject cut out of the question lost some of its words ("keep" in "how do
+        # I keep the robot from doing something dangerous ...?"), so the whole question comes instead
+        return _after_statement(question, previous)
     if not head:
         head = topic = topic_of(previous) or " ".join(content_words(previous))
     if not head:
@@ -447,6 +456,21 @@ _QUESTION_OPENERS = _word_set(
     """
 )
 _FILLERS = _word_set("so ok okay and but hmm well also then hi hey please")
+
+
+def _covers(subject: str, question: str) -> bool:
+    """Whether `subject` keeps every topic word of `question` (not its how-to verbs)."""
+    kept = {w.lower() for w in words(subject)}
+    return all(w.lower() in kept for w in content_words(question) if not _is_action(w))
+
+
+def _asks_nothing_of_its_own(question: str) -> bool:
+    """No topic word and no pronoun or "one" for the previous topic: a bare request ("give me an
+    example", "can you show an example?", "why?")."""
+    tokens = [w.lower() for w in words(question)]
+    if any(t in ANAPHORA for t in tokens) or _pronoun_one(tokens) is not None:
+        return False
+    return not any(not _is_action(w) for w in content_words(question))
 
 
 def _is_statement(text: str) -> bool:

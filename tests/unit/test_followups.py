@@ -600,3 +600,17 @@ def test_leaving_a_step_out_presupposes_the_procedure_just_discussed(question: s
 def test_leaving_out_a_named_thing_stands_alone() -> None:
     # a name of its own says what the question is about
     assert not is_followup("Can I skip the PostgreSQL install and use SQLite?")
+
+
+@pytest.mark.parametrize("request_", ["give me an example", "can you show an example?", "why?", "how so?"])
+def test_a_bare_request_takes_the_whole_previous_question(request_: str) -> None:
+    previous = "how do I keep the scheduler from starting a job twice when someone retries it?"
+    query = standalone_query(request_, [previous])
+    assert query.endswith(f"({previous.rstrip('?')})?")
+
+
+def test_a_bare_request_after_a_rewritten_turn_keeps_the_subject() -> None:
+    # the previous turn leaned on the one before: its rewrite is no question to quote
+    query = standalone_query("can you show an example?", ["What is PgBouncer?", "How do I install it?"])
+    assert "PgBouncer" in query
+    assert "(How do I install" not in query
