@@ -216,7 +216,11 @@ def is_followup(question: str) -> bool:
     service and how does it differ from actions?") stands alone even when it has a pronoun: its
     pronoun points inside the question."""
     lowered = question.strip().lower()
-    if any(lowered.startswith(opener) for opener in FOLLOWUP_OPENERS) or _GROUP_BACK.search(question):
+    if any(lowered.startswith(opener) for opener in FOLLOWUP_OPENERS):
+        return True
+    if _says_its_setting_first(question):
+        return False
+    if _GROUP_BACK.search(question):
         return True
     if _DEMONSTRATIVE_BACK.search(question) or _RELATIVE_END.search(question):
         return True
@@ -235,11 +239,65 @@ def is_followup(question: str) -> bool:
         len(topical) >= SELF_CONTAINED_WORDS - 1 and any(_is_specific(w) for w in topical)
     ):
         return False
-    if points_back(question):
+    if _points_outside(question, topical):
         # "How does it compare with Unity?" keeps its pronoun but names a new topic: still a follow-up,
         # the old topic is added next to the new one.
         return True
-    return len(topical) < MIN_OWN_CONTENT_WORDS and not any(_is_specific(w) for w in topical)
+    named = any(_is_specific(w) for w in topical) or _QUOTED.search(question) is not None
+    return len(topical) < MIN_OWN_CONTENT_WORDS and not named
+
+
+# A term in quotes is one the reader names ("What does 'hardware-in-the-loop' mean?"), and a pronoun in
+# quotes is a word mentioned ("what 'it' is"), not one that points back. The quote marks stand at word
+# edges, so an apostrophe ("robot's", "it's") opens none.
+_QUOTED = re.compile(
+    r"(?:^|(?<=[\s(]))(?:'[^']+'|\"[^\"]+\"|\u2018[^\u2019]+\u2019|\u201c[^\u201d]+\u201d)(?=[\s?.!,;:)]|$)"
+)
+_SUBJECTS = _word_set("it they he she we i you the a an")
+_THE_DOCUMENTS = _word_set("course textbook tutorial documentation book guide chapter section module lesson")
+
+
+def _points_outside(question: str, topical: list[str]) -> bool:
+    """`points_back`, less the words that point inside the question: "this course" (the documents
+    themselves), an "it" that stands for what follows ("is it a bad idea to ..."), a quoted "it", a
+    "that" that opens a clause ("show that it's confused"), and a subject or object pronoun after the
+    question's own topic ("What does the robot say when it can't ...?")."""
+    lowered = question.strip().lower()
+    if any(lowered.startswith(opener) for opener in FOLLOWUP_OPENERS):
+        return True
+    tokens = [w.lower() for w in words(_QUOTED.sub(" ", question))]
+    own = {w.lower() for w in topical}
+    for i, token in enumerate(tokens):
+        if token not in ANAPHORA:
+            continue
+        before = tokens[i - 1] if i > 0 else ""
+        after = tokens[i + 1] if i + 1 < len(tokens) else ""
+        if token in {"this", "these"} and after in _THE_DOCUMENTS:
+            continue
+        if token == "that" and after in _SUBJECTS and any(t in own for t in tokens[:i]):
+            continue  # "how can a robot's face show that it's confused?": a clause, not a pointer
+        if token == "it" and before in {"is", "was"} and "to" in tokens[i + 1 : i + 6]:
+            continue  # "when is it a bad idea to use ...": "it" stands for the "to" clause
+        inside = before in _CLAUSE_WORDS | _word_set("so") or before in _TAKES_OBJECT | _TAKES_ONE
+        if token in {"it", "they", "them"} and inside and any(t in own for t in tokens[:i]):
+            continue
+        return True
+    return _pronoun_one(tokens) is not None
+
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
+
+
+def _says_its_setting_first(question: str) -> bool:
+    """ "My detection model won't convert into a TensorRT engine. How can I check what's wrong with
+    it?": a sentence before the question that names a topic of its own is what the question's
+    pronouns stand for ("Thanks. And how do I install it?" names none)."""
+    sentences = _SENTENCE_END.split(question.strip())
+    if len(sentences) < 2:
+        return False
+    setting = " ".join(sentences[:-1])
+    topical = [w for w in content_words(setting) if not _is_action(w) and w.lower() not in ANAPHORA]
+    return len(topical) >= MIN_OWN_CONTENT_WORDS
 
 
 _INFLECTIONS = ("ing", "ed", "es", "s", "d")

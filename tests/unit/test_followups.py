@@ -614,3 +614,36 @@ def test_a_bare_request_after_a_rewritten_turn_keeps_the_subject() -> None:
     query = standalone_query("can you show an example?", ["What is PgBouncer?", "How do I install it?"])
     assert "PgBouncer" in query
     assert "(How do I install" not in query
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What does the scheduler do when it can't reach the database?",
+        "How can a dashboard show that it's out of date?",
+        "How does a crawler work out where it is in a site map?",
+        "When is it a bad idea to use a Redis-backed queue?",
+        "What are the prerequisites for this course?",
+        "What exactly does 'blue-green' deployment mean?",
+        "When I say 'restart it', which service does the bot restart?",
+        "My replica won't catch up with the primary. How can I check what's wrong with it?",
+        "My worker nodes don't see each other's jobs at all. What might not match between them?",
+    ],
+)
+def test_a_question_whose_pronouns_point_inside_it_stands_alone(question: str) -> None:
+    # the pronoun follows the question's own topic, is a quoted word, or stands for the documents
+    assert not is_followup(question)
+    assert standalone_query(question, ["How do I install Redis?"]) == question
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "what does it look at to decide?",
+        "why is it crucial for backups?",
+        "Thanks. And how do I install it?",
+        "how often does it publish?",
+    ],
+)
+def test_a_pronoun_before_any_topic_of_the_question_still_points_back(question: str) -> None:
+    assert is_followup(question)
