@@ -405,11 +405,23 @@ def refusal_topic(question: str) -> str:
 def standalone_query(question: str, previous_questions: Sequence[str]) -> str:
     """The search query for `question` given the earlier user questions of the conversation (oldest first)."""
     question = " ".join(question.split())
-    if not previous_questions or not (
-        is_followup(question) or _repeats_previous_words(question, previous_questions[-1])
-    ):
+    if not previous_questions or not _leans_on(question, previous_questions[-1]):
         return question
     return _with_previous(question, previous_questions)
+
+
+def _leans_on(question: str, previous: str) -> bool:
+    """Whether `question` needs the turn before it (`previous`) to be searched."""
+    if is_followup(question) or _repeats_previous_words(question, previous):
+        return True
+    # "should I lower the camera resolution?" after "SLAM drops to 10 frames a second": after a report,
+    # a question that names nothing of its own (no name, few topic words) is about what was reported
+    topical = [w for w in content_words(question) if not _is_action(w) and w.lower() not in ANAPHORA]
+    return (
+        _is_statement(previous)
+        and len(topical) < SELF_CONTAINED_WORDS
+        and not any(_is_specific(w) for w in topical)
+    )
 
 
 def _repeats_previous_words(question: str, previous: str) -> bool:
@@ -748,7 +760,11 @@ def _anchor(previous_questions: Sequence[str]) -> str:
     """The question whose subject a follow-up leans on: the last one, or, when that one was itself a
     follow-up that named nothing new, the one it leaned on."""
     last = " ".join(previous_questions[-1].split())
-    if len(previous_questions) > 1 and is_followup(last) and not _names_a_new_topic(last):
+    if (
+        len(previous_questions) > 1
+        and _leans_on(last, previous_questions[-2])
+        and not _names_a_new_topic(last)
+    ):
         return _anchor(previous_questions[:-1])
     return last
 

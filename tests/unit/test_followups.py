@@ -647,3 +647,17 @@ def test_a_question_whose_pronouns_point_inside_it_stands_alone(question: str) -
 )
 def test_a_pronoun_before_any_topic_of_the_question_still_points_back(question: str) -> None:
     assert is_followup(question)
+
+
+def test_after_a_report_a_question_that_names_nothing_leans_on_it_through_the_conversation() -> None:
+    report = "the import slows to a crawl after an hour"
+    second = standalone_query("should I lower the batch size?", [report])
+    assert second == f"should I lower the batch size ({report})?"
+    # the third turn still leans on the report, not on the second turn's words
+    third = standalone_query("what else can I turn off?", [report, "should I lower the batch size?"])
+    assert third == f"what else can I turn off ({report})?"
+
+
+def test_after_a_report_a_question_with_a_name_stands_alone() -> None:
+    question = "How do I enable WAL archiving in PostgreSQL?"
+    assert standalone_query(question, ["the import slows to a crawl after an hour"]) == question
