@@ -89,6 +89,8 @@ FOLLOWUP_OPENERS = (
     "such as",
     "for example",
     "like what",
+    # "what if I hand one in late?": the same situation with one thing changed
+    "what if ",
 )
 
 MIN_OWN_CONTENT_WORDS = 2
@@ -121,6 +123,12 @@ _DEMONSTRATIVE_BACK = re.compile(
     r"|\s+(?:more\s+|less\s+)?[a-z]+\s+than\b)",
     re.IGNORECASE,
 )
+# "will 8 gigs of memory be enough?", "could plain white walls be the reason?": enough for what, the
+# reason for what; the question weighs its own words against what was just asked.
+_RELATIVE_END = re.compile(r"\b(?:enough|the\s+(?:reason|cause|culprit|problem))\s*[?.!]*\s*$", re.IGNORECASE)
+# "can I skip installing everything locally?", "can I do without the graphical window?": leaving out a
+# step presupposes the procedure that was just discussed.
+_LEAVES_OUT = re.compile(r"\b(?:skip|bypass|leave\s+out|do\s+without|get\s+away\s+without)\b", re.IGNORECASE)
 _CONTINUES = re.compile(r"^\s*(?:ok(?:ay)?|but|so|then|right|hmm)\b\s*,?", re.IGNORECASE)
 _INSTEAD = re.compile(r"[\s,]+(?:instead|then|too|as\s+well)$", re.IGNORECASE)
 _WHAT_ABOUT = re.compile(r"^\s*(?:and\s+)?(?:what|how)\s+about\s+(.+)$", re.IGNORECASE)
@@ -208,9 +216,13 @@ def is_followup(question: str) -> bool:
     service and how does it differ from actions?") stands alone even when it has a pronoun: its
     pronoun points inside the question."""
     lowered = question.strip().lower()
-    if any(lowered.startswith(opener) for opener in FOLLOWUP_OPENERS) or _GROUP_BACK.search(question):
+    if any(lowered.startswith(opener) for opener in FOLLOWUP_OPENERS):
         return True
-    if _DEMONSTRATIVE_BACK.search(question):
+    if _says_its_setting_first(question):
+        return False
+    if _GROUP_BACK.search(question):
+        return True
+    if _DEMONSTRATIVE_BACK.search(question) or _RELATIVE_END.search(question):
         return True
     if _CONTINUES.match(question) and (points_back(question) or "one" in lowered.split()):
         return True
@@ -221,15 +233,71 @@ def is_followup(question: str) -> bool:
     topical = [w for w in own if not _is_action(w) and w.lower() not in ANAPHORA]
     if _object_pronoun_points_back(question, topical):
         return True
+    if _LEAVES_OUT.search(question) and not any(_is_specific(w) for w in topical):
+        return len(topical) < SELF_CONTAINED_WORDS
     if len(topical) >= SELF_CONTAINED_WORDS or (
         len(topical) >= SELF_CONTAINED_WORDS - 1 and any(_is_specific(w) for w in topical)
     ):
         return False
-    if points_back(question):
+    if _points_outside(question, topical):
         # "How does it compare with Unity?" keeps its pronoun but names a new topic: still a follow-up,
         # the old topic is added next to the new one.
         return True
-    return len(topical) < MIN_OWN_CONTENT_WORDS and not any(_is_specific(w) for w in topical)
+    named = any(_is_specific(w) for w in topical) or _QUOTED.search(question) is not None
+    return len(topical) < MIN_OWN_CONTENT_WORDS and not named
+
+
+# A term in quotes is one the reader names ("What does 'hardware-in-the-loop' mean?"), and a pronoun in
+# quotes is a word mentioned ("what 'it' is"), not one that points back. The quote marks stand at word
+# edges, so an apostrophe ("robot's", "it's") opens none.
+_QUOTED = re.compile(
+    r"(?:^|(?<=[\s(]))(?:'[^']+'|\"[^\"]+\"|\u2018[^\u2019]+\u2019|\u201c[^\u201d]+\u201d)(?=[\s?.!,;:)]|$)"
+)
+_SUBJECTS = _word_set("it they he she we i you the a an")
+_THE_DOCUMENTS = _word_set("course textbook tutorial documentation book guide chapter section module lesson")
+
+
+def _points_outside(question: str, topical: list[str]) -> bool:
+    """`points_back`, less the words that point inside the question: "this course" (the documents
+    themselves), an "it" that stands for what follows ("is it a bad idea to ..."), a quoted "it", a
+    "that" that opens a clause ("show that it's confused"), and a subject or object pronoun after the
+    question's own topic ("What does the robot say when it can't ...?")."""
+    lowered = question.strip().lower()
+    if any(lowered.startswith(opener) for opener in FOLLOWUP_OPENERS):
+        return True
+    tokens = [w.lower() for w in words(_QUOTED.sub(" ", question))]
+    own = {w.lower() for w in topical}
+    for i, token in enumerate(tokens):
+        if token not in ANAPHORA:
+            continue
+        before = tokens[i - 1] if i > 0 else ""
+        after = tokens[i + 1] if i + 1 < len(tokens) else ""
+        if token in {"this", "these"} and after in _THE_DOCUMENTS:
+            continue
+        if token == "that" and after in _SUBJECTS and any(t in own for t in tokens[:i]):
+            continue  # "how can a robot's face show that it's confused?": a clause, not a pointer
+        if token == "it" and before in {"is", "was"} and "to" in tokens[i + 1 : i + 6]:
+            continue  # "when is it a bad idea to use ...": "it" stands for the "to" clause
+        inside = before in _CLAUSE_WORDS | _word_set("so") or before in _TAKES_OBJECT | _TAKES_ONE
+        if token in {"it", "they", "them"} and inside and any(t in own for t in tokens[:i]):
+            continue
+        return True
+    return _pronoun_one(tokens) is not None
+
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
+
+
+def _says_its_setting_first(question: str) -> bool:
+    """ "My detection model won't convert into a TensorRT engine. How can I check what's wrong with
+    it?": a sentence before the question that names a topic of its own is what the question's
+    pronouns stand for ("Thanks. And how do I install it?" names none)."""
+    sentences = _SENTENCE_END.split(question.strip())
+    if len(sentences) < 2:
+        return False
+    setting = " ".join(sentences[:-1])
+    topical = [w for w in content_words(setting) if not _is_action(w) and w.lower() not in ANAPHORA]
+    return len(topical) >= MIN_OWN_CONTENT_WORDS
 
 
 _INFLECTIONS = ("ing", "ed", "es", "s", "d")
@@ -279,6 +347,8 @@ _TRAILING = re.compile(
 )
 
 _ARTICLES = frozenset({"a", "an", "the"})
+# What a contraction leaves of a word ("I'm" -> "I", "m"): no part of a topic.
+_CONTRACTION_RESTS = frozenset({"m", "re", "ve", "ll", "d"})
 _WHAT_DOES = re.compile(r"^\s*what\s+(?:does|do|did)\s+(.+?)\s+do\b.*$", re.IGNORECASE)
 
 
@@ -301,6 +371,7 @@ def topic_of(question: str) -> str:
         (tokens[0].lower() in ACTION_WORDS and not after_article)
         or tokens[0].lower() in STOP_WORDS
         or tokens[0].lower() in GENERIC_WORDS
+        or tokens[0].lower() in _CONTRACTION_RESTS
     ):
         after_article = tokens[0].lower() in _ARTICLES
         tokens = tokens[1:]
@@ -334,9 +405,35 @@ def refusal_topic(question: str) -> str:
 def standalone_query(question: str, previous_questions: Sequence[str]) -> str:
     """The search query for `question` given the earlier user questions of the conversation (oldest first)."""
     question = " ".join(question.split())
-    if not previous_questions or not is_followup(question):
+    if not previous_questions or not _leans_on(question, previous_questions[-1]):
         return question
     return _with_previous(question, previous_questions)
+
+
+def _leans_on(question: str, previous: str) -> bool:
+    """Whether `question` needs the turn before it (`previous`) to be searched."""
+    if is_followup(question) or _repeats_previous_words(question, previous):
+        return True
+    # "should I lower the camera resolution?" after "SLAM drops to 10 frames a second": after a report,
+    # a question that names nothing of its own (no name, few topic words) is about what was reported
+    topical = [w for w in content_words(question) if not _is_action(w) and w.lower() not in ANAPHORA]
+    return (
+        _is_statement(previous)
+        and len(topical) < SELF_CONTAINED_WORDS
+        and not any(_is_specific(w) for w in topical)
+    )
+
+
+def _repeats_previous_words(question: str, previous: str) -> bool:
+    """ "what's the downside of the separate pieces?" after "... one big model or separate pieces?":
+    a short question whose every topic word comes from the previous question, none of them a name,
+    asks about what that question was about ("the separate pieces" it offered), not a topic of its
+    own. One that names a thing ("How do I install Isaac Sim?") stands alone."""
+    topical = [w for w in content_words(question) if not _is_action(w) and w.lower() not in ANAPHORA]
+    if not topical or len(topical) >= SELF_CONTAINED_WORDS or any(_is_specific(w) for w in topical):
+        return False
+    before = {w.lower() for w in content_words(previous)}
+    return all(w.lower() in before for w in topical)
 
 
 # What a rewrite puts after the question in brackets: "what resolution does camera example use (sensor
@@ -396,8 +493,19 @@ def _with_previous(question: str, previous_questions: Sequence[str]) -> str:
     if doing is not None:
         return doing  # "does that hurt accuracy much?" after a how-to: "that" is the doing, not a thing
     anchor = _anchor(previous_questions)
+    if _is_statement(anchor):
+        return _after_statement(question, anchor)
     head, context = subject_parts(anchor)
     topic = _subject_phrase(anchor)
+    if (
+        _asks_nothing_of_its_own(question)
+        and previous == " ".join(previous_questions[-1].split())
+        and not _covers(topic, previous)
+    ):
+        # "give me an example", "why?" after a question that stood alone: nothing of its own to place a
+        # subject in, and the subject cut out of the question lost some of its words ("keep" in "how do
+        # I keep the robot from doing something dangerous ...?"), so the whole question comes instead
+        return _after_statement(question, previous)
     if not head:
         head = topic = topic_of(previous) or " ".join(content_words(previous))
     if not head:
@@ -407,6 +515,54 @@ def _with_previous(question: str, previous_questions: Sequence[str]) -> str:
     if topic.lower() in question.lower() or (own and named and all(w.lower() in own for w in named)):
         return question
     return _rewrite(question, head, context, topic)
+
+
+# How a question opens (what a statement does not): a question word, an auxiliary, a request.
+_QUESTION_OPENERS = _word_set(
+    """
+    how what why when where which who whose whom whats is are was were am do does did can could should
+    would will shall may might must have has had tell explain describe show give list compare define
+    any anything
+    """
+)
+_FILLERS = _word_set("so ok okay and but hmm well also then hi hey please")
+
+
+def _covers(subject: str, question: str) -> bool:
+    """Whether `subject` keeps every topic word of `question` (not its how-to verbs)."""
+    kept = {w.lower() for w in words(subject)}
+    return all(w.lower() in kept for w in content_words(question) if not _is_action(w))
+
+
+def _asks_nothing_of_its_own(question: str) -> bool:
+    """No topic word and no pronoun or "one" for the previous topic: a bare request ("give me an
+    example", "can you show an example?", "why?")."""
+    tokens = [w.lower() for w in words(question)]
+    if any(t in ANAPHORA for t in tokens) or _pronoun_one(tokens) is not None:
+        return False
+    return not any(not _is_action(w) for w in content_words(question))
+
+
+def _is_statement(text: str) -> bool:
+    """ "my robot blows up the moment the simulation starts": a turn that reports something instead of
+    asking, so it has no subject to put in a pronoun's place (the next turn's "it" may be the robot,
+    its "that" the whole report)."""
+    if text.rstrip().endswith("?"):
+        return False
+    tokens = [w.lower() for w in words(text) if w.lower() not in _FILLERS]
+    return bool(tokens) and tokens[0] not in _QUESTION_OPENERS
+
+
+def _after_statement(question: str, statement: str) -> str:
+    """A follow-up to a report, searched with its own words as asked and the whole report after it in
+    brackets: "so how do I stop it exploding (my robot blows up the moment the simulation starts)?".
+    Cut into a subject for the pronoun, a report loses its verbs and the follow-up its sense."""
+    said = " ".join(statement.strip().rstrip("?.! ").split())
+    own = {w.lower() for w in words(question)}
+    if all(w.lower() in own for w in content_words(said)):
+        return question
+    stripped = question.rstrip("?.! ")
+    return f"{stripped} ({said}){question[len(stripped) :] or '?'}"
 
 
 _HOW_TO = re.compile(r"^\s*how\s+(?:do|can|should|would|could)\s+(?:i|we|you|one)\s+(.+)$", re.IGNORECASE)
@@ -509,6 +665,7 @@ def _verb_at(tokens: list[str], *, last: bool = False) -> int | None:
     return None
 
 
+_CLAUSE_WORDS = _SUBORDINATE | _word_set("where while that which who")
 _DOING_MARK = "\x00"  # where the subject of "how does X do Y" ends, for `subject_parts`
 
 
@@ -554,6 +711,12 @@ def _marked_subject(text: str) -> str:
         # "what does a cover letter look like?": the verb is the last one ("cover" is a noun there);
         # "how does the robot collect details over several turns?": the first one
         verb = _verb_at(tokens, last=text.lower().startswith("what"))
+        first = _verb_at(tokens)
+        in_clause = verb is not None and any(w.lower() in _CLAUSE_WORDS for w in tokens[:verb])
+        if first is not None and in_clause and _strip_edges(tokens[:first]):
+            # "what should the robot do when it loses track of where it is?": the last verb is inside
+            # the clause ("track"); the subject ends at the first, and the clause is what it is about
+            return " ".join([*_strip_edges(tokens[:first]), _DOING_MARK, *tokens[first:]])
         if verb is not None:
             subject = _strip_edges(tokens[:verb])
             rest = tokens[verb + 1 :]
@@ -597,7 +760,11 @@ def _anchor(previous_questions: Sequence[str]) -> str:
     """The question whose subject a follow-up leans on: the last one, or, when that one was itself a
     follow-up that named nothing new, the one it leaned on."""
     last = " ".join(previous_questions[-1].split())
-    if len(previous_questions) > 1 and is_followup(last) and not _names_a_new_topic(last):
+    if (
+        len(previous_questions) > 1
+        and _leans_on(last, previous_questions[-2])
+        and not _names_a_new_topic(last)
+    ):
         return _anchor(previous_questions[:-1])
     return last
 

@@ -508,3 +508,156 @@ def test_skipping_and_everything_name_no_topic() -> None:
     # names nothing, as "anything" does not
     assert content_words("can I skip everything after the quantization?") == ["skip", "quantization"]
     assert question_terms("can I skip the quantization?") == [("quantization", False)]
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "what if I need to keep the old version installed?",
+        "will 4 GB of memory be enough?",
+        "could a stale cache be the reason?",
+        "so is the firewall the culprit?",
+    ],
+)
+def test_a_question_weighed_against_the_last_one_is_a_followup(question: str) -> None:
+    # "enough" for what, "the reason" for what: the situation the previous turn described
+    assert is_followup(question)
+
+
+def test_a_question_of_only_the_previous_questions_words_leans_on_it() -> None:
+    previous = ["Should I run the database in one big container or as separate services?"]
+    query = standalone_query("what's the downside of the separate services?", previous)
+    assert query.startswith("what's the downside of the separate services (")
+    assert "database" in query
+
+
+def test_a_question_that_repeats_a_name_of_the_previous_one_stands_alone() -> None:
+    previous = ["What is PostgreSQL?"]
+    assert standalone_query("How do I back up PostgreSQL?", previous) == "How do I back up PostgreSQL?"
+    # and one with words the previous question never used is its own question
+    own = "How are the replication slots monitored?"
+    assert standalone_query(own, ["Which backup tools are there?"]) == own
+
+
+@pytest.mark.parametrize(
+    ("report", "question", "expected"),
+    [
+        (
+            "my server crashes the moment the job starts",
+            "so how do I stop it crashing?",
+            "so how do I stop it crashing (my server crashes the moment the job starts)?",
+        ),
+        (
+            "the scheduler keeps starting jobs twice",
+            "how do I stop that",
+            "how do I stop that (the scheduler keeps starting jobs twice)?",
+        ),
+        (
+            "I'm running out of disk space during the import",
+            "what if I need to keep the old logs?",
+            "what if I need to keep the old logs (I'm running out of disk space during the import)?",
+        ),
+    ],
+)
+def test_a_followup_to_a_report_keeps_its_words_and_takes_the_whole_report(
+    report: str, question: str, expected: str
+) -> None:
+    # a report has no subject to put in a pronoun's place: cut into one, it loses its verbs
+    assert standalone_query(question, [report]) == expected
+
+
+def test_a_question_without_a_question_mark_is_no_report() -> None:
+    query = standalone_query("how do I install it?", ["whats the best way to cache pages in nginx"])
+    assert "(" not in query
+    assert "nginx" in query.lower()
+
+
+def test_topic_drops_what_a_contraction_leaves() -> None:
+    assert topic_of("I'm running out of disk space") == "running out of disk space"
+
+
+def test_a_subject_ends_at_its_verb_not_at_one_inside_a_later_clause() -> None:
+    # "track" is a verb of the clause; the subject is the job, and the clause is what it is about
+    previous = "what should the job do when it loses track of where it is while retrying?"
+    assert subject_parts(previous) == ("job", "do when it loses track of where it is while retrying")
+    query = standalone_query("and afterwards, how do I tell it where it is again?", [previous])
+    assert query.startswith("and afterwards, how do I tell job where it is again (")
+    assert "loses track" in query
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "can I skip installing everything locally and use the cloud?",
+        "can I do without the graphical window?",
+        "could I bypass the cache warm-up step?",
+    ],
+)
+def test_leaving_a_step_out_presupposes_the_procedure_just_discussed(question: str) -> None:
+    assert is_followup(question)
+
+
+def test_leaving_out_a_named_thing_stands_alone() -> None:
+    # a name of its own says what the question is about
+    assert not is_followup("Can I skip the PostgreSQL install and use SQLite?")
+
+
+@pytest.mark.parametrize("request_", ["give me an example", "can you show an example?", "why?", "how so?"])
+def test_a_bare_request_takes_the_whole_previous_question(request_: str) -> None:
+    previous = "how do I keep the scheduler from starting a job twice when someone retries it?"
+    query = standalone_query(request_, [previous])
+    assert query.endswith(f"({previous.rstrip('?')})?")
+
+
+def test_a_bare_request_after_a_rewritten_turn_keeps_the_subject() -> None:
+    # the previous turn leaned on the one before: its rewrite is no question to quote
+    query = standalone_query("can you show an example?", ["What is PgBouncer?", "How do I install it?"])
+    assert "PgBouncer" in query
+    assert "(How do I install" not in query
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What does the scheduler do when it can't reach the database?",
+        "How can a dashboard show that it's out of date?",
+        "How does a crawler work out where it is in a site map?",
+        "When is it a bad idea to use a Redis-backed queue?",
+        "What are the prerequisites for this course?",
+        "What exactly does 'blue-green' deployment mean?",
+        "When I say 'restart it', which service does the bot restart?",
+        "My replica won't catch up with the primary. How can I check what's wrong with it?",
+        "My worker nodes don't see each other's jobs at all. What might not match between them?",
+    ],
+)
+def test_a_question_whose_pronouns_point_inside_it_stands_alone(question: str) -> None:
+    # the pronoun follows the question's own topic, is a quoted word, or stands for the documents
+    assert not is_followup(question)
+    assert standalone_query(question, ["How do I install Redis?"]) == question
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "what does it look at to decide?",
+        "why is it crucial for backups?",
+        "Thanks. And how do I install it?",
+        "how often does it publish?",
+    ],
+)
+def test_a_pronoun_before_any_topic_of_the_question_still_points_back(question: str) -> None:
+    assert is_followup(question)
+
+
+def test_after_a_report_a_question_that_names_nothing_leans_on_it_through_the_conversation() -> None:
+    report = "the import slows to a crawl after an hour"
+    second = standalone_query("should I lower the batch size?", [report])
+    assert second == f"should I lower the batch size ({report})?"
+    # the third turn still leans on the report, not on the second turn's words
+    third = standalone_query("what else can I turn off?", [report, "should I lower the batch size?"])
+    assert third == f"what else can I turn off ({report})?"
+
+
+def test_after_a_report_a_question_with_a_name_stands_alone() -> None:
+    question = "How do I enable WAL archiving in PostgreSQL?"
+    assert standalone_query(question, ["the import slows to a crawl after an hour"]) == question
