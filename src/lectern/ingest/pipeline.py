@@ -23,6 +23,7 @@ from typing import Protocol
 
 import numpy as np
 
+from lectern import passage_store
 from lectern.embeddings.base import Embedder, Vectors
 from lectern.errors import IngestError
 from lectern.index.base import VectorIndex
@@ -390,6 +391,7 @@ class IngestPipeline:
         vectors = _embed_shortest_first(self.embedder, to_write)
         if self.sentences is not None:
             self.sentences.precompute(to_write)
+            passage_store.keep(to_write)  # the data dir's store (`SentenceVectors.for_data_dir`)
         elapsed = time.perf_counter() - started
         report.embed_seconds += elapsed
         report.chunks_embedded += len(to_write)
