@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from lectern.models import Chunk
-from lectern.sqlite_cache import open_cache
+from lectern.sqlite_cache import open_cache, transaction
 from lectern.writers import diagrams, units
 from lectern.writers.units import Unit
 
@@ -68,11 +68,12 @@ def _key(text: str) -> bytes:
     return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
 
 
-def _unit_fields(unit: Unit) -> tuple[object, ...]:
-    return (
-        unit.text, unit.kind, unit.position, unit.terms, unit.words, unit.lead_in, unit.bullet,
-        unit.section, unit.intro, unit.items,
-    )  # fmt: skip
+def _fields(found: tuple[Unit, ...]) -> tuple[tuple[object, ...], ...]:
+    """Units as marshal writes them: each one's fields, in `Unit`'s order."""
+    return tuple(
+        (u.text, u.kind, u.position, u.terms, u.words, u.lead_in, u.bullet, u.section, u.intro, u.items)
+        for u in found
+    )
 
 
 class PassageStore:
@@ -91,17 +92,35 @@ class PassageStore:
         fields = self._read(_UNITS, text)
         if not isinstance(fields, tuple):
             return None
-        return tuple(Unit(*f) for f in fields)
+        try:
+            return tuple(Unit(*f) for f in fields)
+        except TypeError:  # not units' fields (a damaged row): worked out again
+            return None
 
     def keep_units(self, text: str, found: tuple[Unit, ...]) -> None:
-        self._write(_UNITS, text, tuple(_unit_fields(u) for u in found))
+        self.write_many([(_UNITS, text, _fields(found))])
 
     def terms(self, text: str) -> frozenset[str] | None:
         found = self._read(_TERMS, text)
         return found if isinstance(found, frozenset) else None
 
     def keep_terms(self, text: str, found: frozenset[str]) -> None:
-        self._write(_TERMS, text, found)
+        self.write_many([(_TERMS, text, found)])
+
+    def write_many(self, rows: Sequence[tuple[int, str, Any]]) -> None:
+        """Rows of (kind, text, what marshal writes), in one commit."""
+        if not rows:
+            return
+        data = [(kind, _key(text), self._version, marshal.dumps(value)) for kind, text, value in rows]
+        with self._lock:
+            db = self._open()
+            if db is None:
+                return
+            try:
+                with transaction(db):
+                    db.executemany("INSERT OR REPLACE INTO passages VALUES (?, ?, ?, ?)", data)
+            except sqlite3.Error:
+                log.warning("passage_store_write_failed", exc_info=True)
 
     def stored(self) -> int:
         """Rows of this fingerprint (0 without a store)."""
@@ -140,18 +159,6 @@ class PassageStore:
         except (EOFError, ValueError, TypeError):  # a damaged row: worked out again
             return None
 
-    def _write(self, kind: int, text: str, value: Any) -> None:  # what marshal writes
-        data = marshal.dumps(value)
-        with self._lock:
-            db = self._open()
-            if db is None:
-                return
-            try:
-                row = (kind, _key(text), self._version, data)
-                db.execute("INSERT OR REPLACE INTO passages VALUES (?, ?, ?, ?)", row)
-            except sqlite3.Error:
-                log.warning("passage_store_write_failed", exc_info=True)
-
     def _open(self) -> sqlite3.Connection | None:
         """The connection, opened on the first call (under the lock)."""
         if self._opened:
@@ -173,13 +180,17 @@ class PassageStore:
 
 
 def keep(chunks: Sequence[Chunk]) -> None:
-    """Work out and store the units and terms of chunks the configured store lacks (ingest: so that
-    no answer works them out); nothing without a store."""
-    if _configured is None:
+    """Work out and store the units and terms of chunks (ingest: so that no answer works them out), in
+    one commit; nothing without a store."""
+    store = _configured
+    if store is None:
         return
+    rows: list[tuple[int, str, Any]] = []
     for chunk in chunks:
-        units.units_of(chunk.text)
-        units.passage_terms(chunk.search_text)
+        rows.append((_UNITS, chunk.text, _fields(units.split_units(chunk.text))))
+        if len(chunk.search_text) > units.SHORT_TEXT:  # `passage_terms` keeps a short text's itself
+            rows.append((_TERMS, chunk.search_text, units.stem_terms(chunk.search_text)))
+    store.write_many(rows)
 
 
 _configured: PassageStore | None = None

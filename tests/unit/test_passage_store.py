@@ -104,3 +104,14 @@ def test_ingest_keeps_each_chunks_units_and_search_terms(tmp_path: Path) -> None
     fresh = PassageStore(store.path)
     assert fresh.units(chunk.text) == split_units(chunk.text)
     assert fresh.terms(chunk.search_text) == stem_terms(chunk.search_text)
+
+
+def test_a_damaged_row_is_worked_out_again(tmp_path: Path) -> None:
+    store = PassageStore(tmp_path / "p.sqlite3")
+    store.write_many([(0, TEXT, (("too", "few"),)), (1, TEXT, "not a set")])
+    assert store.units(TEXT) is None
+    assert store.terms(TEXT) is None
+    db = sqlite3.connect(store.path)
+    db.execute("UPDATE passages SET data = x'00'")
+    db.commit()
+    assert store.units(TEXT) is None

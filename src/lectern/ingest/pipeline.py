@@ -390,8 +390,8 @@ class IngestPipeline:
         started = time.perf_counter()
         vectors = _embed_shortest_first(self.embedder, to_write)
         if self.sentences is not None:
-            self.sentences.precompute(to_write)
             passage_store.keep(to_write)  # the data dir's store (`SentenceVectors.for_data_dir`)
+            self.sentences.precompute(to_write)
         elapsed = time.perf_counter() - started
         report.embed_seconds += elapsed
         report.chunks_embedded += len(to_write)

@@ -66,14 +66,14 @@ _stem = stemmer_for("english")
 
 
 def stem_terms(text: str) -> frozenset[str]:
-    if len(text) <= _SHORT_TEXT:
+    if len(text) <= SHORT_TEXT:
         return _short_terms(text)
     return _terms(text)
 
 
 # A word or a few (a question's words, their runs, a heading) recurs within an answer and across
 # answers: its terms are kept; a passage's are kept by `passage_terms` where they recur.
-_SHORT_TEXT = 64
+SHORT_TEXT = 64
 # Passages whose terms and units (and sentence vectors, `lectern.sentences`; built chunks,
 # `lectern.index.lancedb_snapshot`) a server keeps. An answer reads a few dozen, most of them twice
 # (answerability, then the writer); across answers a 10k-chunk collection's passages seldom recur, and
@@ -120,7 +120,7 @@ def passage_terms(text: str) -> frozenset[str]:
     """`stem_terms` of a passage: passages recur across answers (and the answerability decision and
     the writer both read them), so each is stemmed once, or read from the store."""
     store = _stored
-    if store is None or len(text) <= _SHORT_TEXT:
+    if store is None or len(text) <= SHORT_TEXT:
         return stem_terms(text)
     found = store.terms(text)
     if found is None:
