@@ -2,19 +2,20 @@
 and cProfile's top self-time functions.
 
     uv run python bench/profile_engine.py CORPUS QUESTIONS.jsonl [--rounds 3] [--top 25] [--limit N]
-        [--target CHUNKS] [--collection NAME] [--save-answers FILE] [--thread-time]
+        [--target CHUNKS] [--collection NAME] [--save-answers FILE] [--thread-time] [--query-cache N]
 
-Every question is asked in a fresh conversation (no session cache) with the query cache off, after one
-warm-up round (two with LanceDB, the second once its in-memory keyword index is built). CPU per answer
-is the process's CPU time (all threads) over the answers, measured without the profiler; the profile
-is a separate round, timed by the wall clock unless --thread-time (the profiled thread's CPU: on a
-busy machine a wall-clock profile mostly shows the calls that waited for a core, onnxruntime's first).
-On a shared machine quote the load average printed with the figures. With
---target the engine answers from the corpus copied up to that many chunks (bench/latency.py's
-synthesised collection, built there on first use). With --collection, CORPUS is a data dir that
-already holds that collection (as `lectern ingest` or `lectern eval retrieval --beir` left it, e.g.
-SciFact's 10k chunks with bench/store_sentences.py's sentence vectors) and nothing is ingested. With
---save-answers, each answer of a round after the warm-up (less its timestamp and timings) is written
+Every question is asked in a fresh conversation (no session cache) with the query cache off
+(--query-cache N keeps N question vectors: the timed rounds then measure the rest of an answer, without
+the model's share and its variance), after one warm-up round (two with LanceDB, the second once its
+in-memory keyword index is built). CPU per answer is the process's CPU time (all threads) over the
+answers, measured without the profiler; the profile is a separate round, timed by the wall clock unless
+--thread-time (the profiled thread's CPU: on a busy machine a wall-clock profile mostly shows the calls
+that waited for a core, onnxruntime's first). On a shared machine quote the load average printed with the
+figures. With --target the engine answers from the corpus copied up to that many chunks
+(bench/latency.py's synthesised collection, built there on first use). With --collection, CORPUS is a
+data dir that already holds that collection (as `lectern ingest` or `lectern eval retrieval --beir` left
+it, e.g. SciFact's 10k chunks with bench/store_sentences.py's sentence vectors) and nothing is ingested.
+With --save-answers, each answer of a round after the warm-up (less its timestamp and timings) is written
 as a JSON line, so two builds' answers can be compared byte for byte (`cmp`). Writes
 bench/results/profile-<corpus>[-<target>].json.
 
@@ -49,6 +50,7 @@ from typing import Any
 
 from common import RESULTS, build, read_jsonl, write_result
 from latency import synthesise
+from lectern.embeddings.cache import with_query_cache
 from lectern.engine import Engine
 from lectern.retrieval import Retriever
 from lectern.settings import load_settings
@@ -122,6 +124,12 @@ async def main() -> None:
     parser.add_argument("--limit", type=int, default=0, help="Ask only the first N questions (0: all).")
     parser.add_argument("--target", type=int, default=0, help="Chunks to copy the corpus up to (0: as is).")
     parser.add_argument("--collection", default="", help="CORPUS is a data dir holding this collection.")
+    parser.add_argument(
+        "--query-cache",
+        type=int,
+        default=0,
+        help="keep this many question vectors: timed rounds then leave the query's embedding out",
+    )
     parser.add_argument("--save-answers", type=Path, metavar="FILE", help="a later round's answers")
     parser.add_argument(
         "--thread-time",
@@ -133,14 +141,17 @@ async def main() -> None:
     questions = [str(q.get("question") or q.get("text") or q["turns"][0]) for q in read_jsonl(args.questions)]
     questions = questions[: args.limit] if args.limit else questions
     if args.collection:
-        settings = load_settings(data_dir=args.corpus, collection=args.collection, query_cache_size=0)
+        settings = load_settings(
+            data_dir=args.corpus, collection=args.collection, query_cache_size=args.query_cache
+        )
         engine, name = Engine.from_settings(settings), args.collection
     else:
-        engine, settings, _ = build(args.corpus, query_cache_size=0)
+        engine, settings, _ = build(args.corpus, query_cache_size=args.query_cache)
         name = args.corpus.name
     if args.target:
         name = f"{name}-{args.target}"
         big, embedder = synthesise(engine.retriever.index, args.target, RESULTS / "index" / name)
+        embedder = with_query_cache(embedder, args.query_cache)
         writer = create_writer(settings, embedder=embedder)
         engine = Engine(Retriever(embedder, big, settings), writer, settings)
     saved: list[str] | None = [] if args.save_answers else None
