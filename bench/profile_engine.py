@@ -146,8 +146,12 @@ async def main() -> None:
         )
         engine, name = Engine.from_settings(settings), args.collection
     else:
-        engine, settings, _ = build(args.corpus, query_cache_size=args.query_cache)
+        engine, settings, _ = build(args.corpus, query_cache_size=0)
         name = args.corpus.name
+        if args.query_cache and not args.target:  # `build`'s embedder has no query cache
+            cached = with_query_cache(engine.retriever.embedder, args.query_cache)
+            retriever = Retriever(cached, engine.retriever.index, settings)
+            engine = Engine(retriever, create_writer(settings, embedder=cached), settings)
     if args.target:
         name = f"{name}-{args.target}"
         big, embedder = synthesise(engine.retriever.index, args.target, RESULTS / "index" / name)
