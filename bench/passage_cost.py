@@ -17,8 +17,10 @@ passages and terms for ~5.8 (bench/profile_engine.py --collection beir-scifact, 
 stored units would save ~1 ms of CPU an answer at that load, the largest saving left on SciFact after
 the query's embedding and the dense search's matrix product, which no change may touch without
 changing answers. The catch: stored units must be rebuilt whenever `units_of` or the stemmer changes
-what they hold (today only a change in how text splits into units bumps `sentences.UNITS_VERSION`),
-so it is left for a change that versions them.
+what they hold (only a change in how text splits into units bumps `sentences.UNITS_VERSION`).
+`lectern.passage_store` now stores them (and `passage_terms`) at ingest, versioned by a fingerprint of
+the splitting and stemming code, the stemmer's and Python's versions: see bench/profile_engine.py for
+what it saved.
 """
 
 from __future__ import annotations

@@ -35,3 +35,7 @@ class LRU(Generic[K, V]):
 
     def __len__(self) -> int:
         return len(self._data)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._data.clear()

@@ -27,6 +27,7 @@ from pathlib import Path
 import numpy as np
 from numpy.typing import NDArray
 
+from lectern import passage_store
 from lectern.embeddings.base import Embedder, Vectors
 from lectern.embeddings.cache import uncached
 from lectern.lru import LRU
@@ -68,6 +69,8 @@ class SentenceVectors:
 
     @classmethod
     def for_data_dir(cls, embedder: Embedder, data_dir: Path) -> SentenceVectors:
+        """The data dir's store; its passages' units and terms are stored there too (`passage_store`)."""
+        passage_store.configure(data_dir)
         slug = _SLUG.sub("-", sentence_model(embedder)).strip("-").lower()
         return cls(embedder, data_dir / f"sentences-{slug}-v{UNITS_VERSION}.sqlite3")
 

@@ -50,7 +50,8 @@ def misspelt(text: str) -> bool:
 def _respelt_word(word: str, knows: KnownTerm) -> str:
     if word_frequency.zipf(word) >= RARE or knows(word):
         return word
-    scored = sorted(((word_frequency.zipf(c), c) for c in _one_slip(word)), reverse=True)
+    slips = word_frequency.plain_zipfs(_one_slip(word))  # one query for all of them
+    scored = sorted(((z, c) for c, z in slips.items()), reverse=True)
     least = max(COMMON, word_frequency.zipf(word) + MARGIN)
     for zipf, candidate in scored:
         if zipf < least:

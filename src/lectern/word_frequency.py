@@ -21,11 +21,13 @@ import os
 import re
 import sqlite3
 import threading
+from collections.abc import Collection
 from functools import lru_cache
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
 from lectern.apart import run_apart
+from lectern.lru import LRU
 
 log = logging.getLogger(__name__)
 
@@ -50,21 +52,52 @@ def configure(folder: Path | None) -> None:
         if _db is not None:
             _db.close()
         _folder, _db, _unavailable = folder, None, False
+        _seen.clear()
 
 
 def zipf(word: str) -> float:
     """wordfreq's `zipf_frequency(word.lower(), "en")`: 0 for unknown words, about 7 for "the"."""
     lowered = word.lower()
+    found = _seen.get(lowered)
+    if found is not None:
+        return found
     db = _table()
     if db is not None and _PLAIN.fullmatch(lowered):
         query = _PLAIN_QUERY[3 if _schema == 3 else 1]
         with _lock:
             row = db.execute(query, (lowered,)).fetchone()
-        return float(row[0]) if row else 0.0  # a plain word missing from the list has frequency 0
-    if db is not None and _schema >= 2:
-        return _from_tokens(lowered, db)
-    return _from_wordfreq(lowered)
+        value = float(row[0]) if row else 0.0  # a plain word missing from the list has frequency 0
+    elif db is not None and _schema >= 2:
+        value = _from_tokens(lowered, db)
+    else:
+        return _from_wordfreq(lowered)
+    _seen.put(lowered, value)  # the table's answer: the same until `configure` changes the table
+    return value
 
+
+def plain_zipfs(words: Collection[str]) -> dict[str, float]:
+    """`zipf` of each word, for plain lower-case words (as `_PLAIN` matches): one query for many (every
+    word one typing slip from a question's word, `lectern.spelling`: hundreds of them)."""
+    db = _table()
+    if db is None or not all(_PLAIN.fullmatch(w) for w in words):
+        return {w: zipf(w) for w in words}
+    table, column = ("entries", "entry") if _schema == 3 else ("words", "word")
+    found = dict.fromkeys(words, 0.0)  # a plain word missing from the list has frequency 0
+    todo = list(found)
+    for start in range(0, len(todo), _BATCH):
+        part = todo[start : start + _BATCH]
+        marks = ",".join("?" * len(part))
+        with _lock:
+            rows = db.execute(
+                f"SELECT {column}, zipf FROM {table} WHERE {column} IN ({marks})", part
+            ).fetchall()
+        found.update((entry, float(value)) for entry, value in rows)
+    return found
+
+
+_BATCH = 500  # SQLite's default limit of host parameters is 999 on older builds
+# Words looked up lately (a question's words come back across turns and answers): a lookup is a query.
+_seen: LRU[str, float] = LRU(4096)
 
 _PLAIN_QUERY = {3: "SELECT zipf FROM entries WHERE entry = ?", 1: "SELECT zipf FROM words WHERE word = ?"}
 _TOKEN_QUERY = {3: "SELECT freq FROM entries WHERE entry = ?", 2: "SELECT freq FROM tokens WHERE token = ?"}

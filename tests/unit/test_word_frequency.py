@@ -151,3 +151,29 @@ def test_a_table_of_the_previous_version_still_answers(folder: Path, monkeypatch
     assert word_frequency.zipf("px4") == word_frequency._from_tokens("px4", sqlite3.connect(old))
     assert word_frequency.zipf("px4") > 0  # from the `tokens` row, not the minimum
     assert not word_frequency.table_path(folder).exists()
+
+
+def test_many_plain_words_in_one_query_give_each_words_value(folder: Path) -> None:
+    assert word_frequency.prepare(folder)
+    words = {"robot", "laptop", "zzqxv", "quaternion", "the"}
+    assert word_frequency.plain_zipfs(words) == {w: zipf_frequency(w, "en") for w in words}
+    mixed = {"robot", "ros_gz_bridge"}  # not all plain: each word as `zipf` gives it
+    assert word_frequency.plain_zipfs(mixed) == {w: word_frequency.zipf(w) for w in mixed}
+
+
+def test_a_word_looked_up_is_kept_until_the_table_changes(
+    folder: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    old = word_frequency.table_path(folder, 1)
+    db = sqlite3.connect(old)
+    db.execute("CREATE TABLE words (word TEXT PRIMARY KEY, zipf REAL NOT NULL) WITHOUT ROWID")
+    db.execute("INSERT INTO words VALUES ('robot', 1.23)")
+    db.commit()
+    assert word_frequency.zipf("robot") == 1.23
+    db.execute("UPDATE words SET zipf = 4.56")  # a table never changes in place: shows the kept value
+    db.commit()
+    db.close()
+    assert word_frequency.zipf("Robot") == 1.23
+    other = tmp_path_factory.mktemp("other")
+    word_frequency.configure(other)  # another table (none there: wordfreq answers)
+    assert word_frequency.zipf("robot") == zipf_frequency("robot", "en")

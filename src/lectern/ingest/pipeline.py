@@ -23,6 +23,7 @@ from typing import Protocol
 
 import numpy as np
 
+from lectern import passage_store
 from lectern.embeddings.base import Embedder, Vectors
 from lectern.errors import IngestError
 from lectern.index.base import VectorIndex
@@ -389,6 +390,7 @@ class IngestPipeline:
         started = time.perf_counter()
         vectors = _embed_shortest_first(self.embedder, to_write)
         if self.sentences is not None:
+            passage_store.keep(to_write)  # the data dir's store (`SentenceVectors.for_data_dir`)
             self.sentences.precompute(to_write)
         elapsed = time.perf_counter() - started
         report.embed_seconds += elapsed

@@ -469,49 +469,63 @@ def _mmr(candidates: list[_Candidate], limit: int = MAX_SENTENCES) -> list[_Cand
     top = pool[0]
     chosen = [pool.pop(0)]
     words = top.unit.words
+    # List items are short: two take the room of one sentence (the room taken so far, kept up to date).
+    room = 0.5 if top.unit.bullet else 1.0
+    quoted = {top.source}
     # `_adds_to` worked out once per candidate, not once per candidate and round: only whether it
     # follows a chosen unit changes as units are chosen (`following`: the places one or two on).
+    # Candidates are their own keys (identity: `_Candidate` is eq=False).
     floor = RELATIVE_FLOOR * top.score
-    worthy = {id(c) for c in pool if not c.score < floor}
-    merit = {i for c in pool if (i := id(c)) in worthy and _own_merit(c, top)}
+    worthy = {c for c in pool if not c.score < floor}
+    merit = {c for c in pool if c in worthy and _own_merit(c, top)}
     following = _following(top)
     # Each candidate's greatest similarity to the chosen ones, brought up to date with each new pick
     # (`seen` of them): the same maxima as over all of `chosen` every round, without recomputing them.
-    closest: dict[int, float] = {}
-    seen: dict[int, int] = {}
-    # List items are short: two take the room of one sentence.
-    while pool and sum(0.5 if c.unit.bullet else 1.0 for c in chosen) < limit and words < MAX_PROSE_WORDS:
+    closest: dict[_Candidate, float] = {}
+    seen: dict[_Candidate, int] = {}
+    while pool and room < limit and words < MAX_PROSE_WORDS:
         eligible = [
-            c
-            for c in pool
-            if (i := id(c)) in merit or (i in worthy and (c.source, c.unit.position) in following)
+            c for c in pool if c in merit or (c in worthy and (c.source, c.unit.position) in following)
         ]
         if not eligible:
             break
-        quoted = {s.source for s in chosen}
+        n = len(chosen)
+        last = chosen[-1]
         for c in eligible:
-            done = seen.get(id(c), 0)
-            if done < len(chosen):
-                nearest = max(_similarity(c, s) for s in chosen[done:])
-                closest[id(c)] = max(closest[id(c)], nearest) if done else nearest
-                seen[id(c)] = len(chosen)
-        scored = [
-            (
-                MMR_LAMBDA * c.score
-                - (1 - MMR_LAMBDA) * closest[id(c)]
-                + (SOURCE_DIVERSITY if c.source not in quoted else 0.0),
-                c,
-            )
-            for c in eligible
-        ]
-        value, pick = max(scored, key=lambda x: x[0])
+            done = seen.get(c, 0)
+            if done < n:
+                # most rounds one unit is new since a candidate was last brought up to date
+                nearest = (
+                    _similarity(c, last) if done == n - 1 else max(_similarity(c, s) for s in chosen[done:])
+                )
+                closest[c] = max(closest[c], nearest) if done else nearest
+                seen[c] = n
+        # the first best, as `max` picks it
+        pick = eligible[0]
+        value = _mmr_value(pick, closest[pick], quoted)
+        for c in eligible[1:]:
+            v = _mmr_value(c, closest[c], quoted)
+            if v > value:
+                value, pick = v, c
         pool.remove(pick)
-        if value <= 0 or closest[id(pick)] >= DUPLICATE:
+        if value <= 0 or closest[pick] >= DUPLICATE:
             continue
         chosen.append(pick)
+        room += 0.5 if pick.unit.bullet else 1.0
+        quoted.add(pick.source)
         following |= _following(pick)
         words += pick.unit.words
     return chosen
+
+
+def _mmr_value(c: _Candidate, closest: float, quoted: set[int]) -> float:
+    """Maximal marginal relevance: the score less the likeness to what is chosen, and a little for a
+    source not quoted yet."""
+    return (
+        MMR_LAMBDA * c.score
+        - (1 - MMR_LAMBDA) * closest
+        + (SOURCE_DIVERSITY if c.source not in quoted else 0.0)
+    )
 
 
 LIST_ITEMS = 8  # a list the best sentence belongs to is quoted whole, up to this many items

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 from functools import lru_cache
-from typing import Literal
+from typing import Literal, Protocol
 
 from lectern.stemming import stemmer_for
 from lectern.writers.diagrams import diagram_lines
@@ -66,14 +66,14 @@ _stem = stemmer_for("english")
 
 
 def stem_terms(text: str) -> frozenset[str]:
-    if len(text) <= _SHORT_TEXT:
+    if len(text) <= SHORT_TEXT:
         return _short_terms(text)
     return _terms(text)
 
 
 # A word or a few (a question's words, their runs, a heading) recurs within an answer and across
 # answers: its terms are kept; a passage's are kept by `passage_terms` where they recur.
-_SHORT_TEXT = 64
+SHORT_TEXT = 64
 # Passages whose terms and units (and sentence vectors, `lectern.sentences`; built chunks,
 # `lectern.index.lancedb_snapshot`) a server keeps. An answer reads a few dozen, most of them twice
 # (answerability, then the writer); across answers a 10k-chunk collection's passages seldom recur, and
@@ -96,11 +96,37 @@ def with_parts(terms: frozenset[str]) -> frozenset[str]:
     return terms | frozenset(_stem(p) for p in parts) if parts else terms
 
 
+class PassageData(Protocol):
+    """Where passages' units and terms are kept between processes (`lectern.passage_store`)."""
+
+    def units(self, text: str) -> tuple[Unit, ...] | None: ...
+    def keep_units(self, text: str, found: tuple[Unit, ...]) -> None: ...
+    def terms(self, text: str) -> frozenset[str] | None: ...
+    def keep_terms(self, text: str, found: frozenset[str]) -> None: ...
+
+
+_stored: PassageData | None = None
+
+
+def use_store(store: PassageData | None) -> None:
+    """Read passages' units and terms from `store`, and keep there the ones it lacks (None: work every
+    passage out). The in-memory caches stay: a store gives the same values."""
+    global _stored
+    _stored = store
+
+
 @lru_cache(maxsize=PASSAGES_KEPT)
 def passage_terms(text: str) -> frozenset[str]:
     """`stem_terms` of a passage: passages recur across answers (and the answerability decision and
-    the writer both read them), so each is stemmed once."""
-    return stem_terms(text)
+    the writer both read them), so each is stemmed once, or read from the store."""
+    store = _stored
+    if store is None or len(text) <= SHORT_TEXT:
+        return stem_terms(text)
+    found = store.terms(text)
+    if found is None:
+        found = _terms(text)  # `stem_terms` of a long text
+        store.keep_terms(text, found)
+    return found
 
 
 def _clean(line: str) -> str:
@@ -240,7 +266,20 @@ def _blocks(text: str) -> list[tuple[BlockKind, str]]:
 
 @lru_cache(maxsize=PASSAGES_KEPT)
 def units_of(text: str) -> tuple[Unit, ...]:
-    """The chunk's answer units (cached by text: the same chunk comes back across questions)."""
+    """The chunk's answer units (cached by text: the same chunk comes back across questions), read
+    from the store when it has them."""
+    store = _stored
+    if store is None:
+        return split_units(text)
+    found = store.units(text)
+    if found is None:
+        found = split_units(text)
+        store.keep_units(text, found)
+    return found
+
+
+def split_units(text: str) -> tuple[Unit, ...]:
+    """The chunk's answer units, worked out (uncached)."""
     units: list[Unit] = []
     blocks = _blocks(text)
     section = ""

@@ -1,0 +1,72 @@
+"""Answers are the same whether passages' units and terms are worked out, read from the store that
+ingest filled, or stored on first use."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from lectern import passage_store
+from lectern.embeddings import create_embedder
+from lectern.engine import Engine
+from lectern.index import open_index
+from lectern.ingest.manifest import Manifest
+from lectern.ingest.pipeline import IngestPipeline
+from lectern.retrieval import Retriever
+from lectern.sentences import SentenceVectors
+from lectern.settings import load_settings
+from lectern.writers import create_writer
+from lectern.writers.units import passage_terms, units_of
+
+pytestmark = pytest.mark.integration
+
+DOCS = Path(__file__).parent.parent / "fixtures" / "answer_docs"
+QUESTIONS = [
+    "What is Gazebo Harmonic?",
+    "How do I install Gazebo Harmonic?",
+    "How do I create a ROS 2 node in Python?",
+    "What does a URDF file describe?",
+    "How do I bake sourdough bread?",
+]
+
+
+async def _answers(engine: Engine) -> list[str]:
+    units_of.cache_clear()  # every passage from the store (or worked out), none from memory
+    passage_terms.cache_clear()
+    out = []
+    for question in QUESTIONS:
+        answer = await engine.run(question, engine.new_conversation())
+        out.append(answer.model_dump_json(exclude={"timestamp", "timings"}))
+    return out
+
+
+async def test_answers_match_with_and_without_stored_units(tmp_path: Path) -> None:
+    settings = load_settings(data_dir=tmp_path, collection="answers", query_cache_size=0)
+    embedder = create_embedder(settings)
+    index = open_index(settings, settings.collection)
+    pipeline = IngestPipeline(
+        collection=settings.collection,
+        embedder=embedder,
+        index=index,
+        manifest=Manifest(settings.state_db_path),
+        sentences=SentenceVectors.for_data_dir(embedder, settings.data_dir),  # configures the store
+    )
+    pipeline.ingest_paths([DOCS])
+    index.optimize()
+    store = passage_store.configure(settings.data_dir)
+    assert store is not None
+    assert store.stored() > 0  # ingest stored them
+    engine = Engine(
+        Retriever(embedder, index, settings), create_writer(settings, embedder=embedder), settings
+    )
+    try:
+        from_ingest = await _answers(engine)
+        passage_store.configure(None)
+        worked_out = await _answers(engine)
+        passage_store.configure(tmp_path / "fresh")  # an empty store: filled on first use, then read
+        first_use = await _answers(engine)
+        from_first_use = await _answers(engine)
+    finally:
+        passage_store.configure(None)
+    assert from_ingest == worked_out == first_use == from_first_use
