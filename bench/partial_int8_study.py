@@ -44,6 +44,14 @@ answered citing the relevant file / answers with every keyword / near misses ref
             up            79.2 / 65.8 / 58.9 / 81.2 / 0.916
             out-up        80.0 / 66.7 / 60.4 / 79.2 / 0.912
 
+Cold ingest of textbook-a into a fresh data dir, 2 runs a side interleaved, load average 5.6-6.5
+(`LECTERN_EMBEDDING_DOCUMENT_PRECISION=fp32|int8-partial .venv/bin/python bench/ingest_profile.py
+../shared/data/textbooks/textbook-a --data-dir $(mktemp -d)`): fp32 50.9 / 51.2 s of CPU (chunk pass
+40.5 / 40.8), int8-partial 42.5 / 41.9 s (chunk pass 31.5 / 31.5, which the profile labels "(int8)",
+its batches being of one length; +0.6 s building the third graph): -17 %. Wall 95 / 86 s vs 92 / 70 s.
+Against LlamaIndex's CPU (0.37-0.5 of it with fp32) that is ~0.31-0.42: not the third asked for at
+the high end, and not at fp32's answer quality.
+
 Quantising fewer products keeps the vectors closer to fp32 (1 - mean cosine 0.0016 against 0.0025),
 but the answers still move: the same fragile questions flip whichever subset is int8 (tune: 2-3
 answers lose a keyword, rb-in-01 and rc-in-37 in both; train: 2 fewer answered citing the right file
