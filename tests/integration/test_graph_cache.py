@@ -165,6 +165,15 @@ def test_signed_and_unsigned_int8_graphs_have_keys_of_their_own_and_both_stay(tm
     assert all(path.exists() for path in kept)
 
 
+def test_the_partial_int8_graph_has_a_key_of_its_own_and_stays(tmp_path: Path) -> None:
+    partial = _stem("int8-partial")
+    assert partial.rpartition("-")[2] != _stem("int8").rpartition("-")[2]
+    current = _files(tmp_path, partial, _sidecar("int8-partial", int8_recipe=INT8_RECIPE))
+    older = _files(tmp_path, _stem("int8-partial", GRAPH_VERSION, INT8_RECIPE - 1))
+    assert remove_stale(tmp_path) == [older[0].name]
+    assert all(f.is_file() for f in current)
+
+
 @pytest.mark.parametrize(
     ("machine", "flags", "weights"),
     [

@@ -206,6 +206,41 @@ def test_int8_documents_stay_close_to_fp32(cases: list[dict[str, Any]]) -> None:
     np.testing.assert_allclose(in_memory.embed_documents(texts[:2]), fp32[:2], atol=1e-5)
 
 
+def test_partial_int8_documents_quantise_only_two_products(cases: list[dict[str, Any]]) -> None:
+    """document_precision="int8-partial": chunks through a graph of their own whose attention-output
+    and feed-forward up products are int8 (QKV and the down projections fp32); sentences follow
+    sentence_precision, queries their own precision."""
+    import onnx
+
+    from lectern.embeddings.local import load_int8_runtime, load_partial_runtime
+
+    graphs = Path(os.environ["LECTERN_MODEL_CACHE"])
+    texts = [c["text"] for c in cases]
+    partial = LocalMiniLMEmbedder(
+        backend="onnx", graphs=graphs, document_precision="int8-partial", sentence_precision="int8"
+    )
+    exact = LocalMiniLMEmbedder(backend="onnx", graphs=graphs)
+    runtime = load_partial_runtime(graphs, 0)
+    assert runtime is not None
+    assert runtime.same_length
+    assert partial._runtime is runtime
+    got, fp32 = partial.embed_documents(texts), exact.embed_documents(texts)
+    np.testing.assert_allclose(np.linalg.norm(got, axis=1), 1.0, atol=1e-5)
+    assert cosines(got, fp32).min() >= INT8_COSINE
+    assert not np.allclose(got, fp32, atol=1e-6)  # really a quantised graph
+    int8 = load_int8_runtime(graphs, 0)
+    assert int8 is not None
+    np.testing.assert_allclose(partial.embed_sentences(texts[:3]), exact._embed(texts[:3], int8), atol=1e-6)
+    np.testing.assert_allclose(partial.embed_query(texts[0]), exact.embed_query(texts[0]), atol=1e-6)
+    (sidecar,) = graphs.glob("minilm-fused-int8-partial-*.json")
+    meta = json.loads(sidecar.read_text(encoding="utf-8"))
+    assert meta["precision"] == "int8-partial"
+    model = onnx.load(str(sidecar.with_suffix(".onnx")), load_external_data=False)
+    ops = [n.op_type for n in model.graph.node]
+    assert ops.count("Attention") == 6  # the QKV products and the attention stay fp32
+    assert ops.count("MatMulInteger") + ops.count("DynamicQuantizeMatMul") == 12  # out and up, 6 layers
+
+
 def test_int8_sentences_leave_chunks_fp32(cases: list[dict[str, Any]]) -> None:
     """sentence_precision="int8": `embed_sentences` runs the int8 graph (the query model's session),
     `embed_documents` stays fp32; the sentence model's name says which, so stores are not mixed."""

@@ -142,6 +142,8 @@ def test_local_settings_flow_into_the_cached_loader(monkeypatch: pytest.MonkeyPa
     create_embedder(settings(embedding_backend="numpy", model_cache=Path("/tmp/graphs")))
     # the defaults: int8 queries, fp32 chunks, int8 sentences
     assert calls[-1][4:] == ("int8", "fp32", "int8")
+    create_embedder(settings(embedding_document_precision="int8-partial", model_cache=Path("/tmp/graphs")))
+    assert calls[-1][5] == "int8-partial"  # the opt-in partly 8-bit chunk graph
 
 
 def test_local_refuses_another_model_name() -> None:
