@@ -21,6 +21,7 @@ FTS index covers every row of the snapshot and nothing more, else LanceDB answer
 
 from __future__ import annotations
 
+import atexit
 import math
 import re
 import threading
@@ -358,6 +359,25 @@ def _idf(documents_with_term: int, documents: np.float32) -> np.float32:
     return np.float32(math.log(float(ratio)))  # lance: f32::ln; the f64 log rounded agrees
 
 
+# Builds still running. A build reads the table through LanceDB, whose native threads hand results
+# back to Python: a process that exits during one (a `lectern ask` that searched twice) crashed as the
+# interpreter finalized beneath them ("PyGILState_Release: thread state must be current"), so exit
+# waits for them first.
+_RUNNING: set[threading.Thread] = set()
+_RUNNING_LOCK = threading.Lock()
+EXIT_WAIT_S = 30.0
+
+
+def _finish_builds() -> None:
+    with _RUNNING_LOCK:
+        running = list(_RUNNING)
+    for thread in running:
+        thread.join(EXIT_WAIT_S)
+
+
+atexit.register(_finish_builds)
+
+
 class KeywordCache:
     """The keyword index of one snapshot (table version), built off the query path.
 
@@ -395,6 +415,8 @@ class KeywordCache:
             return
         if self._lock.acquire(blocking=False):
             thread = threading.Thread(target=self._run, args=(snapshot,), name="lectern-bm25", daemon=True)
+            with _RUNNING_LOCK:
+                _RUNNING.add(thread)
             thread.start()
 
     def _run(self, snapshot: Any) -> None:
@@ -409,6 +431,8 @@ class KeywordCache:
             release_code_pages()  # the build read the table through LanceDB once
         finally:
             self._lock.release()
+            with _RUNNING_LOCK:
+                _RUNNING.discard(threading.current_thread())
 
     def clear(self) -> None:
         self._held = None
