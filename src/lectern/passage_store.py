@@ -64,7 +64,7 @@ def fingerprint() -> str:
     return digest.hexdigest()
 
 
-def _key(text: str) -> bytes:
+def text_key(text: str) -> bytes:
     return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
 
 
@@ -111,7 +111,7 @@ class PassageStore:
         """Rows of (kind, text, what marshal writes), in one commit."""
         if not rows:
             return
-        data = [(kind, _key(text), self._version, marshal.dumps(value)) for kind, text, value in rows]
+        data = [(kind, text_key(text), self._version, marshal.dumps(value)) for kind, text, value in rows]
         with self._lock:
             db = self._open()
             if db is None:
@@ -139,7 +139,7 @@ class PassageStore:
 
     # --- internals ----------------------------------------------------------------------------------
     def _read(self, kind: int, text: str) -> object:
-        key = _key(text)
+        key = text_key(text)
         with self._lock:
             db = self._open()
             if db is None:

@@ -68,4 +68,8 @@ def delete(
         raise typer.Exit(1)
     runtime.index.drop()
     runtime.manifest.drop_collection(name)
+    from lectern.prune import prune_data_dir
+
+    # the side stores keep only what the remaining collections' chunks need
+    prune_data_dir(runtime.settings.data_dir, runtime.index, [c.name for c in runtime.manifest.collections()])
     console.print(f"Deleted collection '{name}'.")

@@ -186,6 +186,7 @@ def ingest(
             manifest=runtime.manifest,
             progress=progress,
             sentences=SentenceVectors.for_data_dir(runtime.embedder, runtime.settings.data_dir),
+            data_dir=runtime.settings.data_dir,
         )
         try:
             report = pipeline.ingest_paths(paths, options)

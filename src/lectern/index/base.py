@@ -3,7 +3,7 @@ searched densely, by keyword (BM25) or both fused by reciprocal rank."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
@@ -127,3 +127,19 @@ class VectorIndex(Protocol):
         ...
 
     def drop(self) -> None: ...
+
+
+@runtime_checkable
+class ListsEveryChunk(Protocol):
+    """An index that can read every chunk of every collection kept beside its own (LanceDB: the tables
+    of the data dir), so that what only dead chunks need can be dropped (`lectern.prune`). Engines where
+    that is impossible or costly (a shared server) do not implement it, and nothing is pruned."""
+
+    def collection_names(self) -> list[str]:
+        """Every collection kept beside this one, this one included."""
+        ...
+
+    def every_chunk_text(self) -> Iterator[tuple[str, str, str]] | None:
+        """(content_hash, text, search_text) of every chunk of every collection, a batch at a time;
+        None when one of them cannot be read (a table not made by Lectern)."""
+        ...

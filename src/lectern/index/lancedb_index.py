@@ -272,6 +272,22 @@ class LanceDBIndex:
         chunks = [chunk_from_record(r) for r in rows.to_pylist()] if rows is not None else []
         return sorted(chunks, key=lambda c: c.chunk_index)
 
+    # --- every collection (lectern.prune) -----------------------------------------------------------
+    def collection_names(self) -> list[str]:
+        with engine_errors(ENGINE, "listing collections"):
+            return [str(name) for name in self._db.list_tables(limit=None).tables]
+
+    def every_chunk_text(self) -> Iterator[tuple[str, str, str]] | None:
+        columns = ["content_hash", "text", SEARCH_TEXT]
+        tables = []
+        with engine_errors(ENGINE, "listing collections"):
+            for name in self.collection_names():
+                table = self._db.open_table(name)
+                if not set(columns) <= set(table.schema.names):
+                    return None  # not a Lectern table: what it holds is unknown
+                tables.append(table)
+        return _texts_of(tables, columns)
+
     def _scan(self, columns: list[str], where: str | None = None) -> pa.Table | None:
         table = self._open()
         if table is None:
@@ -595,3 +611,15 @@ def _strings(column: pa.ChunkedArray, slice_rows: int = 1024) -> Iterator[str]:
     for start in range(0, len(column), slice_rows):
         for value in column.slice(start, slice_rows).to_pylist():
             yield value or ""
+
+
+def _texts_of(tables: list[Any], columns: list[str]) -> Iterator[tuple[str, str, str]]:
+    """The rows' (content_hash, text, search_text), read in batches: a large collection's texts are
+    never all held at once."""
+    for table in tables:
+        with engine_errors(ENGINE, f"reading {table.name!r}"):
+            reader = table.search().select(columns).limit(None).to_batches(batch_size=4096)
+            for batch in reader:
+                hashes, texts, search = (batch.column(c).to_pylist() for c in columns)
+                for row in zip(hashes, texts, search, strict=True):
+                    yield str(row[0] or ""), str(row[1] or ""), str(row[2] or "")

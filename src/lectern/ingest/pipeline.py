@@ -23,7 +23,7 @@ from typing import Protocol
 
 import numpy as np
 
-from lectern import passage_store
+from lectern import passage_store, prune
 from lectern.embeddings.base import Embedder, Vectors
 from lectern.errors import IngestError
 from lectern.index.base import VectorIndex
@@ -64,6 +64,8 @@ class IngestReport:
     removed: list[str] = field(default_factory=list)
     skipped: list[tuple[str, str]] = field(default_factory=list)
     sentences_backfilled: int = 0
+    side_rows_pruned: int = 0
+    """Rows of the sentence and passage stores dropped because no chunk needs them any more."""
     """Chunks of an unchanged collection whose sentence vectors were computed this run."""
     chunks_total: int = 0
     chunks_embedded: int = 0
@@ -121,9 +123,11 @@ class IngestPipeline:
         manifest: Manifest,
         progress: IngestProgress | None = None,
         sentences: SentenceVectors | None = None,
+        data_dir: Path | None = None,
     ) -> None:
         """`index` may be a factory: a run with nothing to do then never opens the index. `sentences`
-        stores the vectors of every new chunk's sentences, so answering never embeds them."""
+        stores the vectors of every new chunk's sentences, so answering never embeds them. `data_dir`:
+        whose side stores (sentence vectors, passage units) lose the rows of chunks a run took out."""
         self.collection = collection
         self.embedder = embedder
         self._index_source = index
@@ -132,6 +136,8 @@ class IngestPipeline:
         self.progress: IngestProgress = progress or _NoProgress()
         self._stored: set[str] = set()  # hashes the index holds, read once per run
         self.sentences = sentences
+        self.data_dir = data_dir
+        self._took_out = False  # a chunk left the index or was replaced: its side rows may be dead
 
     @property
     def index(self) -> VectorIndex:
@@ -380,7 +386,7 @@ class IngestPipeline:
             if current is None or owner[0] < current[0]:
                 after[content_hash] = owner
         stored = self._stored
-        to_write = [
+        to_write: list[Chunk] = [
             chunk
             for content_hash, (_, chunk) in sorted(after.items())
             if content_hash not in stored or before.get(content_hash, (None, None))[1] != chunk
@@ -397,6 +403,7 @@ class IngestPipeline:
         report.chunks_embedded += len(to_write)
         self.progress.chunks_embedded(len(to_write), elapsed)
         self.index.upsert(to_write, vectors)
+        self._took_out = self._took_out or any(c.content_hash in stored for c in to_write)
         stored.update(c.content_hash for c in to_write)
 
     def _delete(self, hashes: set[str], report: IngestReport) -> None:
@@ -404,6 +411,7 @@ class IngestPipeline:
             return
         self.index.delete_hashes(sorted(hashes))
         self._stored.difference_update(hashes)
+        self._took_out = True
         report.chunks_deleted += len(hashes)
 
     def _collect_garbage(self, report: IngestReport) -> None:
@@ -417,6 +425,11 @@ class IngestPipeline:
             self.index.optimize()
         report.chunks_total = self.index.count()
         self.manifest.mark_clean(self.collection, report.chunks_total)
+        if self._took_out and self.data_dir is not None:
+            names = [c.name for c in self.manifest.collections()]
+            pruned = prune.prune_data_dir(self.data_dir, self.index, names)
+            if pruned is not None:
+                report.side_rows_pruned = pruned.sentence_rows + pruned.passage_rows
         report.seconds = time.perf_counter() - started
 
 
