@@ -122,12 +122,14 @@ def _prune(path: Path, table: str, columns: tuple[str, ...], keep: _Keep) -> int
 
 
 def _shrink(db: sqlite3.Connection) -> None:
-    """Give the free pages back to the file system once enough of them are free."""
+    """Give the free pages back to the file system once enough of them are free, and empty the
+    write-ahead log the deletes went to (a connection left open elsewhere in the process would keep it
+    at its largest)."""
     pages = int(db.execute("PRAGMA page_count").fetchone()[0])
     free = int(db.execute("PRAGMA freelist_count").fetchone()[0])
-    if pages and free >= pages * VACUUM_FREE_SHARE:
-        try:
+    try:
+        if pages and free >= pages * VACUUM_FREE_SHARE:
             db.execute("VACUUM")
-            db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-        except sqlite3.OperationalError:  # busy (a server writing): the pages are reused anyway
-            log.info("side_store_vacuum_skipped", exc_info=True)
+        db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    except sqlite3.OperationalError:  # busy (a server writing): the pages are reused anyway
+        log.info("side_store_vacuum_skipped", exc_info=True)
