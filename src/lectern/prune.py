@@ -23,7 +23,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lectern import passage_store
-from lectern.errors import VectorIndexError
 from lectern.index.base import ListsEveryChunk, VectorIndex
 from lectern.sqlite_cache import open_cache, transaction
 
@@ -92,7 +91,7 @@ def prune_data_dir(data_dir: Path, index: VectorIndex, expected: Iterable[str] =
         sentences = sum(prune_sentences(p, live.hashes) for p in sorted(data_dir.glob(SENTENCE_FILES)))
         passages = data_dir / passage_store.FILE_NAME
         dropped = prune_passages(passages, live.keys) if passages.is_file() else 0
-    except (VectorIndexError, sqlite3.Error, OSError):
+    except Exception:  # housekeeping: a failure only leaves rows behind, never fails an ingest
         log.warning("side_store_prune_failed", exc_info=True)
         return None
     return Pruned(sentences, dropped)

@@ -94,3 +94,14 @@ def test_an_unchanged_re_ingest_prunes_nothing(tmp_path: Path) -> None:
         db.execute("INSERT INTO passages VALUES (0, ?, ?, ?)", (b"x" * 16, version, b"N"))
     lectern(data, "ingest", str(DOCS), "-c", "book")
     assert (0, b"x" * 16) in _rows(passages, f"SELECT {', '.join(extra)} FROM passages")
+
+
+def test_lancedb_lists_every_collection_not_a_first_page(tmp_path: Path) -> None:
+    from lectern.models import CollectionInfo
+
+    names = [f"c{i:02d}" for i in range(12)]  # more than lancedb's default page of ten
+    for name in names:
+        LanceDBIndex(tmp_path, name).create(CollectionInfo(name=name, embedder_name="e", dimension=4))
+    index = LanceDBIndex(tmp_path, "c00")
+    assert sorted(index.collection_names()) == names
+    assert list(index.every_chunk_text() or ["unreadable"]) == []

@@ -157,3 +157,16 @@ def test_ingest_prunes_only_after_taking_chunks_out(tmp_path: Path, monkeypatch:
     live = {text_key(c.text) for c, _ in index.rows.values()}
     live |= {text_key(c.search_text) for c, _ in index.rows.values() if len(c.search_text) > 64}
     assert _keys(tmp_path / passage_store.FILE_NAME) == live
+
+
+def test_a_failing_listing_leaves_the_stores_and_never_raises(tmp_path: Path) -> None:
+    class Broken(ListingIndex):
+        def every_chunk_text(self) -> Iterator[tuple[str, str, str]] | None:
+            raise RuntimeError("the engine went away")
+
+    path = tmp_path / "sentences-test-v3.sqlite3"
+    store = SentenceVectors(HashEmbedder(), path)
+    store.precompute([_chunk(t) for t in TEXTS])
+    store.close()
+    assert prune.prune_data_dir(tmp_path, Broken("a", {})) is None
+    assert SentenceVectors(HashEmbedder(), path).stored() == 3

@@ -275,7 +275,7 @@ class LanceDBIndex:
     # --- every collection (lectern.prune) -----------------------------------------------------------
     def collection_names(self) -> list[str]:
         with engine_errors(ENGINE, "listing collections"):
-            return [str(name) for name in self._db.list_tables(limit=None).tables]
+            return _table_names(self._db)
 
     def every_chunk_text(self) -> Iterator[tuple[str, str, str]] | None:
         columns = ["content_hash", "text", SEARCH_TEXT]
@@ -623,3 +623,17 @@ def _texts_of(tables: list[Any], columns: list[str]) -> Iterator[tuple[str, str,
                 hashes, texts, search = (batch.column(c).to_pylist() for c in columns)
                 for row in zip(hashes, texts, search, strict=True):
                     yield str(row[0] or ""), str(row[1] or ""), str(row[2] or "")
+
+
+def _table_names(db: Any) -> list[str]:
+    """Every table's name, page after page (`list_tables` replaced `table_names` in lancedb 0.2x)."""
+    if not hasattr(db, "list_tables"):
+        return [str(name) for name in db.table_names(limit=1 << 30)]
+    names: list[str] = []
+    token = None
+    while True:
+        page = db.list_tables(page_token=token, limit=None)
+        names.extend(str(name) for name in page.tables)
+        token = getattr(page, "page_token", None)
+        if not token or not page.tables:
+            return names
