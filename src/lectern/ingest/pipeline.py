@@ -64,9 +64,9 @@ class IngestReport:
     removed: list[str] = field(default_factory=list)
     skipped: list[tuple[str, str]] = field(default_factory=list)
     sentences_backfilled: int = 0
+    """Chunks of an unchanged collection whose sentence vectors were computed this run."""
     side_rows_pruned: int = 0
     """Rows of the sentence and passage stores dropped because no chunk needs them any more."""
-    """Chunks of an unchanged collection whose sentence vectors were computed this run."""
     chunks_total: int = 0
     chunks_embedded: int = 0
     chunks_deleted: int = 0
@@ -386,7 +386,7 @@ class IngestPipeline:
             if current is None or owner[0] < current[0]:
                 after[content_hash] = owner
         stored = self._stored
-        to_write: list[Chunk] = [
+        to_write = [
             chunk
             for content_hash, (_, chunk) in sorted(after.items())
             if content_hash not in stored or before.get(content_hash, (None, None))[1] != chunk
