@@ -490,23 +490,14 @@ def _mmr(candidates: list[_Candidate], limit: int = MAX_SENTENCES) -> list[_Cand
         if not eligible:
             break
         n = len(chosen)
-        last = chosen[-1]
         for c in eligible:
             done = seen.get(c, 0)
-            if done < n:
-                # most rounds one unit is new since a candidate was last brought up to date
-                nearest = (
-                    _similarity(c, last) if done == n - 1 else max(_similarity(c, s) for s in chosen[done:])
-                )
+            if done < n:  # only the units chosen since the candidate was last brought up to date
+                nearest = max(_similarity(c, s) for s in chosen[done:])
                 closest[c] = max(closest[c], nearest) if done else nearest
                 seen[c] = n
-        # the first best, as `max` picks it
-        pick = eligible[0]
+        pick = max(eligible, key=lambda c: _mmr_value(c, closest[c], quoted))  # the first best
         value = _mmr_value(pick, closest[pick], quoted)
-        for c in eligible[1:]:
-            v = _mmr_value(c, closest[c], quoted)
-            if v > value:
-                value, pick = v, c
         pool.remove(pick)
         if value <= 0 or closest[pick] >= DUPLICATE:
             continue
