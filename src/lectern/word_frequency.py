@@ -81,7 +81,7 @@ def plain_zipfs(words: Collection[str]) -> dict[str, float]:
     db = _table()
     if db is None or not all(_PLAIN.fullmatch(w) for w in words):
         return {w: zipf(w) for w in words}
-    table, column = ("entries", "entry") if _schema == 3 else ("words", "word")
+    table, column = _PLAIN_TABLE[3 if _schema == 3 else 1]
     found = dict.fromkeys(words, 0.0)  # a plain word missing from the list has frequency 0
     todo = list(found)
     for start in range(0, len(todo), _BATCH):
@@ -99,7 +99,9 @@ _BATCH = 500  # SQLite's default limit of host parameters is 999 on older builds
 # Words looked up lately (a question's words come back across turns and answers): a lookup is a query.
 _seen: LRU[str, float] = LRU(4096)
 
-_PLAIN_QUERY = {3: "SELECT zipf FROM entries WHERE entry = ?", 1: "SELECT zipf FROM words WHERE word = ?"}
+# The table and column of plain words' frequencies, by the word list's schema.
+_PLAIN_TABLE = {3: ("entries", "entry"), 1: ("words", "word")}
+_PLAIN_QUERY = {v: f"SELECT zipf FROM {t} WHERE {c} = ?" for v, (t, c) in _PLAIN_TABLE.items()}
 _TOKEN_QUERY = {3: "SELECT freq FROM entries WHERE entry = ?", 2: "SELECT freq FROM tokens WHERE token = ?"}
 
 
