@@ -4,7 +4,6 @@ and no store (or one that cannot be opened) only means working them out."""
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -23,16 +22,7 @@ TEXT = (
 )
 
 
-@pytest.fixture(autouse=True)
-def no_store() -> Iterator[None]:
-    """Each test starts and ends without a store and with empty caches."""
-    passage_store.configure(None)
-    units_of.cache_clear()
-    passage_terms.cache_clear()
-    yield
-    passage_store.configure(None)
-    units_of.cache_clear()
-    passage_terms.cache_clear()
+pytestmark = pytest.mark.usefixtures("no_passage_store")
 
 
 def test_stored_units_and_terms_read_back_equal(tmp_path: Path) -> None:

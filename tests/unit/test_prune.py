@@ -15,7 +15,6 @@ from lectern.ingest.pipeline import IngestPipeline
 from lectern.models import Chunk, content_hash
 from lectern.passage_store import text_key
 from lectern.sentences import SentenceVectors
-from lectern.writers.units import passage_terms, units_of
 from tests.fakes.hash_embedder import HashEmbedder
 from tests.fakes.memory_index import MemoryIndex
 
@@ -45,13 +44,7 @@ class ListingIndex(MemoryIndex):
         )
 
 
-@pytest.fixture(autouse=True)
-def no_store() -> Iterator[None]:
-    passage_store.configure(None)
-    units_of.cache_clear()
-    passage_terms.cache_clear()
-    yield
-    passage_store.configure(None)
+pytestmark = pytest.mark.usefixtures("no_passage_store")
 
 
 def _chunk(text: str, index: int = 0) -> Chunk:
