@@ -111,6 +111,20 @@ def test_searches_use_it_once_built_and_only_for_its_version(tmp_path: Path) -> 
     assert index._keyword_index(snapshot) is None  # the FTS index does not cover the snapshot
 
 
+def test_term_lookups_never_start_a_build(tmp_path: Path) -> None:
+    # A one-shot `lectern ask` searches once for its question and then looks up terms (vector=None):
+    # those lookups must not start a build the exiting process would have to wait for.
+    index, _ = built(tmp_path)
+    index.search(vector=axis(1), text="robot joint sensor", mode="hybrid", top_k=5)
+    for term in ("robot", "joint", "gripper", "wheel"):
+        index.search(vector=None, text=term, mode="keyword", top_k=5)
+    time.sleep(0.2)
+    assert index._keywords._lock.acquire(blocking=False)  # no build ran or is running
+    index._keywords._lock.release()
+    assert index.stats().details["in_memory_keyword_version"] is None
+    index.search(vector=axis(2), text="wheel gripper", mode="hybrid", top_k=5)  # a second question does
+
+
 def test_build_keeps_table_order_for_ties() -> None:
     keywords = KeywordIndex.build(["robot arm", "robot arm", "robot"])
     assert [p for p, _ in keywords.top("arm", 5)] == [0, 1]

@@ -363,7 +363,13 @@ class LanceDBIndex:
                 if query is not None and mode != "keyword"
                 else []
             )
-            keyword = self._keywords_of(table, snapshot, read, text, where, depth, local) if keyed else []
+            # a question's search (it brings a vector, even in keyword mode) counts towards building the
+            # in-memory keyword index; a bare term lookup (`Retriever.knows`) does not, so a one-shot
+            # `lectern ask`, one question and its term checks, never starts a build it would wait for
+            question = vector is not None
+            keyword = (
+                self._keywords_of(table, snapshot, read, text, where, depth, local, question) if keyed else []
+            )
             bm25 = {key: score for key, _, score in keyword}
             if mode == "hybrid":
                 ranked = rrf_fuse([[key for key, _, _ in dense], list(bm25)], self.rrf_k)[:top_k]
@@ -438,12 +444,14 @@ class LanceDBIndex:
         where: str | None,
         n: int,
         local: bool,
+        question: bool,
     ) -> list[Candidate]:
         """Keyword candidates: from the snapshot's keyword index when it is built for this version and
         the search is unfiltered; else LanceDB's (asked now when `read` did not, the version having
-        moved on since the index was built)."""
+        moved on since the index was built). A `question`'s search counts towards the index's build."""
         if snapshot is not None and not where:
-            self._keywords.note(snapshot)
+            if question:
+                self._keywords.note(snapshot)
             index = self._keywords.held(snapshot.version)
             if index is not None:
                 hashes, row_ids = snapshot.hashes, snapshot.row_ids

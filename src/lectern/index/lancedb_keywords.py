@@ -362,7 +362,7 @@ def _idf(documents_with_term: int, documents: np.float32) -> np.float32:
 # Builds still running. A build reads the table through LanceDB, whose native threads hand results
 # back to Python: a process that exits during one (a `lectern ask` that searched twice) crashed as the
 # interpreter finalized beneath them ("PyGILState_Release: thread state must be current"), so exit
-# waits for them first.
+# waits for them first. (A one-shot `lectern ask` no longer starts one: its term lookups do not count.)
 _RUNNING: set[threading.Thread] = set()
 _RUNNING_LOCK = threading.Lock()
 EXIT_WAIT_S = 30.0
@@ -381,9 +381,10 @@ atexit.register(_finish_builds)
 class KeywordCache:
     """The keyword index of one snapshot (table version), built off the query path.
 
-    A version's first keyword search only marks it; its second starts the build on a background
-    thread (a one-shot ``lectern ask`` never pays for one), and searches use LanceDB's index until it
-    is ready. `build` returns None for a version the index cannot serve (see `LanceDBIndex`).
+    A version's first question searched by keyword only marks it; the second starts the build on a
+    background thread (a one-shot ``lectern ask``, whose term lookups do not count, never pays for
+    one), and searches use LanceDB's index until it is ready. `build` returns None for a version the
+    index cannot serve (see `LanceDBIndex`).
     """
 
     def __init__(self, build: Callable[[Any], KeywordIndex | None]) -> None:
@@ -405,7 +406,7 @@ class KeywordCache:
         return held[0] if held is not None and held[1] is not None else None
 
     def note(self, snapshot: Any) -> None:
-        """A keyword search ran on `snapshot`: start its index's build the second time."""
+        """A question was searched by keyword on `snapshot`: start its index's build the second time."""
         version = int(snapshot.version)
         held = self._held
         if held is not None and held[0] == version:
