@@ -132,6 +132,10 @@ _LEAVES_OUT = re.compile(r"\b(?:skip|bypass|leave\s+out|do\s+without|get\s+away\
 _CONTINUES = re.compile(r"^\s*(?:ok(?:ay)?|but|so|then|right|hmm)\b\s*,?", re.IGNORECASE)
 _INSTEAD = re.compile(r"[\s,]+(?:instead|then|too|as\s+well)$", re.IGNORECASE)
 _WHAT_ABOUT = re.compile(r"^\s*(?:and\s+)?(?:what|how)\s+about\s+(.+)$", re.IGNORECASE)
+# "And in Isaac Sim?": only a phrase, which asks the previous question again with that phrase changed.
+_AND_PHRASE = re.compile(
+    r"^\s*(?:and|but)\s+((?:in|on|at|with|from|under|inside|using|via|when|if)\s+.+)$", re.IGNORECASE
+)
 
 
 def words(text: str) -> list[str]:
@@ -488,7 +492,11 @@ def _with_previous(question: str, previous_questions: Sequence[str]) -> str:
     if shift:
         # "What about on Windows?" asks the previous question again about something else.
         other = _INSTEAD.sub("", shift.group(1).rstrip("?.! "))  # "what about AWS instead?": AWS
-        return f"{previous.rstrip('?.! ')} {other}?"
+        return _swap_phrase(previous, other) or f"{previous.rstrip('?.! ')} {other}?"
+    phrase = _AND_PHRASE.match(question)
+    swapped = phrase and _swap_phrase(previous, _INSTEAD.sub("", phrase.group(1).rstrip("?.! ")))
+    if swapped:
+        return swapped
     doing = _with_doing(question, previous)
     if doing is not None:
         return doing  # "does that hurt accuracy much?" after a how-to: "that" is the doing, not a thing
@@ -515,6 +523,41 @@ def _with_previous(question: str, previous_questions: Sequence[str]) -> str:
     if topic.lower() in question.lower() or (own and named and all(w.lower() in own for w in named)):
         return question
     return _rewrite(question, head, context, topic)
+
+
+# Words that open a phrase a "what about ...?" can swap: prepositions, which end at the next one, and
+# clauses, which run to the next comma.
+_SWAPPED_PREPOSITIONS = _word_set("in on at for with from under over into inside using via without")
+_SWAPPED_CLAUSES = _word_set("when if while whenever")
+
+
+def _swap_phrase(previous: str, other: str) -> str | None:
+    """ "What about on Windows?" after "How do I install ROS 2 on Ubuntu?": the previous question with its
+    last phrase that opens with the same word ("on Ubuntu") swapped for the new one ("How do I install
+    ROS 2 on Windows?"), rather than both at once. None when `other` opens with no such word, or the
+    previous question has no such phrase past its first word, a clause aside ("If the bridge fails,
+    what ...?"): a phrase that opens a question frames it ("For the final project, which tools ...?"),
+    and "and for walking around?" asks of another role."""
+    opener, _, rest = other.partition(" ")
+    word = opener.lower()
+    clause = word in _SWAPPED_CLAUSES
+    if not rest.strip() or not (clause or word in _SWAPPED_PREPOSITIONS):
+        return None
+    stem = previous.rstrip("?.! ")
+    tokens = stem.split(" ")
+    starts = [i for i, t in enumerate(tokens) if (i > 0 or clause) and t.lower() == word]
+    if not starts:
+        return None
+    start = starts[-1]
+    end = len(tokens)
+    for j in range(start + 1, len(tokens)):
+        bare = tokens[j].rstrip(",;:")
+        if bare != tokens[j]:  # a comma ends the phrase, and stays
+            return " ".join([*tokens[:start], other + tokens[j][len(bare) :], *tokens[j + 1 :]]) + "?"
+        if not clause and (bare.lower() in _PREPOSITIONS or bare.lower() in _SUBORDINATE):
+            end = j
+            break
+    return " ".join([*tokens[:start], other, *tokens[end:]]) + "?"
 
 
 # How a question opens (what a statement does not): a question word, an auxiliary, a request.

@@ -71,6 +71,50 @@ def test_what_about_keeps_the_previous_question() -> None:
 
 
 @pytest.mark.parametrize(
+    ("previous", "question", "query"),
+    [
+        # the previous question's phrase that opens with the same word is swapped, not kept beside
+        ("How do I install ROS 2 on Ubuntu?", "What about on Windows?", "How do I install ROS 2 on Windows?"),
+        ("How do I spawn a robot in Gazebo?", "And in Isaac Sim?", "How do I spawn a robot in Isaac Sim?"),
+        # a preposition's phrase ends at the next preposition
+        (
+            "What QoS should I use for lidar scans in Gazebo?",
+            "what about for motor commands?",
+            "What QoS should I use for motor commands in Gazebo?",
+        ),
+        # a clause runs to its comma, even where it opens the question
+        (
+            "If the bridge fails, what should I restart first?",
+            "what about if the camera fails instead?",
+            "if the camera fails, what should I restart first?",
+        ),
+        (
+            "What does the guide suggest when the bridge won't connect?",
+            "what about when the robot keeps colliding?",
+            "What does the guide suggest when the robot keeps colliding?",
+        ),
+    ],
+)
+def test_what_about_swaps_the_phrase_it_replaces(previous: str, question: str, query: str) -> None:
+    assert standalone_query(question, [previous]) == query
+
+
+@pytest.mark.parametrize(
+    ("previous", "question", "kept"),
+    [
+        # no phrase of that kind to swap: the new words join the previous question
+        ("How do I install Gazebo Harmonic?", "What about on Windows?", "Gazebo Harmonic"),
+        # a phrase that opens the question frames it: "for walking around" is another role
+        ("For the final project, which tools move the arms?", "and for walking around?", "final project"),
+    ],
+)
+def test_what_about_keeps_what_it_cannot_swap(previous: str, question: str, kept: str) -> None:
+    query = standalone_query(question, [previous])
+    assert kept in query
+    assert question.rstrip("?").split()[-1] in query
+
+
+@pytest.mark.parametrize(
     ("question", "topic"),
     [
         ("What is Gazebo Harmonic?", "Gazebo Harmonic"),
