@@ -373,7 +373,7 @@ def main() -> None:
     else:
         rows = rows_for(pairs, ta.split_names(parser, args.splits))
         rows_file.write_bytes(pickle.dumps(rows))
-    study.ALL = ALL  # the study's fold trainer names its columns from this  # type: ignore[assignment]
+    study.ALL = ALL  # type: ignore[assignment]  # the study's fold trainer names its columns from this
     base = list(range(len(FEATURES)))
     at = {name: len(FEATURES) + k for k, name in enumerate(TYPE_EXTRA)}
     variants: dict[str, list[int]] = {"shipped": base}
