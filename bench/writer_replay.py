@@ -389,7 +389,7 @@ def main() -> None:
     rec = sub.add_parser("record")
     rec.add_argument("name")
     rec.add_argument("pairs", nargs="+")
-    rec.add_argument("--split", choices=("tune", "all"), default="all")
+    rec.add_argument("--split", default="all", help="a split name found in the files, or all")
     rep = sub.add_parser("replay")
     rep.add_argument("names", nargs="+")
     rep.add_argument("--show", action="store_true")

@@ -571,13 +571,15 @@ def test_mmr_picks_what_asking_adds_to_of_every_candidate_every_round_picks() ->
         assert [id(c) for c in picked] == [id(c) for c in _mmr_asking_each_round(list(candidates), limit)]
 
 
-def test_a_sentence_nearer_the_question_in_meaning_than_the_best_one_is_quoted_in_other_words() -> None:
+def test_a_sentence_nearly_as_near_the_question_in_meaning_as_the_best_one_is_quoted_in_other_words() -> None:
     # The best sentence's heading shares the question's words; the other passage's sentence shares
     # none of them, but is nearer the question in meaning: it is about the question too.
     top = _candidate("alpha alpha1 alpha2 alpha3.", 1, 1.0)
     top.lexical, top.heading, top.cosine = 0.1, 0.4, 0.5
     answer = _candidate("golf golf1 golf2 golf3.", 3, 0.8)
     answer.lexical, answer.cosine = 0.1, 0.6
+    assert extractive._adds_to(answer, top, [top])
+    answer.cosine = 0.45  # nearly as near the question as the best one: about it too
     assert extractive._adds_to(answer, top, [top])
     answer.cosine = 0.4  # farther in meaning, and in too few of the question's words
     assert not extractive._adds_to(answer, top, [top])
