@@ -38,11 +38,23 @@ from lectern.writers.units import PASSAGES_KEPT, Unit, units_of
 log = logging.getLogger(__name__)
 
 MEMORY_CHUNKS = PASSAGES_KEPT
-UNITS_VERSION = 3  # bumped whenever `units_of` splits text differently: stored rows would not line up
+UNITS_VERSION = 4  # bumped whenever `units_of` splits text differently: stored rows would not line up
 _SLUG = re.compile(r"[^A-Za-z0-9]+")
 
 UnitVectors = tuple[tuple[Unit, ...], NDArray[np.float32]]
 _Held = tuple[tuple[Unit, ...], NDArray[np.float16]]  # as stored: float16
+
+
+def _drop_older_versions(data_dir: Path, slug: str) -> None:
+    """Delete this model's stores of earlier `UNITS_VERSION`s: their rows no longer line up with the
+    units, and nothing reads them again. Best effort: a file that cannot go stays."""
+    for path in data_dir.glob(f"sentences-{slug}-v*.sqlite3*"):
+        version = path.name.removeprefix(f"sentences-{slug}-v").split(".", 1)[0]
+        if version.isdigit() and int(version) < UNITS_VERSION:
+            try:
+                path.unlink()
+            except OSError:
+                log.warning("sentence_store_not_removed", extra={"path": str(path)})
 
 
 class SentenceVectors:
@@ -72,6 +84,7 @@ class SentenceVectors:
         """The data dir's store; its passages' units and terms are stored there too (`passage_store`)."""
         passage_store.configure(data_dir)
         slug = _SLUG.sub("-", sentence_model(embedder)).strip("-").lower()
+        _drop_older_versions(data_dir, slug)
         return cls(embedder, data_dir / f"sentences-{slug}-v{UNITS_VERSION}.sqlite3")
 
     def of(self, chunks: Sequence[Chunk]) -> list[UnitVectors]:

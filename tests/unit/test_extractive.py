@@ -124,6 +124,15 @@ def test_units_keep_abbreviations_and_clean_markup() -> None:
     ]
 
 
+def test_tags_named_in_inline_code_stay() -> None:
+    # "the `<link>` element" names a tag: stripped like markup, the answer read "the ` ` element"
+    text = "Within the `<link>` element, add <b>mass</b> and a `<surface><friction>` block. Odd ` <i>x</i>"
+    assert [u.text for u in units_of(text)] == [
+        "Within the `<link>` element, add mass and a `<surface><friction>` block.",
+        "Odd ` x",
+    ]
+
+
 def test_rule_lines_end_a_paragraph_and_hyphenated_terms_bring_their_parts() -> None:
     # a line of rule characters alone ("* * *", "== :: ==") is no text; one word among them is text
     text = "Words before a rule.\n* * * - = _ :\nThe next paragraph is state-of-the-art work."

@@ -83,10 +83,25 @@ def test_an_embedder_with_a_sentence_model_embeds_and_names_the_sentences(tmp_pa
     assert embedder.sentences == [u.text for u in units]
     np.testing.assert_allclose(matrix, -HashEmbedder().embed_documents([u.text for u in units]), atol=1e-6)
     # the file is named after the sentence model: another model's vectors are never read back
-    assert [p.name for p in tmp_path.glob("sentences-*.sqlite3")] == ["sentences-hash-sentences-v3.sqlite3"]
+    assert [p.name for p in tmp_path.glob("sentences-*.sqlite3")] == ["sentences-hash-sentences-v4.sqlite3"]
     plain = SentenceVectors.for_data_dir(HashEmbedder(), tmp_path)
     assert plain.stored() == 0
     assert {p.name for p in tmp_path.glob("sentences-*.sqlite3")} == {
-        "sentences-hash-sentences-v3.sqlite3",
-        "sentences-fake-hash-v3.sqlite3",
+        "sentences-hash-sentences-v4.sqlite3",
+        "sentences-fake-hash-v4.sqlite3",
     }
+
+
+def test_stores_of_earlier_unit_versions_are_deleted(tmp_path: Path) -> None:
+    from lectern.sentences import UNITS_VERSION
+
+    old = tmp_path / f"sentences-fake-hash-v{UNITS_VERSION - 1}.sqlite3"
+    old_wal = old.with_name(old.name + "-wal")
+    other_model = tmp_path / f"sentences-hash-sentences-v{UNITS_VERSION - 1}.sqlite3"
+    for path in (old, old_wal, other_model):
+        path.write_bytes(b"")
+    SentenceVectors.for_data_dir(HashEmbedder(), tmp_path)
+    assert not old.exists()
+    assert not old_wal.exists()
+    assert other_model.exists()  # another model's store is not this one's to delete
+    assert (tmp_path / f"sentences-fake-hash-v{UNITS_VERSION}.sqlite3").exists()

@@ -134,11 +134,21 @@ def _clean(line: str) -> str:
     if "[" in line:
         line = _LINK.sub(r"\1", line)
     if "<" in line:
-        line = _HTML.sub(" ", line)
+        line = _without_tags(line)
     if "**" in line or "__" in line:
         line = _EMPHASIS.sub(r"\2", line)
     # as `re.sub(r"\s+", " ", line).strip()`: `\s`, `split()` and `strip()` take the same whitespace
     return " ".join(line.split())
+
+
+def _without_tags(line: str) -> str:
+    """HTML tags out of the prose, kept inside inline code: "the `<link>` element" names a tag, and an
+    answer reading "the ` ` element" says nothing."""
+    if "`" not in line:
+        return _HTML.sub(" ", line)
+    parts = line.split("`")  # even parts are prose, odd ones code spans (an unclosed one stays prose)
+    last = len(parts) - 1 if len(parts) % 2 == 0 else len(parts)
+    return "`".join(p if i % 2 and i < last else _HTML.sub(" ", p) for i, p in enumerate(parts))
 
 
 _RULE_CHARS = "-=*_|: "
