@@ -3,14 +3,19 @@
 Textbooks mix explanations with quizzes (questions and their answer keys), exercise prompts ("Try with
 AI"), learning objectives, summaries and navigation. A sentence from those reads like an answer ("Robot
 spawns without errors") but answers nothing, so the extractive writer quotes them only when no
-explanatory passage is left; a refusal never offers them as related reading. The kind is recorded at
-ingest (`Chunk.extra["content_kind"]`) and derived the same way for chunks ingested before it existed.
+explanatory passage is left; a refusal never offers them as related reading. Most kinds are named by
+the file's path or the chunk's headings; overviews and navigation are also told by their shape (a
+welcome that previews the module, a bare list of topics on a landing page or in a schedule). The kind
+is recorded at ingest (`Chunk.extra["content_kind"]`) and derived the same way for chunks ingested
+before it existed; a chunk recorded as prose is checked for that shape when asked (an index kept from
+before the shape rules needs no re-ingest).
 """
 
 from __future__ import annotations
 
 import re
 from functools import lru_cache
+from pathlib import PurePosixPath
 from typing import Literal
 
 from lectern.models import Chunk
@@ -77,13 +82,86 @@ def classify(source_path: str, heading_hierarchy: list[str] | tuple[str, ...], t
                 return kind
     if _QUIZ_TEXT.search(text) and len(_OPTIONS.findall(text)) >= 3:
         return "quiz"
-    return "prose"
+    return shape_kind(source_path, heading_hierarchy, text) or "prose"
+
+
+# Overviews and navigation told by their shape, not by their file's name: text that welcomes the reader
+# and previews what the module will teach (an overview), or a bare list of topics (short noun phrases, no
+# sentence, no code) under a day or week of a schedule, or under a heading that names the course's parts
+# on a folder's landing page (navigation). They name what other pages explain; quoted, they answer
+# nothing ("Day 3: Robot State Publishing").
+_BULLET = re.compile(r"^\s*(?:[-*+\u2022]|\d+[.)])\s+(.*)$")
+_PREVIEW = re.compile(
+    r"^\s*(?:welcome\s+to\b|let's\s+dive\b|ready\s+to\b|by\s+the\s+end\s+of\s+this\b|"
+    r"this\s+(?:course|module|chapter|week|part|section)\s+(?:explores|covers|introduces|focuses|will)\b|"
+    r"in\s+this\s+(?:course|module|chapter|week|part|section),?\s+(?:you|we)\b|"
+    r"you\s+(?:will|'ll)\s+(?:learn|master|be\s+able)\b)",
+    re.I,
+)
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+_SCHEDULE = re.compile(r"\b(?:day|week)s?\s+\d+", re.I)
+# On a landing page, a list of topics under a heading that names a part of the course ("Chapter 2: ...",
+# "Topics Covered", "Learning Path") points at those parts; one under "Extended Goals" is content.
+_COURSE_UNIT = re.compile(
+    r"\b(?:chapters?|modules?|lessons?|units?|parts?|weeks?|days?|topics?|activities|outline|structure|"
+    r"learning\s+path|overview|contents|covered)\b",
+    re.I,
+)
+# Docusaurus makes index.md, README.md or a file named as its folder the folder's landing page.
+_LANDING_STEMS = frozenset({"index", "readme"})
+
+
+def _landing(source_path: str) -> bool:
+    path = PurePosixPath(source_path)
+    stem = path.stem.lower()
+    return stem in _LANDING_STEMS or (bool(path.parent.name) and stem == path.parent.name.lower())
+
+
+def _topic_list(text: str) -> bool:
+    """Three or more short noun-phrase items, with at most a lead-in and a trailer around them."""
+    lines = [line for line in text.splitlines() if line.strip()]
+    items = [m.group(1) for line in lines if (m := _BULLET.match(line))]
+    others = [line for line in lines if not _BULLET.match(line)]
+    if len(items) < 3 or len(others) > 2 or any(len(line.split()) > 12 for line in others):
+        return False
+    words = [len(item.split()) for item in items]
+    if sum(words) / len(words) > 7 or max(words) > 9:
+        return False
+    return not any("`" in item or item.rstrip().endswith((".", ";")) for item in items)
+
+
+def _previews(text: str, *, landing: bool) -> bool:
+    """Every prose sentence of the chunk welcomes the reader or previews what will be taught; on a
+    landing page, half of them do (the rest there sells the module: "ROS 2 is the backbone of ...")."""
+    lines = [line for line in text.splitlines() if line.strip() and not _BULLET.match(line)]
+    sentences = [s for line in lines for s in _SENTENCE_END.split(line) if s.strip()]
+    previews = sum(bool(_PREVIEW.match(s)) for s in sentences)
+    return bool(sentences) and (previews == len(sentences) or (landing and 2 * previews >= len(sentences)))
+
+
+def shape_kind(
+    source_path: str, heading_hierarchy: list[str] | tuple[str, ...], text: str
+) -> ContentKind | None:
+    """The kind the chunk's shape tells (an overview or navigation, see above), or None."""
+    landing = _landing(source_path)
+    if _previews(text, landing=landing):
+        return "overview"
+    innermost = heading_hierarchy[-1] if heading_hierarchy else ""
+    named = bool(_SCHEDULE.search(innermost)) or (landing and bool(_COURSE_UNIT.search(innermost)))
+    return "navigation" if named and _topic_list(text) else None
 
 
 # A reader who names an exercise, a lab or a quiz ("in the perception lab", "the practice exercise",
 # "how much of the grade") wants its text, and one who asks for the prerequisites or a summary wants
 # that section: for such a question those chunks answer as exposition does. "Lab" alone is also a
-# place ("our lab", "a lab with flaky Wi-Fi"), so it counts only as "Lab 2" or "the ... lab".
+# place ("our lab", "a lab with flaky Wi-Fi"), so it counts only as "Lab 2" or "the ... lab". One who
+# asks about the course itself ("which weeks of the course ...", "what does this module cover") wants
+# its plan: its landing pages and its "what you'll learn" sections.
+_COURSE = re.compile(
+    r"\b(courses?|curriculum|syllabus|semester|schedule[sd]?|weeks?|time estimates?|"
+    r"(modules?|chapters?|units?) (covers?|includes?))\b",
+    re.I,
+)
 _ASKED_KINDS: tuple[tuple[re.Pattern[str], ContentKind], ...] = (
     (re.compile(r"\b(quiz(zes)?|self[- ]checks?|review questions?|answer keys?)\b", re.I), "quiz"),
     (
@@ -102,6 +180,8 @@ _ASKED_KINDS: tuple[tuple[re.Pattern[str], ContentKind], ...] = (
         ),
         "overview",
     ),
+    (_COURSE, "navigation"),
+    (_COURSE, "overview"),
 )
 
 
@@ -118,6 +198,13 @@ def _cached(source_path: str, headings: tuple[str, ...], text: str) -> ContentKi
 def kind_of(chunk: Chunk) -> ContentKind:
     """The recorded kind, or the derived one for a chunk ingested before kinds were recorded."""
     recorded = chunk.extra.get("content_kind")
-    if recorded in ("prose", "quiz", "exercise", "overview", "navigation"):
+    if recorded == "prose":  # perhaps recorded before kinds were told by shape: tell them now
+        return _cached_prose(chunk.source_path, tuple(chunk.heading_hierarchy), chunk.text)
+    if recorded in ("quiz", "exercise", "overview", "navigation"):
         return recorded  # type: ignore[no-any-return]
     return _cached(chunk.source_path, tuple(chunk.heading_hierarchy), chunk.text)
+
+
+@lru_cache(maxsize=16_384)
+def _cached_prose(source_path: str, headings: tuple[str, ...], text: str) -> ContentKind:
+    return shape_kind(source_path, headings, text) or "prose"

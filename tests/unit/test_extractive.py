@@ -1024,6 +1024,17 @@ def test_an_exercise_counts_as_exposition_when_the_question_names_it() -> None:
     assert [c.exposition for c in named] == [True]
 
 
+def test_a_landing_pages_list_of_topics_is_exposition_only_when_the_course_is_asked_about() -> None:
+    text = "- Isaac Sim and Omniverse\n- Isaac ROS perception\n- Nav2 for humanoids\n"
+    chunk = _hit(text, 1, "Topics Covered").chunk.model_copy(update={"source_path": "module-3/index.md"})
+    hit = SearchHit(chunk=chunk, similarity=0.6, keyword_score=1.0, score=1.0, rank=1)
+    writer = ExtractiveWriter()
+    plain, _ = writer._candidates([hit], frozenset({"isaac"}))
+    asked, _ = writer._candidates([hit], frozenset({"isaac"}), asked=frozenset({"navigation"}))
+    assert not any(c.exposition for c in plain)
+    assert all(c.exposition for c in asked)
+
+
 def test_the_aims_list_is_exposition_when_the_question_asks_for_the_objectives() -> None:
     text = "By the end of this chapter, you will be able to:\n\n- Define links and joints in a robot model\n"
     candidates, _ = ExtractiveWriter()._candidates(
