@@ -2,7 +2,7 @@
 
     uv run python bench/answer_quality.py CORPUS QUESTIONS.jsonl [CORPUS QUESTIONS.jsonl ...] \
         [--split tune|holdout|fresh|...|all] [--failures] [--via inprocess|openai|both]
-        [--messages history|users|system]
+        [--messages history|users|system] [--stream]
 
 Question records (bench/questions/*.jsonl): `kind` is in_scope, near_miss, out_of_scope or followup;
 in-scope and follow-up records list the `expected` files and 1-3 answer `keywords`; `split` names the
@@ -34,7 +34,7 @@ search query, level or score differ.
 Parity, reader-textbook-{a,b,c,d} --split tune (100 in-scope, 32 follow-ups, 40 near misses, 24
 out-of-scope) and followups-dev-textbook-{a,b,c,d} --split dev (48 follow-ups), the four books together:
 
-    metric                         in process   /v1 before   /v1 now (history, users and system alike)
+    metric                         in process   /v1 before   /v1 now (every --messages, plain or --stream)
     in-scope answered                  91.0%        91.0%        91.0%
     in-scope relevant cited            88.0%        88.0%        88.0%
     in-scope every keyword             80.2%        80.2%        80.2%
@@ -295,7 +295,11 @@ COMPARED = ("answered", "relevant_cited", "has_keywords", "search_query", "sourc
 
 
 async def run(
-    pairs: list[tuple[Path, Path]], split: str, via: str = "inprocess", messages: str = "history"
+    pairs: list[tuple[Path, Path]],
+    split: str,
+    via: str = "inprocess",
+    messages: str = "history",
+    stream: bool = False,
 ) -> dict[str, Any]:
     all_rows: dict[str, list[dict[str, Any]]] = {}
     for corpus, questions in pairs:
@@ -310,7 +314,7 @@ async def run(
             with openai_face.served(settings.data_dir, settings.collection) as (client, model):
                 name = questions.stem if via == "openai" else f"{questions.stem} /v1"
                 all_rows[name] = [
-                    row(r, openai_face.observe(client, model, turns_of(r), messages)) for r in records
+                    row(r, openai_face.observe(client, model, turns_of(r), messages, stream)) for r in records
                 ]
     reports = {name: report(rows) for name, rows in all_rows.items()}
     if via == "both":
@@ -321,7 +325,14 @@ async def run(
             reports[f"all{suffix}"] = report(chosen)
     elif len(reports) > 1:
         reports["all"] = report([r for rows in all_rows.values() for r in rows])
-    return {"split": split, "via": via, "messages": messages, "reports": reports, "rows": all_rows}
+    return {
+        "split": split,
+        "via": via,
+        "messages": messages,
+        "stream": stream,
+        "reports": reports,
+        "rows": all_rows,
+    }
 
 
 def clip(value: Any, chars: int = 70) -> str:
@@ -360,6 +371,7 @@ def main() -> None:
         default="history",
         help="/v1: what a follow-up sends (see bench/openai_face.py)",
     )
+    parser.add_argument("--stream", action="store_true", help="/v1: stream the completions (SSE)")
     args = parser.parse_args()
     if len(args.pairs) % 2:
         parser.error("give CORPUS QUESTIONS pairs")
@@ -368,7 +380,7 @@ def main() -> None:
     if args.split != "all" and args.split not in known:
         # a typo would otherwise measure nothing and print an empty table
         parser.error(f"--split {args.split!r}: the files have {', '.join(sorted(known))} (or all)")
-    result = asyncio.run(run(pairs, args.split, args.via, args.messages))
+    result = asyncio.run(run(pairs, args.split, args.via, args.messages, args.stream))
     print(f"split: {args.split}")
     print_table(result["reports"])
     if args.failures:

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from openai import OpenAI
+from openai.types.chat import ChatCompletionMessageParam
 
 import http_load as h
 from answer_quality import Observed
@@ -62,19 +63,47 @@ def served(data_dir: Path, collection: str) -> Iterator[tuple[OpenAI, str]]:
                 process.kill()
 
 
-def observe(client: OpenAI, model: str, turns: list[str], messages: str = "history") -> Observed:
-    """The turns asked through ``/v1/chat/completions``; what the last completion shows."""
-    history: list[dict[str, str]] = [{"role": "system", "content": SYSTEM}] if messages == "system" else []
+def complete(
+    client: OpenAI, model: str, history: list[ChatCompletionMessageParam]
+) -> tuple[str, list[Any], dict[str, Any]]:
+    """One completion: its text, citations and ``lectern`` extension."""
+    completion = client.chat.completions.create(model=model, messages=history)
+    message = completion.choices[0].message
+    extension = (completion.model_extra or {})["lectern"]
+    return message.content or "", (message.model_extra or {}).get("citations") or [], extension
+
+
+def complete_streamed(
+    client: OpenAI, model: str, history: list[ChatCompletionMessageParam]
+) -> tuple[str, list[Any], dict[str, Any]]:
+    """The same, streamed: the text from the deltas, the rest from the chunk that finishes."""
+    parts: list[str] = []
+    citations: list[Any] = []
     extension: dict[str, Any] = {}
-    citations: list[dict[str, Any]] = []
+    for chunk in client.chat.completions.create(model=model, messages=history, stream=True):
+        if not chunk.choices:
+            continue
+        choice = chunk.choices[0]
+        parts.append(choice.delta.content or "")
+        if choice.finish_reason:
+            citations = (choice.delta.model_extra or {}).get("citations") or []
+            extension = (chunk.model_extra or {})["lectern"]
+    return "".join(parts), citations, extension
+
+
+def observe(
+    client: OpenAI, model: str, turns: list[str], messages: str = "history", stream: bool = False
+) -> Observed:
+    """The turns asked through ``/v1/chat/completions``; what the last completion shows."""
+    history: list[ChatCompletionMessageParam] = (
+        [{"role": "system", "content": SYSTEM}] if messages == "system" else []
+    )
+    extension: dict[str, Any] = {}
+    citations: list[Any] = []
     text = ""
     for turn in turns:
         history.append({"role": "user", "content": turn})
-        completion = client.chat.completions.create(model=model, messages=history)  # type: ignore[arg-type]
-        message = completion.choices[0].message
-        text = message.content or ""
-        extension = (completion.model_extra or {})["lectern"]
-        citations = (message.model_extra or {}).get("citations") or []
+        text, citations, extension = (complete_streamed if stream else complete)(client, model, history)
         if messages != "users":
             history.append({"role": "assistant", "content": text})
     answered = bool(extension["should_answer"] and extension["grounded"])
