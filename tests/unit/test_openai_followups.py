@@ -53,7 +53,7 @@ def messages(kind: str, first: dict[str, Any]) -> list[dict[str, Any]]:
 
 @pytest.mark.parametrize("kind", ["content", "echoed", "users", "system"])
 async def test_a_follow_up_favours_the_previous_answers_files(
-    tmp_path: Path, favoured: list[frozenset[str]], kind: str
+    tmp_path: Path, favoured: list[frozenset[str]], kind: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     settings = make_settings(tmp_path)
     engine = make_engine(settings)
@@ -67,11 +67,21 @@ async def test_a_follow_up_favours_the_previous_answers_files(
         first = response.json()["choices"][0]["message"]
         assert first["content"] == first_text
         favoured.clear()
+        replayed: list[str] = []
+        run = engine.run
+
+        async def counting(question: str, *args: Any, **kwargs: Any) -> Any:
+            replayed.append(question)
+            return await run(question, *args, **kwargs)
+
+        monkeypatch.setattr(engine, "run", counting)
         response = await client.post(
             "/v1/chat/completions", json={"model": "lectern", "messages": messages(kind, first)}
         )
     assert response.status_code == 200
     assert favoured[-1] == expected
+    # echoed citations name the files; otherwise the previous question is asked again
+    assert replayed == ([] if kind == "echoed" else [ON_TOPIC])
 
 
 async def test_the_answerability_probability_is_reported(tmp_path: Path) -> None:
