@@ -1,7 +1,8 @@
 """Answer quality of the offline default (extractive writer) over corpora and their question sets.
 
     uv run python bench/answer_quality.py CORPUS QUESTIONS.jsonl [CORPUS QUESTIONS.jsonl ...] \
-        [--split tune|holdout|fresh|...|all] [--failures]
+        [--split tune|holdout|fresh|...|all] [--failures] [--via inprocess|openai|both]
+        [--messages history|users|system] [--stream]
 
 Question records (bench/questions/*.jsonl): `kind` is in_scope, near_miss, out_of_scope or followup;
 in-scope and follow-up records list the `expected` files and 1-3 answer `keywords`; `split` names the
@@ -20,6 +21,47 @@ Per set and split it reports:
 - calibration: per confidence level, how many answers and the share that were correct (answered with a
   relevant file cited, for answerable questions; any answer to an unanswerable one is wrong).
 Writes bench/results/answer-quality.json (every row, for failure analysis).
+
+``--via openai`` asks the same records the way outside graders do: `lectern serve` on the bench's index
+(bench/results/index/<book>), the official `openai` client on ``/v1/chat/completions``, a follow-up's
+turns as a growing ``messages`` history (``--messages``: see bench/openai_face.py), each completion read
+into the same row (answered: ``lectern.should_answer`` and ``grounded``, which a client reading only
+``citations`` and ``refusal_reason`` agrees with; cited files: the citations' ``source_path``; the score:
+``lectern.answerability``). The face does not show the retrieved passages: its top-5 rows read "-".
+``--via both`` asks in process, then over /v1, and lists every question whose answer, cited files, keywords,
+search query, level or score differ.
+
+Parity, reader-textbook-{a,b,c,d} --split tune (100 in-scope, 32 follow-ups, 40 near misses, 24
+out-of-scope) and followups-dev-textbook-{a,b,c,d} --split dev (48 follow-ups), the four books together:
+
+    metric                         in process   /v1 before   /v1 now (every --messages, plain or --stream)
+    in-scope answered                  91.0%        91.0%        91.0%
+    in-scope relevant cited            88.0%        88.0%        88.0%
+    in-scope every keyword             80.2%        80.2%        80.2%
+    follow-ups relevant cited (reader) 96.9%        90.6%        96.9%
+    follow-ups every keyword (reader)  68.8%        68.8%        68.8%
+    follow-ups relevant cited (dev)    95.8%        95.8%        95.8%
+    follow-ups every keyword (dev)     89.4%        89.4%        89.4%
+    self-contained as asked           100.0%       100.0%       100.0%
+    near misses refused                90.0%        90.0%        90.0%
+    out-of-scope refused              100.0%       100.0%       100.0%
+    AUROC of confidence                98.2%        84.6%        98.2%
+    questions differing (of 244)        -         26           0
+
+Before (base 08a7dec): every single-turn question got the same answer; 12 of 32 reader and 14 of 48 dev
+follow-ups were answered differently (11 citing other files), for any of the three ``--messages``, and the
+AUROC fell to 84.6% because /v1 showed only the average similarity. Causes, fixed in src/: the chat
+faces' top_k limit (10) capped a follow-up's search pool (the engine's FOLLOWUP_POOL, 20); /v1 rebuilt the
+conversation without the previous answer's cited files, which a follow-up's search favours (now from echoed
+``citations``, or by asking the previous question again: lectern/api/openai_sources.py); and
+``lectern.answerability`` was missing.
+The system message, markdown in the fed-back answer and the threshold/top_k defaults made no difference.
+
+    PYTHONHASHSEED=0 .venv/bin/python bench/answer_quality.py D/textbook-a \
+        bench/questions/reader-textbook-a.jsonl ... D/textbook-d bench/questions/reader-textbook-d.jsonl \
+        --split tune --via both [--messages users|system]
+    (and followups-dev-textbook-{a,b,c,d}.jsonl with --split dev; base: PYTHONPATH=/tmp/base/src, which the
+    server inherits)
 """
 
 from __future__ import annotations
@@ -27,6 +69,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 from collections import defaultdict
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -61,8 +104,26 @@ def has_keywords(text: str, keywords: list[str]) -> bool:
     return all(k.lower() in lower for k in keywords)
 
 
-async def ask(engine: Engine, record: dict[str, Any]) -> dict[str, Any]:
-    turns = record.get("turns") or [record["question"]]
+@dataclass
+class Observed:
+    """What one face showed of a record's last turn: all that the scoring reads."""
+
+    answered: bool
+    cited: set[str]
+    text: str
+    search_query: str
+    level: str
+    score: float
+    average_similarity: float
+    reason: str | None
+    ms: float
+    top: list[str] | None = None
+    """The first search's top-5 files, and their passages: None where the face does not show them."""
+    passages: str | None = None
+
+
+async def observe(engine: Engine, turns: list[str]) -> Observed:
+    """The turns asked in process, in one conversation."""
     conversation = engine.new_conversation()
     answer: Answer | None = None
     top: list[str] = []
@@ -75,10 +136,35 @@ async def ask(engine: Engine, record: dict[str, Any]) -> dict[str, Any]:
                 passages = "\n".join(h.chunk.text for h in event.result.hits[:5])
             elif isinstance(event, Done):
                 answer = event.answer
-    assert answer is not None, record
+    assert answer is not None, turns
+    return Observed(
+        answered=answer.confidence.should_answer and answer.grounded,
+        cited={c.source_path for c in answer.citations},
+        text=answer.text,
+        search_query=answer.search_query,
+        level=answer.confidence.confidence_level,
+        score=confidence_score(answer),
+        average_similarity=answer.confidence.average_similarity,
+        reason=answer.refusal_reason,
+        ms=answer.timings.total_ms,
+        top=top,
+        passages=passages,
+    )
+
+
+def turns_of(record: dict[str, Any]) -> list[str]:
+    return list(record.get("turns") or [record["question"]])
+
+
+async def ask(engine: Engine, record: dict[str, Any]) -> dict[str, Any]:
+    return row(record, await observe(engine, turns_of(record)))
+
+
+def row(record: dict[str, Any], seen: Observed) -> dict[str, Any]:
+    """A record's scored row from what a face showed (None: a measure the face cannot show)."""
+    turns = turns_of(record)
     expected = set(record.get("expected", []))
-    cited = {c.source_path for c in answer.citations}
-    answered = answer.confidence.should_answer and answer.grounded
+    keywords = record.get("keywords", [])
     return {
         "id": record["id"],
         "kind": record.get("kind", "followup"),
@@ -87,30 +173,31 @@ async def ask(engine: Engine, record: dict[str, Any]) -> dict[str, Any]:
         "turns": turns,
         "paraphrase": record.get("paraphrase"),
         "dependent": record.get("dependent"),
-        "answered": answered,
-        "relevant_top5": bool(expected & set(top)),
+        "answered": seen.answered,
+        "relevant_top5": None if seen.top is None else bool(expected & set(seen.top)),
         # every answer keyword somewhere in the retrieved passages (answered or not): what the writer
         # could have quoted
-        "passages_keywords": bool(record.get("keywords")) and has_keywords(passages, record["keywords"]),
-        "relevant_cited": answered and bool(expected & cited),
-        "keywords": record.get("keywords", []),
-        "has_keywords": answered
-        and bool(record.get("keywords"))
-        and has_keywords(answer.text, record["keywords"]),
-        "as_asked": answer.search_query.strip().rstrip("?").lower() == turns[-1].strip().rstrip("?").lower(),
-        "level": answer.confidence.confidence_level,
-        "score": round(confidence_score(answer), 4),
-        "average_similarity": round(answer.confidence.average_similarity, 4),
-        "reason": answer.refusal_reason,
-        "ms": answer.timings.total_ms,
-        "search_query": answer.search_query,
-        "text": answer.text,
-        "sources": sorted(cited),
+        "passages_keywords": None
+        if seen.passages is None
+        else bool(keywords) and has_keywords(seen.passages, keywords),
+        "relevant_cited": seen.answered and bool(expected & seen.cited),
+        "keywords": keywords,
+        "has_keywords": seen.answered and bool(keywords) and has_keywords(seen.text, keywords),
+        "as_asked": seen.search_query.strip().rstrip("?").lower() == turns[-1].strip().rstrip("?").lower(),
+        "level": seen.level,
+        "score": round(seen.score, 4),
+        "average_similarity": round(seen.average_similarity, 4),
+        "reason": seen.reason,
+        "ms": seen.ms,
+        "search_query": seen.search_query,
+        "text": seen.text,
+        "sources": sorted(seen.cited),
         "expected": sorted(expected),
     }
 
 
 def share(rows: list[dict[str, Any]], key: str, *, negate: bool = False) -> float | None:
+    rows = [r for r in rows if r[key] is not None]  # None: a measure this face does not show
     if not rows:
         return None
     return sum(1 for r in rows if bool(r[key]) != negate) / len(rows)
@@ -202,16 +289,69 @@ def selected(records: list[dict[str, Any]], split: str) -> list[dict[str, Any]]:
     return [r for r in records if split == "all" or split_of(r) == split]
 
 
-async def run(pairs: list[tuple[Path, Path]], split: str) -> dict[str, Any]:
+FACES = ("inprocess", "openai", "both")
+MESSAGES = ("history", "users", "system")  # what a follow-up sends over /v1: bench/openai_face.py
+COMPARED = ("answered", "relevant_cited", "has_keywords", "search_query", "sources", "level", "score", "text")
+
+
+async def run(
+    pairs: list[tuple[Path, Path]],
+    split: str,
+    via: str = "inprocess",
+    messages: str = "history",
+    stream: bool = False,
+) -> dict[str, Any]:
     all_rows: dict[str, list[dict[str, Any]]] = {}
     for corpus, questions in pairs:
-        engine, _, _ = build(corpus)
+        engine, settings, _ = build(corpus)
         records = selected(list(read_jsonl(questions)), split)
-        all_rows[questions.stem] = [await ask(engine, r) for r in records]
+        if via != "openai":
+            all_rows[questions.stem] = [await ask(engine, r) for r in records]
+        if via != "inprocess":
+            del engine  # the server opens the index on its own
+            import openai_face  # the openai client and a server only where asked for
+
+            with openai_face.served(settings.data_dir, settings.collection) as (client, model):
+                name = questions.stem if via == "openai" else f"{questions.stem} /v1"
+                all_rows[name] = [
+                    row(r, openai_face.observe(client, model, turns_of(r), messages, stream)) for r in records
+                ]
     reports = {name: report(rows) for name, rows in all_rows.items()}
-    if len(reports) > 1:
+    if via == "both":
+        for suffix in ("", " /v1"):
+            chosen = [
+                r for name, rows in all_rows.items() if name.endswith(" /v1") == bool(suffix) for r in rows
+            ]
+            reports[f"all{suffix}"] = report(chosen)
+    elif len(reports) > 1:
         reports["all"] = report([r for rows in all_rows.values() for r in rows])
-    return {"split": split, "reports": reports, "rows": all_rows}
+    return {
+        "split": split,
+        "via": via,
+        "messages": messages,
+        "stream": stream,
+        "reports": reports,
+        "rows": all_rows,
+    }
+
+
+def clip(value: Any, chars: int = 70) -> str:
+    text = repr(value)
+    return text if len(text) <= chars else text[: chars - 3] + "..."
+
+
+def differences(all_rows: dict[str, list[dict[str, Any]]]) -> list[str]:
+    """Per question, every compared field where the in-process answer and ``/v1``'s differ."""
+    lines = []
+    for name, rows in all_rows.items():
+        other = all_rows.get(f"{name} /v1")
+        if other is None:
+            continue
+        for mine, theirs in zip(rows, other, strict=True):
+            for key in COMPARED:
+                if mine[key] != theirs[key]:
+                    lines.append(f"  {name} {mine['id']} {key}: {clip(mine[key])} | /v1 {clip(theirs[key])}")
+    return lines
 
 
 def main() -> None:
@@ -222,6 +362,16 @@ def main() -> None:
     parser.add_argument("--split", default="all", help="a split name found in the files, or all")
     parser.add_argument("--failures", action="store_true", help="print every wrong decision")
     parser.add_argument("--out", default="answer-quality", help="result file name under bench/results/")
+    parser.add_argument(
+        "--via", choices=FACES, default="inprocess", help="ask the engine, lectern serve's /v1, or both"
+    )
+    parser.add_argument(
+        "--messages",
+        choices=MESSAGES,
+        default="history",
+        help="/v1: what a follow-up sends (see bench/openai_face.py)",
+    )
+    parser.add_argument("--stream", action="store_true", help="/v1: stream the completions (SSE)")
     args = parser.parse_args()
     if len(args.pairs) % 2:
         parser.error("give CORPUS QUESTIONS pairs")
@@ -230,7 +380,7 @@ def main() -> None:
     if args.split != "all" and args.split not in known:
         # a typo would otherwise measure nothing and print an empty table
         parser.error(f"--split {args.split!r}: the files have {', '.join(sorted(known))} (or all)")
-    result = asyncio.run(run(pairs, args.split))
+    result = asyncio.run(run(pairs, args.split, args.via, args.messages, args.stream))
     print(f"split: {args.split}")
     print_table(result["reports"])
     if args.failures:
@@ -247,6 +397,11 @@ def main() -> None:
                         f"  {name} {r['id']:10} {r['kind']:12} {r['level']:12} {r['score']:.2f} "
                         f"{r['reason'] or '':14} {r['question']}{kw}"
                     )
+    if args.via == "both":
+        diffs = differences(result["rows"])
+        print(f"in process vs /v1: {len(diffs)} differences")
+        print("\n".join(diffs))
+        result["differences"] = diffs
     path = write_result(args.out, result)
     print(f"-> {path}")
 

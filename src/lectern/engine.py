@@ -130,7 +130,9 @@ class AskOptions:
 # files the previous answer cited move up by this much of the fused score (a place near the top is worth
 # ~0.0005, so up to ~6 places). Dependent follow-ups, every answer keyword among the five passages:
 # tune split 10 -> 13 of 19, train sets 39 -> 40 of 43, best passage from a relevant file unchanged;
-# 0.005 and 0.008 cost cited answers on the train sets.
+# 0.005 and 0.008 cost cited answers on the train sets. The pool is the same on every face: a face's
+# `max_top_k` bounds the top_k a client asks for, not this (capped at the chat faces' 10, /v1 and /chat
+# answered follow-ups unlike the bench: bench/answer_quality.py --via both).
 FOLLOWUP_POOL = 20
 PREVIOUS_SOURCE_BONUS = 0.003
 # A rewrite's bracketed context ("... use (sensor simulation)?") keeps the search on the previous topic,
@@ -432,7 +434,7 @@ class Engine:
         """The turn's retrieval; a follow-up's favours the files the previous answer cited ("which of
         those details ..." is answered next to where the details were)."""
         params = self._params(turn)
-        pool = replace(params, top_k=max(params.top_k, min(FOLLOWUP_POOL, turn.options.max_top_k)))
+        pool = replace(params, top_k=max(params.top_k, FOLLOWUP_POOL))
         found, _ = await self.retriever.retrieve_assessed(pool, conversation.cache)
         bare = without_context(turn.search_query, turn.asked)
         if bare != turn.search_query:

@@ -9,9 +9,16 @@ from typing import Any
 
 import pytest
 
-from lectern.engine import PREVIOUS_SOURCE_BONUS, Engine, favour_previous_sources, with_second_search
+from lectern.engine import (
+    FOLLOWUP_POOL,
+    PREVIOUS_SOURCE_BONUS,
+    AskOptions,
+    Engine,
+    favour_previous_sources,
+    with_second_search,
+)
 from lectern.models import ConfidenceMetrics, RetrievalResult, SearchHit
-from lectern.retrieval import RetrievalParams
+from lectern.retrieval import CHAT_MAX_TOP_K, RetrievalParams
 from tests.unit.answer_support import collect, done_of, make_engine, retrieved_of
 
 FIRST = "What is Gazebo Harmonic?"
@@ -73,6 +80,28 @@ async def test_a_follow_up_keeps_top_k_of_a_wider_search() -> None:
     assert [h.rank for h in result.hits] == list(range(1, len(result.hits) + 1))
     assert result.hits[0].chunk.source_path == "ros.md"
     assert done_of(events).answer.search_query == "How do I create ROS 2 node?"
+
+
+async def test_a_chat_faces_follow_up_searches_the_same_pool(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The chat faces' top_k limit (10) bounds what a client asks for, not the follow-up's pool: /v1 and
+    /chat answered follow-ups from 10 passages where the engine (and the bench) use FOLLOWUP_POOL."""
+    engine, _, _ = make_engine()
+    asked: list[int] = []
+    retrieve = engine.retriever.retrieve_assessed
+
+    async def spy(params: RetrievalParams, *args: Any, **kwargs: Any) -> Any:
+        asked.append(params.top_k)
+        return await retrieve(params, *args, **kwargs)
+
+    monkeypatch.setattr(engine.retriever, "retrieve_assessed", spy)
+    pools = []
+    for options in (AskOptions(), AskOptions(max_top_k=CHAT_MAX_TOP_K)):
+        conversation = engine.new_conversation()
+        await engine.run("What is a ROS 2 node?", conversation, options)
+        asked.clear()
+        await engine.run("How do I create one?", conversation, options)
+        pools.append(max(asked))
+    assert pools == [FOLLOWUP_POOL, FOLLOWUP_POOL]
 
 
 def _decided(confidence: ConfidenceMetrics, level: str | None) -> tuple[ConfidenceMetrics, str | None]:

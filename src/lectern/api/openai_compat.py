@@ -4,15 +4,17 @@ Any OpenAI client can point its ``base_url`` at ``http://host:port/v1`` and get 
 
 - The ``messages`` array is the conversation. The last message must be the user's question (1-1000
   characters); earlier ``user``/``assistant`` turns are the history (follow-ups are rewritten with it,
-  as in every face). ``tool`` messages and empty assistant turns are skipped. ``system``/``developer``
-  messages are *appended* to Lectern's own system prompt as operator instructions (at most 10,000
+  as in every face; their search favours the files the previous answer cited: `openai_sources`).
+  ``tool`` messages and empty assistant turns are skipped. ``system``/``developer`` messages are
+  *appended* to Lectern's own system prompt as operator instructions (at most 10,000
   characters): they can shape an LLM writer's style, never replace the grounding rules; the extractive
   writer ignores them. Nothing is stored: the client owns the conversation, as with OpenAI.
 - The answer keeps its ``[n]`` markers; ``message.citations`` (streamed: the last chunk's
   ``delta.citations``) lists the sources: number, title, section, url, score (cosine similarity) and more.
   Clients that ignore the field still get a readable answer. A question the documents do not cover is a
   normal completion ("I don't have information about ... in the documents.") with empty citations.
-- ``lectern`` (top level) carries confidence level, ``should_answer`` and ``grounded``.
+- ``lectern`` (top level) carries confidence level, ``should_answer``, ``grounded`` and ``answerability``
+  (the answerability decision's probability, null without one: what to rank answers by).
 - ``usage``: a chat-model writer's own counts; for the extractive writer an estimate with the
   embedder's tokenizer: prompt = every message plus the retrieved passages, completion = the answer.
 - Lectern extensions (``extra_body``): ``top_k`` (1-10) and ``similarity_threshold`` (0-1). Sampling
@@ -39,6 +41,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from lectern import debug
 from lectern.api.errors import status_for_code
+from lectern.api.openai_sources import citations_of, recall_previous_sources
 from lectern.api.services import Services, services
 from lectern.conversation import Conversation
 from lectern.conversation import Message as TurnMessage
@@ -266,8 +269,12 @@ def conversation_of(messages: Sequence[ChatMessage], engine: Engine) -> tuple[st
         if m.role in ("system", "developer"):
             if text.strip():
                 instructions.append(text.strip())
-        elif m.role in ("user", "assistant") and text.strip():
+        elif m.role == "user" and text.strip():
             history.append(TurnMessage(m.role, text))
+        elif m.role == "assistant" and text.strip():
+            # a client that sends the message back as it came keeps its citations: the follow-up's search
+            # favours their files, as in a session
+            history.append(TurnMessage(m.role, text, citations=citations_of(m.model_extra)))
     operator = "\n\n".join(instructions)
     if len(operator) > MAX_USER_CONTEXT_CHARS:
         raise OpenAIError(
@@ -324,6 +331,8 @@ class _Run:
             "confidence_level": answer.confidence.confidence_level,
             "confidence": round(min(max(answer.confidence.average_similarity, 0.0), 1.0), 4),
             "should_answer": answer.confidence.should_answer,
+            # the answerability decision's probability (null without one): what to rank answers by
+            "answerability": answer.confidence.answerability,
             "grounded": answer.grounded,
             "search_query": answer.search_query,
             # A refusal: why, and the closest sections as further reading (never as citations).
@@ -392,6 +401,7 @@ async def chat_completions(body: ChatCompletionRequest, svc: Svc) -> Response:
     except OpenAIError as exc:
         return exc.response()
     options = AskOptions(top_k=body.top_k, threshold=body.similarity_threshold, max_top_k=CHAT_MAX_TOP_K)
+    await recall_previous_sources(conversation, svc.engine, options)
     run = _Run(svc.settings.model_name, texts)
     svc.sink.emit(
         "query_received", face="openai", query_length=len(question), history=len(conversation.history)

@@ -1,0 +1,96 @@
+"""A follow-up over ``/v1/chat/completions`` is searched as in a session: the files the previous answer
+cited move up (`lectern.engine.favour_previous_sources`) whatever the client sends back: the assistant's
+text only, the message as it came (with ``citations``), its own questions alone, or a system message
+first. Before, only a session knew those files, and /v1 follow-ups were searched without them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from lectern import engine as engine_module
+from lectern.api import create_app
+from lectern.engine import Engine
+from lectern.models import SearchHit
+from tests.api_support import ON_TOPIC, app_client, make_engine, make_settings
+
+FOLLOW_UP = "How do I create them in Python?"
+
+
+@pytest.fixture
+def favoured(monkeypatch: pytest.MonkeyPatch) -> list[frozenset[str]]:
+    """The previous answer's files each follow-up's search favoured."""
+    seen: list[frozenset[str]] = []
+    real = engine_module.favour_previous_sources
+
+    def spy(hits: list[SearchHit], previous: frozenset[str], top_k: int) -> list[SearchHit]:
+        seen.append(previous)
+        return real(hits, previous, top_k)
+
+    monkeypatch.setattr(engine_module, "favour_previous_sources", spy)
+    return seen
+
+
+async def in_session(engine: Engine, favoured: list[frozenset[str]]) -> tuple[str, frozenset[str]]:
+    conversation = engine.new_conversation()
+    first = await engine.run(ON_TOPIC, conversation)
+    favoured.clear()
+    await engine.run(FOLLOW_UP, conversation)
+    return first.text, favoured[-1]
+
+
+def messages(kind: str, first: dict[str, Any]) -> list[dict[str, Any]]:
+    answer = {"role": "assistant", "content": first["content"]}
+    if kind == "users":
+        return [{"role": "user", "content": ON_TOPIC}, {"role": "user", "content": FOLLOW_UP}]
+    if kind == "echoed":
+        answer = {k: v for k, v in first.items() if v is not None}
+    lead = [{"role": "system", "content": "You are a helpful assistant."}] if kind == "system" else []
+    return [*lead, {"role": "user", "content": ON_TOPIC}, answer, {"role": "user", "content": FOLLOW_UP}]
+
+
+@pytest.mark.parametrize("kind", ["content", "echoed", "users", "system"])
+async def test_a_follow_up_favours_the_previous_answers_files(
+    tmp_path: Path, favoured: list[frozenset[str]], kind: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    settings = make_settings(tmp_path)
+    engine = make_engine(settings)
+    first_text, expected = await in_session(engine, favoured)
+    assert expected
+    async with app_client(create_app(settings, engine=engine)) as client:
+        response = await client.post(
+            "/v1/chat/completions",
+            json={"model": "lectern", "messages": [{"role": "user", "content": ON_TOPIC}]},
+        )
+        first = response.json()["choices"][0]["message"]
+        assert first["content"] == first_text
+        favoured.clear()
+        replayed: list[str] = []
+        run = engine.run
+
+        async def counting(question: str, *args: Any, **kwargs: Any) -> Any:
+            replayed.append(question)
+            return await run(question, *args, **kwargs)
+
+        monkeypatch.setattr(engine, "run", counting)
+        response = await client.post(
+            "/v1/chat/completions", json={"model": "lectern", "messages": messages(kind, first)}
+        )
+    assert response.status_code == 200
+    assert favoured[-1] == expected
+    # echoed citations name the files; otherwise the previous question is asked again
+    assert replayed == ([] if kind == "echoed" else [ON_TOPIC])
+
+
+async def test_the_answerability_probability_is_reported(tmp_path: Path) -> None:
+    settings = make_settings(tmp_path)
+    async with app_client(create_app(settings, engine=make_engine(settings))) as client:
+        response = await client.post(
+            "/v1/chat/completions",
+            json={"model": "lectern", "messages": [{"role": "user", "content": ON_TOPIC}]},
+        )
+    extension = response.json()["lectern"]
+    assert "answerability" in extension
+    assert extension["answerability"] is None or 0.0 <= extension["answerability"] <= 1.0
