@@ -47,6 +47,9 @@ Measured and not kept:
 - a line cap on the block (20 or 30 lines, as `CODE_OUTMATCH_LINES`): loses d2a-in-12 (33 lines);
 - the block's cosine in `_best_code` (the how-to path), weight 0.5-2 on top of its chunk's
   similarity: -1 to -2 answers with every keyword (train, follow-ups), +0 to +1;
+- of the blocks near enough, the nearest in meaning rather than `_best_code`'s pick (words, chunk,
+  rank, quoted source, retrieval similarity): +4/+2 (d2c-fu-02 too), 38 answers changed, +3.6 words
+  an answer; within noise of the kept +4/+1, 36, +3.3;
 - where the gains' best quoted sentence is far from the question (cosine 0.38-0.51) most of the 31
   answers that only grow have one at 0.5-0.7: "only when no sentence reaches 0.55" would keep the
   five gains and halve the changed answers, but that is a threshold fitted to five questions.
