@@ -1138,3 +1138,17 @@ def test_a_code_block_about_as_near_the_question_in_meaning_as_the_best_sentence
     assert "ros2 topic hz" in answer([0.45, 0.0, 0.893, 0.0])  # 0.45 >= 0.8 x 0.5
     assert "ros2 topic hz" not in answer([0.3, 0.0, 0.954, 0.0])  # farther in meaning
     assert "ros2 topic hz" not in answer([0.0, 0.0, 0.0, 0.0])  # a block with no vector: words decide
+
+
+def test_a_why_question_gets_no_listing_for_its_meaning_alone() -> None:
+    # "why" is answered in words: a block near it in meaning would only make the answer longer
+    text = (
+        "Topics decouple the nodes, because a publisher never waits for its subscribers.\n\n"
+        "```bash\n# Get topic statistics\nros2 topic hz /chatter\n```\n"
+    )
+    question = "Why are messages sent without waiting for whoever reads them?"
+    hit = _hit(text, 1, "Topics")
+    result = RetrievalResult(query=question, hits=[hit], query_embedding=[1.0, 0.0, 0.0, 0.0])
+    rows = {hit.chunk.content_hash: [[0.5, 0.866, 0.0, 0.0], [0.45, 0.0, 0.893, 0.0]]}
+    req = replace(request(question, result), sentences=_StoredVectors(rows))  # type: ignore[arg-type]
+    assert "ros2 topic hz" not in ExtractiveWriter().compose(req)[0]

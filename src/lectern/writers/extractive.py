@@ -241,7 +241,11 @@ class ExtractiveWriter:
         # A short block that shares more of the question's words than any quoted sentence answers it too
         # ("waiting for the answer or not": the two calls that do).
         outmatched = bool(chosen) and not how_to and _outmatching(answering, chosen)
-        nearer = [] if how_to or not chosen or outmatched else _nearer_in_meaning(answering, chosen)
+        # a why or a comparison is answered in words: a listing near it in meaning only makes it longer
+        explains = kind in ("why", "compare")
+        nearer = (
+            [] if how_to or explains or not chosen or outmatched else _nearer_in_meaning(answering, chosen)
+        )
         if nearer:
             code = _best_code(nearer, chosen, strict=False)
             if code is not None:
