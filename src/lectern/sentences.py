@@ -7,8 +7,10 @@ a collection ingested before this existed), then kept in memory (LRU) and on dis
 (SQLite), both as float16 (384 dims x 2 bytes per sentence: a server holding thousands of chunks' units
 keeps half of what float32 would take) and handed out as float32 (exact: every float16 is a float32).
 
-Units come from `writers.units.units_of`, which is deterministic, so row i is unit i of the chunk; code
-blocks get a zero row (they are never compared by meaning).
+Units come from `writers.units.units_of`, which is deterministic, so row i is unit i of the chunk. A
+code block's row is embedded from what says in words what it does (`code_gist`: its lead-in, title and
+comments); a block with none of them gets a zero row (it is never compared by meaning). The
+answerability decision reads sentence rows only; the writer compares code rows too.
 
 An embedder may embed sentences apart from chunks (`embed_sentences`, named by `sentence_model`): the
 local model runs them through its int8 graph by default, the query model a server has loaded anyway.
@@ -33,12 +35,15 @@ from lectern.embeddings.cache import uncached
 from lectern.lru import LRU
 from lectern.models import Chunk
 from lectern.sqlite_cache import open_cache, transaction
+from lectern.writers.code_gist import code_gist
 from lectern.writers.units import PASSAGES_KEPT, Unit, units_of
 
 log = logging.getLogger(__name__)
 
 MEMORY_CHUNKS = PASSAGES_KEPT
-UNITS_VERSION = 4  # bumped whenever `units_of` splits text differently: stored rows would not line up
+# Bumped whenever `units_of` splits text differently (stored rows would not line up) or what a row is
+# embedded from changes (5: code blocks by their `code_gist`).
+UNITS_VERSION = 5
 _SLUG = re.compile(r"[^A-Za-z0-9]+")
 
 UnitVectors = tuple[tuple[Unit, ...], NDArray[np.float32]]
@@ -140,12 +145,14 @@ class SentenceVectors:
     # --- internals ----------------------------------------------------------------------------------
     def _embed(self, chunks: Sequence[Chunk], *, remember: bool = True) -> list[UnitVectors]:
         per_chunk = [units_of(c.text) for c in chunks]
-        # Each distinct sentence once: overlapping chunks repeat the sentences at their edges.
+        # The text each unit is embedded from ("": none, a zero row).
+        per_text = [[_embedded_text(units, i) for i in range(len(units))] for units in per_chunk]
+        # Each distinct text once: overlapping chunks repeat the sentences at their edges.
         row_of: dict[str, int] = {}
-        for units in per_chunk:
-            for unit in units:
-                if unit.kind == "sentence":
-                    row_of.setdefault(unit.text, len(row_of))
+        for texts in per_text:
+            for text in texts:
+                if text:
+                    row_of.setdefault(text, len(row_of))
         vectors = (
             np.asarray(self._encode(list(row_of)), dtype=np.float32)
             if row_of
@@ -153,11 +160,11 @@ class SentenceVectors:
         )
         out: list[UnitVectors] = []
         rows: list[tuple[str, int, bytes]] = []
-        for chunk, units in zip(chunks, per_chunk, strict=True):
+        for chunk, units, texts in zip(chunks, per_chunk, per_text, strict=True):
             matrix = np.zeros((len(units), self.embedder.dimension), np.float32)
-            for i, unit in enumerate(units):
-                if unit.kind == "sentence":
-                    matrix[i] = vectors[row_of[unit.text]]
+            for i, text in enumerate(texts):
+                if text:
+                    matrix[i] = vectors[row_of[text]]
             out.append((units, matrix))
             half = matrix.astype(np.float16)
             rows.append((chunk.content_hash, len(units), half.tobytes()))
@@ -195,6 +202,12 @@ class SentenceVectors:
 
     def _remember(self, content_hash: str, value: _Held) -> None:
         self._cache.put(content_hash, value)
+
+
+def _embedded_text(units: Sequence[Unit], position: int) -> str:
+    """What unit `position` is embedded from: a sentence's text, a code block's gist ("" for none)."""
+    unit = units[position]
+    return unit.text if unit.kind == "sentence" else code_gist(units, position, identifiers=False)
 
 
 def sentence_model(embedder: Embedder) -> str:

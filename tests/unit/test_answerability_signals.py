@@ -102,6 +102,27 @@ def test_sentence_signals_use_the_best_sentence() -> None:
     assert s.as_dict()["sent_max"] > 0.99
 
 
+def test_a_code_blocks_vector_never_moves_the_sentence_signals() -> None:
+    # The block's comment is the question itself: its row is the nearest, but the decision reads
+    # sentence rows only (the writer alone compares code by meaning).
+    embedder = HashEmbedder()
+    question = "How do I check how often messages arrive on a topic?"
+    code = hit(
+        "The tools help here:\n\n```bash\n# How do I check how often messages arrive on a topic?\n"
+        "ros2 topic hz /chatter\n```\n\nThe rate is printed every second by the tool.",
+        0.5,
+    )
+    units = SentenceVectors(embedder).of([code.chunk])
+    ((found, matrix),) = units
+    assert [u.kind for u in found] == ["sentence", "code", "sentence"]
+    assert matrix[1].any()
+    query = embedder.embed_query(question)
+    s = signals(question, [code], query, units).as_dict()
+    sentence_rows = matrix[[0, 2]] @ query
+    assert s["sent_max"] == pytest.approx(float(sentence_rows.max()))
+    assert s["sent_max"] < float(matrix[1] @ query)
+
+
 def test_root_shared_with_another_derivation_counts_as_present() -> None:
     s = signals(
         "Why does the simulator behave like this?", [hit("The behavior of a simulation.", 0.5)], None, None

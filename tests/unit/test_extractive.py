@@ -1102,3 +1102,53 @@ def test_no_reserve_without_a_retrieved_hit() -> None:
     question, result = _reserve_case()
     selected = result.model_copy(update={"hits": []})
     assert reserve_of(request(question, selected, user_context="Gazebo can use several engines.")) == []
+
+
+class _StoredVectors:
+    """A `SentenceVectors` stand-in: each chunk's unit rows, as `rows` gives them for its units."""
+
+    def __init__(self, rows: dict[str, list[list[float]]]) -> None:
+        self.rows = rows
+
+    def of(self, chunks: list[Chunk]) -> list[tuple[Any, np.ndarray]]:
+        out = []
+        for c in chunks:
+            matrix = np.asarray(self.rows[c.content_hash], dtype=np.float32)
+            norms = np.maximum(np.linalg.norm(matrix, axis=1, keepdims=True), 1e-9)
+            out.append((units_of(c.text), matrix / norms))
+        return out
+
+
+def test_a_code_block_about_as_near_the_question_in_meaning_as_the_best_sentence_is_quoted() -> None:
+    # The block shares no word with the question; its comment says in other words what was asked.
+    text = (
+        "Topics carry messages between the nodes of the graph.\n\n"
+        "```bash\n# Get topic statistics\nros2 topic hz /chatter\n```\n"
+    )
+    question = "Is there a quick way to see how often messages arrive?"
+    hit = _hit(text, 1, "Topics")
+    result = RetrievalResult(query=question, hits=[hit], query_embedding=[1.0, 0.0, 0.0, 0.0])
+
+    def answer(code_row: list[float]) -> str:
+        rows = {hit.chunk.content_hash: [[0.5, 0.866, 0.0, 0.0], code_row]}
+        req = replace(request(question, result), sentences=_StoredVectors(rows))  # type: ignore[arg-type]
+        return ExtractiveWriter().compose(req)[0]
+
+    assert [u.kind for u in units_of(text)] == ["sentence", "code"]
+    assert "ros2 topic hz" in answer([0.45, 0.0, 0.893, 0.0])  # 0.45 >= 0.8 x 0.5
+    assert "ros2 topic hz" not in answer([0.3, 0.0, 0.954, 0.0])  # farther in meaning
+    assert "ros2 topic hz" not in answer([0.0, 0.0, 0.0, 0.0])  # a block with no vector: words decide
+
+
+def test_a_why_question_gets_no_listing_for_its_meaning_alone() -> None:
+    # "why" is answered in words: a block near it in meaning would only make the answer longer
+    text = (
+        "Topics decouple the nodes, because a publisher never waits for its subscribers.\n\n"
+        "```bash\n# Get topic statistics\nros2 topic hz /chatter\n```\n"
+    )
+    question = "Why are messages sent without waiting for whoever reads them?"
+    hit = _hit(text, 1, "Topics")
+    result = RetrievalResult(query=question, hits=[hit], query_embedding=[1.0, 0.0, 0.0, 0.0])
+    rows = {hit.chunk.content_hash: [[0.5, 0.866, 0.0, 0.0], [0.45, 0.0, 0.893, 0.0]]}
+    req = replace(request(question, result), sentences=_StoredVectors(rows))  # type: ignore[arg-type]
+    assert "ros2 topic hz" not in ExtractiveWriter().compose(req)[0]

@@ -83,12 +83,12 @@ def test_an_embedder_with_a_sentence_model_embeds_and_names_the_sentences(tmp_pa
     assert embedder.sentences == [u.text for u in units]
     np.testing.assert_allclose(matrix, -HashEmbedder().embed_documents([u.text for u in units]), atol=1e-6)
     # the file is named after the sentence model: another model's vectors are never read back
-    assert [p.name for p in tmp_path.glob("sentences-*.sqlite3")] == ["sentences-hash-sentences-v4.sqlite3"]
+    assert [p.name for p in tmp_path.glob("sentences-*.sqlite3")] == ["sentences-hash-sentences-v5.sqlite3"]
     plain = SentenceVectors.for_data_dir(HashEmbedder(), tmp_path)
     assert plain.stored() == 0
     assert {p.name for p in tmp_path.glob("sentences-*.sqlite3")} == {
-        "sentences-hash-sentences-v4.sqlite3",
-        "sentences-fake-hash-v4.sqlite3",
+        "sentences-hash-sentences-v5.sqlite3",
+        "sentences-fake-hash-v5.sqlite3",
     }
 
 
@@ -105,3 +105,22 @@ def test_stores_of_earlier_unit_versions_are_deleted(tmp_path: Path) -> None:
     assert not old_wal.exists()
     assert other_model.exists()  # another model's store is not this one's to delete
     assert (tmp_path / f"sentences-fake-hash-v{UNITS_VERSION}.sqlite3").exists()
+
+
+def test_a_code_block_is_embedded_from_what_says_what_it_does_and_a_bare_one_gets_a_zero_row(
+    tmp_path: Path,
+) -> None:
+    text = (
+        "Check the rate of a topic with this command:\n\n"
+        "```bash\n# Get topic statistics\nros2 topic hz /chatter\n```\n\n"
+        "The rate is printed every second.\n\n"
+        "```python\nrate = node.create_rate(10)\nrate.sleep()\n```\n"
+    )
+    embedder = _SentencesApart()
+    ((units, matrix),) = SentenceVectors(embedder, tmp_path / "sentences.sqlite3").of([_chunk(text)])
+    kinds = [u.kind for u in units]
+    assert kinds == ["sentence", "code", "sentence", "code"]
+    gist = "Check the rate of a topic with this command. Get topic statistics"
+    assert embedder.sentences == [units[0].text, gist, units[2].text]  # the code's syntax is never read
+    np.testing.assert_allclose(matrix[1], -HashEmbedder().embed_documents([gist])[0], atol=1e-6)
+    assert not matrix[3].any()

@@ -22,7 +22,9 @@
    best; a code line may answer on its own, matched with its identifiers split and its abbreviations
    spelled out ("horizontal_fov" for "field of view"), or, for a quantity question, a line that sets a
    number with fewer of the question's words, and a line that heads a list written in comments with
-   that list. A question that names a file brings the block that is that file. A text diagram (boxes
+   that list. A question that names a file brings the block that is that file; a block whose lead-in,
+   title or comments are about as near the question in meaning as the best quoted sentence comes with
+   an answer that is not a how-to one (`CODE_MEANING_OUTMATCH`). A text diagram (boxes
    and arrows in a fence) never stands for the code a how-to question asks for. A list quoted nearly
    whole ends with its last items.
 5. Sentences are grouped by source (best source first) and kept in the author's order within a
@@ -112,6 +114,13 @@ CODE_OUTMATCH_LINES = 20
 # weights 0.5-2.0 alike: train +1 cited and +1 with every keyword, two other answers shorter or on
 # point, tune unchanged.
 CODE_MEANING = 1.0
+# A code block has a vector of its own too when something says in words what it does (its lead-in,
+# title or comments, `code_gist`). A block at least this near the question in meaning, relative to the
+# best quoted sentence, comes with an answer that is not a how-to one: the command or setting asked
+# for in other words ("how often do messages arrive" / "# Get topic statistics" / `ros2 topic hz`).
+# Replayed (bench/code_vectors_study.py): 0.6-0.9 gain 4-5 answers with every keyword over the
+# development sets and lose none; 36 of 576 answers change, ~50 words longer each.
+CODE_MEANING_OUTMATCH = 0.8
 # How a sentence with a stored vector is scored: meaning first, then its passage's rank, the question's
 # words in it, in its section's headings and in its chunk, and its shape. Searched on the tune split of
 # the development questions with bench/tune_writer.py (rank 0.12 -> 0.24, meaning 0.5 -> 0.4: answers
@@ -216,6 +225,8 @@ class ExtractiveWriter:
         query_vector = self._query_vector(request)
         if query_vector is not None and request.sentences is not None:
             _attach_vectors(candidates + codes, [*sources, *reserve], request.sentences)
+            for k in codes:
+                k.cosine = float(k.vector @ query_vector) if k.vector is not None else None
         self._score(candidates, query_vector)
         kind = question_kind(request.question)
         _favour_cues(candidates, kind)
@@ -230,7 +241,16 @@ class ExtractiveWriter:
         # A short block that shares more of the question's words than any quoted sentence answers it too
         # ("waiting for the answer or not": the two calls that do).
         outmatched = bool(chosen) and not how_to and _outmatching(answering, chosen)
-        if how_to or not chosen or outmatched:
+        # a why or a comparison is answered in words: a listing near it in meaning only makes it longer
+        explains = kind in ("why", "compare")
+        nearer = (
+            [] if how_to or explains or not chosen or outmatched else _nearer_in_meaning(answering, chosen)
+        )
+        if nearer:
+            code = _best_code(nearer, chosen, strict=False)
+            if code is not None:
+                chosen = _with_code(code, chosen, candidates)
+        elif how_to or not chosen or outmatched:
             # Only code came back (a long listing split over chunks): its introduction and the code it is.
             lead = chosen[0].source if chosen else None
             code = _best_code(answering, chosen, strict=bool(chosen), lead=lead)
@@ -341,7 +361,10 @@ def _attach_vectors(
         return
     for c in candidates:
         _, matrix = stored[c.source - 1]
-        if c.unit.position < matrix.shape[0] and c.unit.kind == "sentence":
+        if c.unit.position >= matrix.shape[0]:
+            continue
+        # A code block's row is zero when nothing says in words what it does: it has no vector.
+        if c.unit.kind == "sentence" or matrix[c.unit.position].any():
             c.vector = matrix[c.unit.position]
 
 
@@ -770,6 +793,14 @@ def _best_code(
         if (c.lexical >= 0.2 or not strict or c.source == lead) and score > best_score:
             best, best_score = c, score
     return best
+
+
+def _nearer_in_meaning(codes: list[_Candidate], chosen: list[_Candidate]) -> list[_Candidate]:
+    """The code blocks about as near the question in meaning as the best quoted sentence, or nearer."""
+    best = max((c.cosine for c in chosen if c.cosine is not None), default=None)
+    if best is None or best <= 0:
+        return []
+    return [k for k in codes if k.cosine is not None and k.cosine >= CODE_MEANING_OUTMATCH * best]
 
 
 def _outmatching(codes: list[_Candidate], chosen: list[_Candidate]) -> bool:
