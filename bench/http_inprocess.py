@@ -105,9 +105,9 @@ def _threads_cpu() -> dict[str, float]:
 
 def child(folder: Path, clients: int, requests: int, questions: int) -> None:
     """In the variant's process: build the app, record the answers, then measure."""
-    import http_overhead as o
     from fastapi import FastAPI
 
+    import http_overhead as o
     from lectern.api.app import create_app
     from lectern.api.logs import configure_logging
     from lectern.engine import Engine
