@@ -10,6 +10,32 @@ a few percent of the non-engine cost show; variants run alternately in fresh pro
 A variant is ``LABEL=SRC`` (SRC first on PYTHONPATH; empty for this tree). Reports the process's CPU per
 answer (all its threads: the event loop, the store's writer, the log writer) and the event loop
 thread's alone, per round and as medians. Needs the collection bench/http_load.py ingested.
+
+Findings (textbook-a, 32 clients, 2 shared cores at load 5-7; this script unless said otherwise):
+
+* Where the non-engine CPU goes (main at 08a7dec, 2000 replayed answers): ~1.1-1.4 ms per answer in
+  all, of which the event loop ~0.65-0.8 ms, the store's writer thread ~0.45-0.56 ms (a turn's two
+  write transactions, the topic summary every 5th exchange, the log rows: SQLite's own calls about a
+  third of it, SQLAlchemy's bind/result processors (datetimes, JSON) about a fifth, the wake-ups
+  of the loop a tenth), the log writer thread ~0.06 ms. With the real engine the server spends
+  ~10-11 ms per answer (bench/http_ab.py, 1 worker), so everything outside the engine is ~12 %.
+* The largest waste found: /chat/run left ``Turns.events`` open at Done, so asyncio closed it through
+  its async-generator finaliser hook, on the loop's own thread: ``call_soon_threadsafe``, a self-pipe
+  ``send`` (a syscall that releases the GIL; ~1 ms of loop wall time per answer under cProfile, the
+  GIL coming back only at another thread's switch interval), a loop wake-up and a task, per answer.
+  Closed with ``contextlib.aclosing``: CPU per answer 1121 -> 958 us (event loop 631 -> 533, store
+  writer 435 -> 375; medians of 5 alternated rounds), 627 -> 707 answers/s. Real engine,
+  bench/http_ab.py, 2 workers, 7 alternated rounds x 800 (load 6.2-7.5): median 105.8 -> 117.4
+  answers/s (the branch ahead in 5 of 7 pairs), 11.4 -> 10.2 ms CPU per answer, p99 866 -> 650 ms;
+  1 worker, 3 rounds: 97.3 -> 100.6/s, CPU 10.6 -> 10.8 ms (no change beyond noise).
+* Tried, no gain (not kept): writing the built-in topic summary in the answer's own transaction
+  instead of a second write (bench/store_turn.py, 6 alternated pairs x 3000 turns: CPU per turn 0.515
+  -> 0.57 ms, higher in 5 of 6; wall times mixed); uvicorn writing a response's headers and body in
+  one ``transport.write`` instead of two (patched in through sitecustomize, bench/http_overhead.py,
+  3 rounds: CPU 1.40 -> 1.50 ms per answer, throughput 280 -> 201/s, all within the noise).
+* Small, kept, below what these benches resolve here: prometheus children looked up once (five
+  ``labels()`` per answer, 13.6 -> 7.4 us) and a free session turn taken without arming
+  ``asyncio.timeout`` (6.6 -> 0.4 us).
 """
 
 from __future__ import annotations
