@@ -24,10 +24,12 @@ Findings (textbook-a, 32 clients, 2 shared cores at load 5-7; this script unless
   ``send`` (a syscall that releases the GIL; ~1 ms of loop wall time per answer under cProfile, the
   GIL coming back only at another thread's switch interval), a loop wake-up and a task, per answer.
   Closed with ``contextlib.aclosing``: CPU per answer 1121 -> 958 us (event loop 631 -> 533, store
-  writer 435 -> 375; medians of 5 alternated rounds), 627 -> 707 answers/s. Real engine,
-  bench/http_ab.py, 2 workers, 7 alternated rounds x 800 (load 6.2-7.5): median 105.8 -> 117.4
-  answers/s (the branch ahead in 5 of 7 pairs), 11.4 -> 10.2 ms CPU per answer, p99 866 -> 650 ms;
-  1 worker, 3 rounds: 97.3 -> 100.6/s, CPU 10.6 -> 10.8 ms (no change beyond noise).
+  writer 435 -> 375; medians of 5 alternated rounds), 627 -> 707 answers/s: ~0.16 ms of the
+  ~10.5 ms a real answer costs. Real engine, bench/http_ab.py (800 answers a round, load 5-7.5),
+  medians of the rounds of three runs: 2 workers, 10 rounds, 109.5 -> 114.7 answers/s, CPU 10.6 ->
+  10.2 ms per answer, p99 835 -> 683 ms (the first two runs favoured the change in 5 of 7 pairs,
+  the third went the other way in 2 of 3); 1 worker, 6 rounds, 99.6 -> 104.4/s, CPU 10.5 -> 11.0
+  ms. Within this machine's noise: single runs swing by 30 %.
 * Tried, no gain (not kept): writing the built-in topic summary in the answer's own transaction
   instead of a second write (bench/store_turn.py, 6 alternated pairs x 3000 turns: CPU per turn 0.515
   -> 0.57 ms, higher in 5 of 6; wall times mixed); uvicorn writing a response's headers and body in
