@@ -3,6 +3,7 @@ the contract's examples replayed, its validation rules, SSE, history, delete and
 
 from __future__ import annotations
 
+import sys
 import uuid
 from pathlib import Path
 from typing import Any
@@ -347,3 +348,25 @@ async def test_openapi_and_docs(settings: Any) -> None:
         assert path in spec["paths"], path
     assert docs.status_code == 200
     assert "swagger" in docs.text.lower()
+
+
+async def test_run_closes_the_turns_event_stream_itself(settings: Any) -> None:
+    # An async generator left open at Done is closed later through the event loop's finaliser hook
+    # (a self-pipe write, a wake-up and a task per answer); /chat/run closes the turn's stream itself.
+    finalised: list[str] = []
+    hooks = sys.get_asyncgen_hooks()
+
+    def counting(agen: Any) -> None:
+        finalised.append(agen.__qualname__)
+        if hooks.finalizer is not None:
+            hooks.finalizer(agen)
+
+    sys.set_asyncgen_hooks(firstiter=hooks.firstiter, finalizer=counting)
+    try:
+        async with client_for(settings) as client:
+            for _ in range(2):
+                response = await client.post("/chat/run", json={"message": ON_TOPIC})
+                assert response.status_code == 200
+    finally:
+        sys.set_asyncgen_hooks(firstiter=hooks.firstiter, finalizer=hooks.finalizer)
+    assert "Turns.events" not in finalised

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import time
 from collections.abc import AsyncIterator, Callable
@@ -91,14 +92,17 @@ async def chat_run(body: ChatRequest, request: Request) -> Response:
     turn = _turn(body, key, stream_tokens=False)
     async with svc.turns.queue.turn(turn.session_id):  # the session's earlier question first
         conversation = await svc.turns.begin(turn, new=body.session_id is None)
-        async for event in svc.turns.events(turn, conversation):
-            if isinstance(event, Done):
-                seq = await svc.turns.complete(turn, event.answer, started)
-                response = _json(ChatResponse.of(event.answer, turn.session_id, seq))
-                response.headers["Server-Timing"] = debug.server_timing(event.answer)
-                return response
-            if isinstance(event, Failed):
-                raise EngineFailure(event)
+        # Closed here at Done: an async generator left open is closed later through the event loop
+        # (a self-pipe write that gives up the GIL, a loop wake-up and a task, per answer).
+        async with contextlib.aclosing(svc.turns.events(turn, conversation)) as events:
+            async for event in events:
+                if isinstance(event, Done):
+                    seq = await svc.turns.complete(turn, event.answer, started)
+                    response = _json(ChatResponse.of(event.answer, turn.session_id, seq))
+                    response.headers["Server-Timing"] = debug.server_timing(event.answer)
+                    return response
+                if isinstance(event, Failed):
+                    raise EngineFailure(event)
     raise errors.LecternError("The engine ended without an answer.")
 
 

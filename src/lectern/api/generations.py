@@ -198,18 +198,20 @@ class Generation:
         if self.cancel_reason is not None:
             raise asyncio.CancelledError  # cancelled while starting
         self._phase = "streaming"
-        async for event in self._turns.events(self.turn, conversation):
-            if isinstance(event, Token):
-                if event.text:
-                    self._text.append(event.text)
-                    self._push(self._next("token", text=event.text))
-            elif isinstance(event, Done):
-                self._phase = "finishing"
-                await self._turns.complete(self.turn, event.answer, self._started)
-                return event.answer
-            elif isinstance(event, Failed):
-                self._phase = "finishing"
-                return event
+        # closed here at Done or Failed, not later through the event loop (see Engine.stream)
+        async with contextlib.aclosing(self._turns.events(self.turn, conversation)) as events:
+            async for event in events:
+                if isinstance(event, Token):
+                    if event.text:
+                        self._text.append(event.text)
+                        self._push(self._next("token", text=event.text))
+                elif isinstance(event, Done):
+                    self._phase = "finishing"
+                    await self._turns.complete(self.turn, event.answer, self._started)
+                    return event.answer
+                elif isinstance(event, Failed):
+                    self._phase = "finishing"
+                    return event
         self._phase = "finishing"
         return Failed(INTERNAL_ERROR, "The generation ended without an answer.")
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import time
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Awaitable
+from collections.abc import AsyncGenerator, Awaitable
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar
 from uuid import UUID
@@ -120,7 +120,7 @@ class Turns:
         )
         return conversation
 
-    async def events(self, turn: Turn, conversation: Conversation) -> AsyncIterator[Event]:
+    async def events(self, turn: Turn, conversation: Conversation) -> AsyncGenerator[Event, None]:
         """The engine's events, logged as seed 002 events, ending at ``Done`` or ``Failed``. An exception
         from the engine ends the stream with ``Failed`` (its message shown only when it is a
         LecternError, which is written for users). On ``Done`` the caller calls ``complete``."""

@@ -19,6 +19,7 @@ error (``isError``) with the engine's message, never a crash.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
 import uuid
@@ -275,13 +276,15 @@ def create_mcp_server(
             )
             async with backend.turns.queue.turn(turn.session_id):  # the session's earlier question first
                 conversation = await backend.turns.begin(turn, new=given is None)
-                async for event in backend.turns.events(turn, conversation):
-                    if isinstance(event, Done):
-                        await backend.turns.complete(turn, event.answer, started)
-                        out = AskResult.of(event.answer, str(turn.session_id))
-                        return _result(out, out.text())
-                    if isinstance(event, Failed):
-                        raise ToolError(event.message)
+                # closed here at Done or Failed, not later through the event loop (see Engine.stream)
+                async with contextlib.aclosing(backend.turns.events(turn, conversation)) as events:
+                    async for event in events:
+                        if isinstance(event, Done):
+                            await backend.turns.complete(turn, event.answer, started)
+                            out = AskResult.of(event.answer, str(turn.session_id))
+                            return _result(out, out.text())
+                        if isinstance(event, Failed):
+                            raise ToolError(event.message)
         except LecternError as exc:
             raise ToolError(exc.message) from None
         raise ToolError("The answer stream ended without an answer.")
