@@ -17,6 +17,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from lectern.nounswap import swap_noun_phrase
+
 
 def _word_set(text: str) -> frozenset[str]:
     return frozenset(text.split())
@@ -492,9 +494,17 @@ def _with_previous(question: str, previous_questions: Sequence[str]) -> str:
     if shift:
         # "What about on Windows?" asks the previous question again about something else.
         other = _INSTEAD.sub("", shift.group(1).rstrip("?.! "))  # "what about AWS instead?": AWS
-        return _swap_phrase(previous, other) or f"{previous.rstrip('?.! ')} {other}?"
+        return (
+            _swap_phrase(previous, other)
+            or swap_noun_phrase(previous, question)
+            or f"{previous.rstrip('?.! ')} {other}?"
+        )
     phrase = _AND_PHRASE.match(question)
     swapped = phrase and _swap_phrase(previous, _INSTEAD.sub("", phrase.group(1).rstrip("?.! ")))
+    if swapped:
+        return swapped
+    # "and the motor commands?": the previous question asked again about the new thing
+    swapped = swap_noun_phrase(previous, question)
     if swapped:
         return swapped
     doing = _with_doing(question, previous)

@@ -16,6 +16,7 @@ from lectern.followups import (
     with_previous_topic,
     without_context,
 )
+from lectern.nounswap import asked_about, noun_phrase_of, swap_noun_phrase
 
 
 @pytest.mark.parametrize(
@@ -463,11 +464,12 @@ def test_a_self_contained_second_question_is_searched_as_asked() -> None:
 @pytest.mark.parametrize(
     ("previous", "question", "expected"),
     [
-        # "the X one" is another of the same kind: its own words, the head's noun, the rest in brackets
+        # "the X one" is another of the same kind: the previous question asked again about it, "one"
+        # taking the replaced phrase's noun past the word the new one stands against
         (
             ["What does the beginner bread recipe look like?"],
             "and the gluten-free one?",
-            "and the gluten-free recipe (beginner bread recipe)?",
+            "What does the gluten-free bread recipe look like?",
         ),
         # an opening clause names what a later "it" stands for
         (
@@ -705,3 +707,92 @@ def test_after_a_report_a_question_that_names_nothing_leans_on_it_through_the_co
 def test_after_a_report_a_question_with_a_name_stands_alone() -> None:
     question = "How do I enable WAL archiving in PostgreSQL?"
     assert standalone_query(question, ["the import slows to a crawl after an hour"]) == question
+
+
+@pytest.mark.parametrize(
+    ("previous", "question", "query"),
+    [
+        # the subject after the auxiliary is the thing asked about
+        (
+            "what watering schedule should tomato seedlings get in spring?",
+            "and the cucumbers?",
+            "what watering schedule should the cucumbers get in spring?",
+        ),
+        # after "how do I <verb>" the object is
+        (
+            "How do I prune a young apple tree in winter?",
+            "what about the pear trees instead?",
+            "How do I prune the pear trees in winter?",
+        ),
+        (
+            "what temperature should I give the bread dough when I proof it?",
+            "and the pizza dough?",
+            "what temperature should I give the pizza dough when I proof it?",
+        ),
+        ("How do I boil a soft egg?", "and a hard one?", "How do I boil a hard egg?"),
+        # "ones" takes the replaced phrase without the word the new one stands against
+        (
+            "What are the minimum laptop specs for the workshop?",
+            "and the recommended ones?",
+            "What are the recommended laptop specs for the workshop?",
+        ),
+        # a code word takes the place of the code word of the same kind, the rest of the phrase stays
+        (
+            "What does the max_retries option in the config file do?",
+            "and retry_delay?",
+            "What does the retry_delay option in the config file do?",
+        ),
+    ],
+)
+def test_a_noun_phrase_follow_up_swaps_the_thing_asked_about(
+    previous: str, question: str, query: str
+) -> None:
+    assert standalone_query(question, [previous]) == query
+
+
+@pytest.mark.parametrize(
+    ("previous", "question"),
+    [
+        # a name may stand for the thing or for where it runs: not swapped
+        ("How do I install Gazebo Harmonic?", "what about Windows?"),
+        ("How do I write a minimal publisher with rclpy?", "and Python?"),
+        # no known shape to find the thing asked about in
+        ("Can I bake bread without an oven of my own?", "what about a slow cooker?"),
+        # not a noun phrase: a verb, a question word, a filler, a clause
+        ("What does the bread recipe look like?", "and then?"),
+        ("What does the bread recipe look like?", "and how long does it take?"),
+        ("What does the bread recipe look like?", "and more details?"),
+        # its words are used elsewhere in the previous question: it may replace another part
+        ("How do I export point clouds from the simulated scanner?", "and the scanner?"),
+    ],
+)
+def test_a_noun_phrase_follow_up_keeps_todays_rewrite_when_unsure(previous: str, question: str) -> None:
+    assert swap_noun_phrase(previous, question) is None
+
+
+@pytest.mark.parametrize(
+    ("question", "phrase"),
+    [
+        ("and the motor commands?", "the motor commands"),
+        ("what about depth images instead?", "depth images"),
+        ("and what about the ankles too?", "the ankles"),
+        ("the ankles too?", "the ankles"),
+        ("and for walking around?", None),
+        ("is it one of the options too", None),
+        ("the ankles?", None),
+    ],
+)
+def test_noun_phrase_of(question: str, phrase: str | None) -> None:
+    assert noun_phrase_of(question) == phrase
+
+
+def test_asked_about_finds_the_subject_object_or_named_thing() -> None:
+    def phrase(question: str) -> str | None:
+        span = asked_about(question)
+        return None if span is None else " ".join(question.rstrip("?").split()[span[0] : span[1]])
+
+    assert phrase("what delivery settings should camera images use in ROS 2?") == "camera images"
+    assert phrase("How do I write a minimal publisher with rclpy?") == "a minimal publisher"
+    assert phrase("What does the real_time_factor setting in a world do?") == "the real_time_factor setting"
+    assert phrase("What are the minimum computer specs for this course?") == "the minimum computer specs"
+    assert phrase("Can I run it on a laptop?") is None

@@ -1,0 +1,220 @@
+"""A follow-up that is only a noun phrase asks the previous question again about another thing: "and the
+motor commands?" after "what delivery settings should camera images use in ROS 2?" is searched as "what
+delivery settings should the motor commands use in ROS 2?", not with the old subject kept beside the new
+one (which pulls the search back to the previous answer's passages).
+
+The phrase swapped is the one the previous question asks about, found by the shape of the question in
+plain English: the subject after the auxiliary ("what ... should camera images use"), the object after
+"how do I <verb>", or what "what is/are" names. A code word swaps the code word of the phrase ("and
+max_step_size?" after "the real_time_factor setting"). Anything else is left to the general rewrite
+(`followups._with_previous`): another shape of question, a name ("what about Windows?" after "How do I
+install Gazebo?" asks where, not what), or a new phrase whose words the previous question uses elsewhere.
+"""
+
+from __future__ import annotations
+
+import re
+
+
+def _word_set(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+# "and X?", "what about X?", "and what about X too?": the X (plain English word lists throughout).
+_OPENER = re.compile(
+    r"^\s*(?:(?:and|but|also)\s+)?(?:(?:what|how)\s+about\s+|(?:and|also)\s+)?(.+?)[\s?.!]*$",
+    re.IGNORECASE,
+)
+_SWITCH = re.compile(r"[\s,]+(?:instead|then|too|as\s+well)$", re.IGNORECASE)
+_HAS_OPENER = re.compile(r"^\s*(?:and|also|but|what\s+about|how\s+about)\b", re.IGNORECASE)
+_QUESTION_WORDS = _word_set("what which how why when where who whose whom whats")
+_AUX = _word_set(
+    """
+    is are was were am be been do does did can could will would should shall may might must have has
+    had
+    """
+)
+_PRONOUNS = _word_set(
+    """
+    i we you he she it they them this that these those its it's their there me us him her one's
+    """
+)
+_PERSON = _word_set("i we you one")
+_DETERMINERS = _word_set(
+    """
+    a an the my your our their his her its this that these those some any
+    """
+)
+_PREPOSITIONS = _word_set(
+    """
+    to on in for with from at by into onto over under about via inside through across before after
+    during without using of than versus vs
+    """
+)
+_CLAUSE_WORDS = _word_set(
+    """
+    when if because while until unless once whenever where whether that which who
+    """
+)
+# Common verbs that end a subject ("should camera images use ..."); general English.
+_VERBS = _word_set(
+    """
+    do look mean offer add set describe show publish subscribe use produce contain include provide
+    return print need require say cover involve support take send make have get give build work
+    output store collect decide handle cope compare differ keep know find turn choose pick run
+    create load save help affect change move detect plan learn track process read write call start
+    stop list recommend open define install configure launch implement deploy connect test debug fix
+    train spawn control update export import go come behave react respond
+    """
+)
+# Words that carry a conversation on rather than name a thing ("and then?", "and more?").
+_FILLERS = _word_set(
+    """
+    then so now else again more please thanks thank yes no ok okay sure also too instead otherwise
+    why
+    """
+)
+_ENDS_PHRASE = _AUX | _PREPOSITIONS | _CLAUSE_WORDS | _VERBS | _QUESTION_WORDS | frozenset({"used", "meant"})
+
+
+def _bare(token: str) -> str:
+    return token.lower().strip(",;:")
+
+
+def noun_phrase_of(question: str) -> str | None:
+    """The noun phrase a follow-up is made of ("and the subscriber?" -> "the subscriber"; "what about
+    depth images instead?" -> "depth images"), or None when it has a verb, a pronoun, a question word,
+    opens with a preposition or clause word, or runs longer than a short phrase."""
+    text = " ".join(question.split())
+    if not _HAS_OPENER.match(text) and not _SWITCH.search(text.rstrip("?.! ")):
+        return None  # "the ankles too?" or "and the ankles?", not any short question
+    match = _OPENER.match(text)
+    if match is None:
+        return None
+    phrase = _SWITCH.sub("", match.group(1).rstrip("?.! "))
+    tokens = phrase.split()
+    if not 1 <= len(tokens) <= 5 or any(c in phrase for c in ",;:()\"'"):
+        return None
+    lowered = [_bare(t) for t in tokens]
+    if lowered[0] in _VERBS | _PREPOSITIONS | _CLAUSE_WORDS | {"and", "or", "but"}:
+        return None
+    if any(t in _AUX | _QUESTION_WORDS | _PRONOUNS or t.endswith("n't") for t in lowered):
+        return None
+    own = [t for t in lowered if t not in _DETERMINERS]
+    if not own or own[0] in _FILLERS:
+        return None  # "and then?", "and more details?": no thing of its own
+    return phrase
+
+
+def _span(tokens: list[str], start: int) -> tuple[int, int] | None:
+    """The noun phrase that starts at `start`: up to a preposition, clause word or verb after its first
+    word (a verb right after a determiner is a noun: "the build")."""
+    lowered = [_bare(t) for t in tokens]
+    end = start
+    while end < len(tokens):
+        word = lowered[end]
+        after_det = end > start and lowered[end - 1] in _DETERMINERS
+        if (
+            word in _ENDS_PHRASE
+            and not (after_det and word in _VERBS)
+            and not (end == start and word in _DETERMINERS)
+        ):
+            break
+        if tokens[end].endswith((",", ";", ":")):
+            return None  # a phrase cut by punctuation: unsure where it ends
+        end += 1
+    core = [t for t in lowered[start:end] if t not in _DETERMINERS]
+    if not core or any(t in _PRONOUNS for t in lowered[start:end]):
+        return None
+    return start, end
+
+
+def asked_about(question: str) -> tuple[int, int] | None:
+    """Token span (of `question.split()`) of the thing a question asks about: "what delivery settings
+    should [camera images] use ...", "what range of motion should I give [the knee joint] ...", "How do I
+    write [a minimal publisher] with rclpy?", "What does [the real_time_factor setting] in a world do?",
+    "What are [the minimum computer specs] for this course?". None for any other shape."""
+    tokens = question.rstrip("?.! ").split()
+    lowered = [_bare(t) for t in tokens]
+    if len(tokens) < 3 or lowered[0] not in {"what", "which", "how", "why"}:
+        return None
+    if lowered[0] in {"what", "which"} and lowered[1] not in _AUX:
+        # "what delivery settings should ...": the things asked for, then the auxiliary
+        aux = next((i for i, t in enumerate(lowered) if i > 1 and t in _AUX), None)
+        if aux is None or aux + 1 >= len(tokens):
+            return None
+        return _after_auxiliary(tokens, aux)
+    if lowered[0] == "what" and lowered[1] in {"is", "are", "was", "were"}:
+        return _span(tokens, 2)
+    if lowered[1] in _AUX - {"is", "are", "was", "were", "am", "be", "been"}:
+        return _after_auxiliary(tokens, 1)
+    return None
+
+
+def _after_auxiliary(tokens: list[str], aux: int) -> tuple[int, int] | None:
+    lowered = [_bare(t) for t in tokens]
+    if aux + 1 >= len(tokens):
+        return None
+    if lowered[aux + 1] in _PERSON:
+        # "how do I write a minimal publisher": the object after the verb
+        return _span(tokens, aux + 3) if aux + 3 < len(tokens) else None
+    return _span(tokens, aux + 1)
+
+
+def _with_ones(phrase_tokens: list[str], replaced: list[str]) -> list[str]:
+    """ "the recommended ones" for "the minimum computer specs": "one(s)" takes the replaced phrase
+    without its determiner and its first word, the one the new words stand against ("computer specs"),
+    or its head noun alone when that is all it has past the first word."""
+    core = [t for t in replaced if _bare(t) not in _DETERMINERS and not _bare(t).endswith(("'s", "\u2019s"))]
+    noun = core[1:] if len(core) >= 3 else core[-1:]
+    out: list[str] = []
+    for token in phrase_tokens:
+        out.extend(noun if _bare(token) in {"one", "ones"} else [token])
+    return out
+
+
+def swap_noun_phrase(previous: str, question: str) -> str | None:
+    """`previous` with the phrase it asks about swapped for the follow-up's noun phrase, or None when the
+    follow-up is no bare noun phrase, the previous question has no phrase of a known shape to swap, or
+    the new phrase shares a word with the rest of the previous question (it may replace another part)."""
+    phrase = noun_phrase_of(question)
+    if phrase is None or "(" in previous:
+        return None
+    tokens = previous.rstrip("?.! ").split()
+    span = asked_about(previous)
+    if span is None:
+        return None
+    start, end = span
+    replaced = tokens[start:end]
+    new = phrase.split()
+    outside = {_bare(t) for t in tokens[:start] + tokens[end:]}
+    if any(_bare(t) in outside for t in new if _bare(t) not in _DETERMINERS):
+        return None
+    if {_bare(t) for t in new} - _DETERMINERS <= {_bare(t) for t in replaced}:
+        return None  # nothing new: the same thing asked again
+    code = [i for i, t in enumerate(replaced) if _is_code(t)]
+    if len(new) == 1 and _is_code(new[0]) and len(code) == 1:
+        # "and max_step_size?" after "the real_time_factor setting": another setting of the same kind
+        return " ".join([*tokens[: start + code[0]], new[0], *tokens[start + code[0] + 1 :]]) + "?"
+    if _is_name(new) or _is_name(replaced):
+        # "what about Windows?" after "How do I install Gazebo Harmonic?" asks where, not what: whether a
+        # name stands for the thing or a setting of it takes knowing the name, so names are not swapped
+        return None
+    if any(_bare(t) in {"one", "ones"} for t in new):
+        new = _with_ones(new, replaced)
+    owner = next((i for i, t in enumerate(replaced) if _bare(t).endswith(("'s", "\u2019s"))), None)
+    if owner is not None and _bare(new[0]) in _DETERMINERS:
+        # "the error recovery one" for "the capstone's demo scenario": the owner stays
+        new = [*replaced[: owner + 1], *new[1:]]
+    elif _bare(new[0]) not in _DETERMINERS and replaced and _bare(replaced[0]) in _DETERMINERS:
+        new = [replaced[0], *new]  # "and cucumbers?" for "the tomatoes": "the cucumbers"
+    return " ".join([*tokens[:start], *new, *tokens[end:]]) + "?"
+
+
+def _is_code(token: str) -> bool:
+    return any(c in token for c in "_./#+") or any(c.isdigit() for c in token)
+
+
+def _is_name(tokens: list[str]) -> bool:
+    """Proper names, acronyms, code words: "Windows", "ROS 2", "max_step_size"."""
+    return any(t[:1].isupper() or _is_code(t) for t in tokens if _bare(t) not in _DETERMINERS)
