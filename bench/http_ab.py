@@ -1,17 +1,19 @@
 """``/chat/run`` of several server variants in one run, alternating, so that a shared machine's load
-falls on each alike: the worker count, and optionally another source tree (the base of an A/B).
+falls on each alike: the worker count, and optionally another source tree (the base of an A/B) and
+environment variables (a thread setting, say).
 
     uv run python bench/http_ab.py /work/shared/data/textbooks/textbook-a \
         --variant w1=1 --variant w2=2 [--variant w2base=2@/tmp/base/src] [--rounds 3] [--requests 800]
         [--clients 32] [--port 8123]
 
-A variant is ``LABEL=WORKERS[@SRC]``: SRC goes first on the servers' PYTHONPATH. Each round starts every
-variant's server in turn (the order reversed every other round) on a fresh SQLite database, over the
-collection bench/http_load.py ingested (run it once first), with the distinct question mix (the
-query cache off, every question embedded); warms it up, then measures ``/chat/run`` at ``--clients``
-and the first SSE token (30 sequential streams). Prints each run and every variant's medians (answers/s,
-p50 and p99 latency, first-token p50, server CPU per answer, the 1-minute load average), and writes
-``bench/results/http_ab-<time>.json``.
+A variant is ``LABEL=WORKERS[@SRC][,VAR=VALUE...]``: SRC goes first on the servers' PYTHONPATH, and
+each VAR=VALUE is set in the server's environment (``w2t1=2,LECTERN_EMBEDDING_THREADS=1``). Each
+round starts every variant's server in turn (the order reversed every other round) on a fresh SQLite
+database, over the collection bench/http_load.py ingested (run it once first), with the distinct
+question mix (the query cache off, every question embedded); warms it up, then measures ``/chat/run``
+at ``--clients`` and the first SSE token (30 sequential streams). Prints each run and every variant's
+medians (answers/s, p50 and p99 latency, first-token p50, server CPU per answer, the 1-minute load
+average), and writes ``bench/results/http_ab-<time>.json``.
 """
 
 from __future__ import annotations
@@ -30,19 +32,25 @@ import http_load as h
 KEYS = ("answers_per_s", "p50_ms", "p99_ms", "ttft_p50_ms", "server_cpu_ms_per_answer", "load_avg_1m")
 
 
-def parse_variant(text: str) -> tuple[str, int, str]:
+Variant = tuple[str, int, str, dict[str, str]]
+
+
+def parse_variant(text: str) -> Variant:
     label, _, rest = text.partition("=")
+    rest, *assignments = rest.split(",")
     workers, _, src = rest.partition("@")
-    if not label or not workers.isdigit():
-        raise argparse.ArgumentTypeError(f"expected LABEL=WORKERS[@SRC], got {text!r}")
-    return label, int(workers), src
+    if not label or not workers.isdigit() or not all("=" in a for a in assignments):
+        raise argparse.ArgumentTypeError(f"expected LABEL=WORKERS[@SRC][,VAR=VALUE...], got {text!r}")
+    return label, int(workers), src, dict(a.split("=", 1) for a in assignments)
 
 
-def measure(folder: Path, workers: int, src: str, clients: int, requests: int, port: int) -> dict[str, Any]:
+def measure(
+    folder: Path, workers: int, src: str, extra: dict[str, str], clients: int, requests: int, port: int
+) -> dict[str, Any]:
     data_dir = h.RESULTS / "http" / folder.name
     with tempfile.TemporaryDirectory() as tmp:
         env = h.service_env(
-            data_dir, f"sqlite+aiosqlite:///{tmp}/lectern.sqlite3", LECTERN_QUERY_CACHE_SIZE="0"
+            data_dir, f"sqlite+aiosqlite:///{tmp}/lectern.sqlite3", LECTERN_QUERY_CACHE_SIZE="0", **extra
         )
         if src:
             env["PYTHONPATH"] = src
@@ -68,10 +76,10 @@ def main() -> None:
     folder = args.folder.resolve()
     if not (h.RESULTS / "http" / folder.name).exists():
         raise SystemExit(f"no collection for {folder.name}: run bench/http_load.py on it once first")
-    rows: dict[str, list[dict[str, Any]]] = {label: [] for label, _, _ in args.variant}
+    rows: dict[str, list[dict[str, Any]]] = {label: [] for label, *_ in args.variant}
     for n in range(args.rounds):
-        for label, workers, src in args.variant if n % 2 == 0 else args.variant[::-1]:
-            row = measure(folder, workers, src, args.clients, args.requests, args.port)
+        for label, workers, src, extra in args.variant if n % 2 == 0 else args.variant[::-1]:
+            row = measure(folder, workers, src, extra, args.clients, args.requests, args.port)
             rows[label].append(row)
             print(
                 f"round {n} {label}: {row['answers_per_s']}/s p50 {row['p50_ms']} p99 {row['p99_ms']} ms, "
