@@ -87,7 +87,7 @@ from __future__ import annotations
 import argparse
 import pickle
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -324,17 +324,25 @@ def type_signals(
             rare_unit_miss, close, close_sent]  # fmt: skip
 
 
-def examples(engine: Engine, records: list[Row], name: str) -> list[Row]:
-    """`train_answerability.examples`' rows with `TYPE_EXTRA` appended."""
+# The signals a study appends to the shipped ones: (question, top hits, question vector, their units'
+# vectors, the shipped sent_max) -> extra values. Shared with bench/code_signal_study.py.
+ExtraSignals = Callable[
+    [str, Sequence[SearchHit], np.ndarray | None, Sequence[UnitVectors] | None, float], list[float]
+]
+
+
+def examples(engine: Engine, records: list[Row], name: str, extra: ExtraSignals | None = None) -> list[Row]:
+    """`train_answerability.examples`' rows with the `extra` signals appended (default: `TYPE_EXTRA`)."""
     plain = engine._signals
+    more = extra or type_signals
 
     def signals(query: str, result: RetrievalResult) -> Signals:
         s = plain(query, result)
         top = result.hits[:PASSAGES]
         vector = result.query_vector() if result.query_embedding else None
         units = engine.retriever.sentences.of([h.chunk for h in top]) if vector is not None else None
-        extra = type_signals(query, top, vector, units, s.values[FEATURES.index("sent_max")])
-        return Signals(s.values + tuple(extra), s.missing, s.unknown)
+        values = more(query, top, vector, units, s.values[FEATURES.index("sent_max")])
+        return Signals(s.values + tuple(values), s.missing, s.unknown)
 
     engine._signals = signals  # type: ignore[method-assign]
     try:
@@ -343,7 +351,9 @@ def examples(engine: Engine, records: list[Row], name: str) -> list[Row]:
         engine._signals = plain  # type: ignore[method-assign]
 
 
-def rows_for(pairs: list[tuple[Path, Path]], splits: Sequence[str]) -> list[Row]:
+def rows_for(
+    pairs: list[tuple[Path, Path]], splits: Sequence[str], extra: ExtraSignals | None = None
+) -> list[Row]:
     store: dict[str, RetrievalResult] = {}
     if lobo.CACHE.exists():
         store = pickle.loads(lobo.CACHE.read_bytes())
@@ -353,7 +363,7 @@ def rows_for(pairs: list[tuple[Path, Path]], splits: Sequence[str]) -> list[Row]
         book = corpus.resolve().name
         ta.retrieve = lobo.cached_retrieve(store, book)  # type: ignore[assignment]
         records = ta.training_records(questions, splits)
-        rows += [{**r, "book": book} for r in examples(engine, records, questions.stem)]
+        rows += [{**r, "book": book} for r in examples(engine, records, questions.stem, extra)]
         print(f"{questions.stem}: {len(rows)} rows", flush=True)
     lobo.CACHE.write_bytes(pickle.dumps(store))
     return rows

@@ -68,13 +68,13 @@ from typing import Any
 
 import numpy as np
 
+import answer_type_study
 import answerability_study as study
 import lobo_answerability as lobo
 import train_answerability as ta
-from common import RESULTS, build
-from lectern.answerability import FEATURES, PASSAGES, Signals
-from lectern.engine import Engine
-from lectern.models import RetrievalResult
+from common import RESULTS
+from lectern.answerability import FEATURES, PASSAGES
+from lectern.models import SearchHit
 from lectern.sentences import UnitVectors
 
 Row = dict[str, Any]
@@ -128,39 +128,19 @@ def code_signals(
             all_max if howto else sent_max, all_top2 if howto else top2]  # fmt: skip
 
 
-def examples(engine: Engine, records: list[Row], name: str) -> list[Row]:
-    """`train_answerability.examples`' rows with `CODE_EXTRA` appended."""
-    plain = engine._signals
-
-    def signals(query: str, result: RetrievalResult) -> Signals:
-        s = plain(query, result)
-        top = result.hits[:PASSAGES]
-        vector = result.query_vector() if result.query_embedding else None
-        units = engine.retriever.sentences.of([h.chunk for h in top]) if vector is not None else None
-        extra = code_signals(query, vector, units)
-        return Signals(s.values + tuple(extra), s.missing, s.unknown)
-
-    engine._signals = signals  # type: ignore[method-assign]
-    try:
-        return ta.examples(engine, records, name)
-    finally:
-        engine._signals = plain  # type: ignore[method-assign]
+def _code_extra(
+    question: str,
+    hits: Sequence[SearchHit],
+    vector: np.ndarray | None,
+    units: Sequence[UnitVectors] | None,
+    sent_max: float,
+) -> list[float]:
+    return code_signals(question, vector, units)
 
 
 def rows_for(pairs: list[tuple[Path, Path]], splits: Sequence[str]) -> list[Row]:
-    store: dict[str, RetrievalResult] = {}
-    if lobo.CACHE.exists():
-        store = pickle.loads(lobo.CACHE.read_bytes())
-    rows: list[Row] = []
-    for corpus, questions in pairs:
-        engine, _, _ = build(corpus)
-        book = corpus.resolve().name
-        ta.retrieve = lobo.cached_retrieve(store, book)  # type: ignore[assignment]
-        records = ta.training_records(questions, splits)
-        rows += [{**r, "book": book} for r in examples(engine, records, questions.stem)]
-        print(f"{questions.stem}: {len(rows)} rows", flush=True)
-    lobo.CACHE.write_bytes(pickle.dumps(store))
-    return rows
+    """`answer_type_study`'s harness with `CODE_EXTRA` appended to every row's signals."""
+    return answer_type_study.rows_for(pairs, splits, _code_extra)
 
 
 def paired_bootstrap(base: lobo.Held, other: lobo.Held, prefixes: tuple[str, ...], n: int = 500) -> str:

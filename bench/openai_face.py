@@ -9,9 +9,6 @@ A record's turns go as a growing message history, the way a client keeps one; ``
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -29,38 +26,18 @@ SYSTEM = "You are a helpful assistant."
 
 @contextmanager
 def served(data_dir: Path, collection: str) -> Iterator[tuple[OpenAI, str]]:
-    """`lectern serve` (uvicorn on a loopback port) on `data_dir`; an OpenAI client on it, the model."""
-    port = h.free_port()
-    with tempfile.TemporaryDirectory() as tmp, tempfile.TemporaryFile() as log:
+    """The service (one worker, as `lectern serve` runs it) on `data_dir`; an OpenAI client, the model."""
+    with tempfile.TemporaryDirectory() as tmp:
         env = {
-            **os.environ,
             "LECTERN_DATA_DIR": str(data_dir),
+            "LECTERN_COLLECTION": collection,
             "LECTERN_DATABASE_URL": f"sqlite+aiosqlite:///{tmp}/lectern.sqlite3",  # sessions: not the bench's
             "LECTERN_RATE_LIMIT": "",
             "LECTERN_API_KEYS": "[]",
         }
-        command = [
-            sys.executable,
-            "-m",
-            "lectern.cli",
-            "serve",
-            "--port",
-            str(port),
-            "--collection",
-            collection,
-        ]
-        command += ["--log-level", "warning"]
-        process = subprocess.Popen(command, env=env, cwd=h.ROOT, stdout=log, stderr=log)
-        try:
-            url = h._wait_ready(f"http://127.0.0.1:{port}", process, log)
+        with h.server(env, workers=1) as (url, _):
             client = OpenAI(base_url=f"{url}/v1", api_key="unused", max_retries=0, timeout=120)
             yield client, client.models.list().data[0].id
-        finally:
-            process.terminate()
-            try:
-                process.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                process.kill()
 
 
 def complete(
