@@ -369,7 +369,9 @@ def rows_for(
     return rows
 
 
-def main() -> None:
+def arguments_and_rows(saved: str, extra: ExtraSignals | None = None) -> tuple[argparse.Namespace, list[Row]]:
+    """A study's command line (CORPUS QUESTIONS pairs, --splits, --target, --reuse) and its rows, saved
+    as bench/results/`saved` (read back with --reuse). Shared with bench/code_signal_study.py."""
     parser = argparse.ArgumentParser()
     parser.add_argument("pairs", nargs="+")
     parser.add_argument("--splits", nargs="+", default=list(ta.TRAIN_SPLITS))
@@ -377,12 +379,16 @@ def main() -> None:
     parser.add_argument("--reuse", action="store_true")
     args = parser.parse_args()
     pairs = [(Path(args.pairs[i]), Path(args.pairs[i + 1])) for i in range(0, len(args.pairs), 2)]
-    rows_file = RESULTS / "answer-type-rows.pkl"
+    rows_file = RESULTS / saved
     if args.reuse and rows_file.exists():
-        rows = pickle.loads(rows_file.read_bytes())
-    else:
-        rows = rows_for(pairs, ta.split_names(parser, args.splits))
-        rows_file.write_bytes(pickle.dumps(rows))
+        return args, pickle.loads(rows_file.read_bytes())
+    rows = rows_for(pairs, ta.split_names(parser, args.splits), extra)
+    rows_file.write_bytes(pickle.dumps(rows))
+    return args, rows
+
+
+def main() -> None:
+    args, rows = arguments_and_rows("answer-type-rows.pkl")
     study.ALL = ALL  # type: ignore[assignment]  # the study's fold trainer names its columns from this
     base = list(range(len(FEATURES)))
     at = {name: len(FEATURES) + k for k, name in enumerate(TYPE_EXTRA)}

@@ -59,11 +59,8 @@ is higher by the same 0.15 on average for both, so `sent_max` already carries wh
 
 from __future__ import annotations
 
-import argparse
-import pickle
 import re
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -71,8 +68,6 @@ import numpy as np
 import answer_type_study
 import answerability_study as study
 import lobo_answerability as lobo
-import train_answerability as ta
-from common import RESULTS
 from lectern.answerability import FEATURES, PASSAGES
 from lectern.models import SearchHit
 from lectern.sentences import UnitVectors
@@ -138,11 +133,6 @@ def _code_extra(
     return code_signals(question, vector, units)
 
 
-def rows_for(pairs: list[tuple[Path, Path]], splits: Sequence[str]) -> list[Row]:
-    """`answer_type_study`'s harness with `CODE_EXTRA` appended to every row's signals."""
-    return answer_type_study.rows_for(pairs, splits, _code_extra)
-
-
 def paired_bootstrap(base: lobo.Held, other: lobo.Held, prefixes: tuple[str, ...], n: int = 500) -> str:
     """The AUROC change (answerable vs near miss + out of scope) and its 95 % interval, resampling the
     held-out questions (the same rows in both runs)."""
@@ -178,19 +168,7 @@ def paired_bootstrap(base: lobo.Held, other: lobo.Held, prefixes: tuple[str, ...
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("pairs", nargs="+")
-    parser.add_argument("--splits", nargs="+", default=list(ta.TRAIN_SPLITS))
-    parser.add_argument("--target", type=float, default=0.94)
-    parser.add_argument("--reuse", action="store_true")
-    args = parser.parse_args()
-    pairs = [(Path(args.pairs[i]), Path(args.pairs[i + 1])) for i in range(0, len(args.pairs), 2)]
-    rows_file = RESULTS / "code-signal-rows.pkl"
-    if args.reuse and rows_file.exists():
-        rows = pickle.loads(rows_file.read_bytes())
-    else:
-        rows = rows_for(pairs, ta.split_names(parser, args.splits))
-        rows_file.write_bytes(pickle.dumps(rows))
+    args, rows = answer_type_study.arguments_and_rows("code-signal-rows.pkl", _code_extra)
     describe(rows)
     study.ALL = ALL  # type: ignore[assignment]  # the study's fold trainer names its columns from this
     base = list(range(len(FEATURES)))
