@@ -47,7 +47,7 @@ words before the engine saw it), measured with bench/answer_quality.py ... --spl
   not the card); and a three-turn chain whose passage is outranked by a lab file.
 
 A follow-up that is only a noun phrase ("and the motor commands?", "and the recommended ones?") asks the
-previous question again with the thing it asked about swapped (src/lectern/nounswap.py), kept: on the
+previous question again with the thing it asked about swapped (src/lectern/swaps.py), kept: on the
 follow-up sets (dev, dev2, dev3, train, tune) 7 last-turn queries change, one more answer has every keyword
 (ta-fu-12, "and the error recovery one?"), no cited follow-up is lost, and this script is unchanged (15 of
 16, 107 of 120). The two misses it aimed at stay missed for reasons past the rewrite: "and the motor

@@ -17,12 +17,13 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from lectern.nounswap import swap_noun_phrase
-
-
-def _word_set(text: str) -> frozenset[str]:
-    return frozenset(text.split())
-
+from lectern.english import DETERMINERS as _DETERMINERS
+from lectern.english import PERSONS as _PRONOUN_I
+from lectern.english import PREPOSITIONS as _PREPOSITIONS
+from lectern.english import SUBORDINATE as _SUBORDINATE
+from lectern.english import VERBS as _VERBS
+from lectern.english import word_set as _word_set
+from lectern.swaps import swapped_question, what_about
 
 _WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9_+#./-]*[A-Za-z0-9+#]|[A-Za-z0-9]")
 
@@ -132,12 +133,6 @@ _RELATIVE_END = re.compile(r"\b(?:enough|the\s+(?:reason|cause|culprit|problem))
 # step presupposes the procedure that was just discussed.
 _LEAVES_OUT = re.compile(r"\b(?:skip|bypass|leave\s+out|do\s+without|get\s+away\s+without)\b", re.IGNORECASE)
 _CONTINUES = re.compile(r"^\s*(?:ok(?:ay)?|but|so|then|right|hmm)\b\s*,?", re.IGNORECASE)
-_INSTEAD = re.compile(r"[\s,]+(?:instead|then|too|as\s+well)$", re.IGNORECASE)
-_WHAT_ABOUT = re.compile(r"^\s*(?:and\s+)?(?:what|how)\s+about\s+(.+)$", re.IGNORECASE)
-# "And in Isaac Sim?": only a phrase, which asks the previous question again with that phrase changed.
-_AND_PHRASE = re.compile(
-    r"^\s*(?:and|but)\s+((?:in|on|at|with|from|under|inside|using|via|when|if)\s+.+)$", re.IGNORECASE
-)
 
 
 def words(text: str) -> list[str]:
@@ -162,7 +157,6 @@ def _is_specific(word: str) -> bool:
 _TAKES_OBJECT = _word_set("at with for on in into onto to about from of inside through")
 # Conjunctions that open a clause whose subject pronoun, before any word of the question's own topic,
 # can only stand for something said earlier.
-_SUBORDINATE = _word_set("when if because while until unless once whenever after before")
 _CLAUSES = re.compile(r"[,;:]|\bwhen\b|\bif\b|\bbecause\b", re.IGNORECASE)
 # "it" that stands for nothing: "is it possible", "it's better to", "does it matter".
 _EXPLETIVE_IT = re.compile(
@@ -490,21 +484,12 @@ def _with_doing(question: str, previous: str) -> str | None:
 
 def _with_previous(question: str, previous_questions: Sequence[str]) -> str:
     previous = standalone_query(previous_questions[-1], previous_questions[:-1])
-    shift = _WHAT_ABOUT.match(question)
-    if shift:
+    other = what_about(question)
+    if other is not None:
         # "What about on Windows?" asks the previous question again about something else.
-        other = _INSTEAD.sub("", shift.group(1).rstrip("?.! "))  # "what about AWS instead?": AWS
-        return (
-            _swap_phrase(previous, other)
-            or swap_noun_phrase(previous, question)
-            or f"{previous.rstrip('?.! ')} {other}?"
-        )
-    phrase = _AND_PHRASE.match(question)
-    swapped = phrase and _swap_phrase(previous, _INSTEAD.sub("", phrase.group(1).rstrip("?.! ")))
-    if swapped:
-        return swapped
-    # "and the motor commands?": the previous question asked again about the new thing
-    swapped = swap_noun_phrase(previous, question)
+        return swapped_question(previous, question) or f"{previous.rstrip('?.! ')} {other}?"
+    # "and in Isaac Sim?", "and the motor commands?": the previous question asked again about the new thing
+    swapped = swapped_question(previous, question)
     if swapped:
         return swapped
     doing = _with_doing(question, previous)
@@ -533,41 +518,6 @@ def _with_previous(question: str, previous_questions: Sequence[str]) -> str:
     if topic.lower() in question.lower() or (own and named and all(w.lower() in own for w in named)):
         return question
     return _rewrite(question, head, context, topic)
-
-
-# Words that open a phrase a "what about ...?" can swap: prepositions, which end at the next one, and
-# clauses, which run to the next comma.
-_SWAPPED_PREPOSITIONS = _word_set("in on at for with from under over into inside using via without")
-_SWAPPED_CLAUSES = _word_set("when if while whenever")
-
-
-def _swap_phrase(previous: str, other: str) -> str | None:
-    """ "What about on Windows?" after "How do I install ROS 2 on Ubuntu?": the previous question with its
-    last phrase that opens with the same word ("on Ubuntu") swapped for the new one ("How do I install
-    ROS 2 on Windows?"), rather than both at once. None when `other` opens with no such word, or the
-    previous question has no such phrase past its first word, a clause aside ("If the bridge fails,
-    what ...?"): a phrase that opens a question frames it ("For the final project, which tools ...?"),
-    and "and for walking around?" asks of another role."""
-    opener, _, rest = other.partition(" ")
-    word = opener.lower()
-    clause = word in _SWAPPED_CLAUSES
-    if not rest.strip() or not (clause or word in _SWAPPED_PREPOSITIONS):
-        return None
-    stem = previous.rstrip("?.! ")
-    tokens = stem.split(" ")
-    starts = [i for i, t in enumerate(tokens) if (i > 0 or clause) and t.lower() == word]
-    if not starts:
-        return None
-    start = starts[-1]
-    end = len(tokens)
-    for j in range(start + 1, len(tokens)):
-        bare = tokens[j].rstrip(",;:")
-        if bare != tokens[j]:  # a comma ends the phrase, and stays
-            return " ".join([*tokens[:start], other + tokens[j][len(bare) :], *tokens[j + 1 :]]) + "?"
-        if not clause and (bare.lower() in _PREPOSITIONS or bare.lower() in _SUBORDINATE):
-            end = j
-            break
-    return " ".join([*tokens[:start], other, *tokens[end:]]) + "?"
 
 
 # How a question opens (what a statement does not): a question word, an auxiliary, a request.
@@ -652,21 +602,6 @@ def _ends_phrase(tokens: list[str], i: int) -> bool:
 _META_WORDS = _word_set(
     "book books chapter chapters section sections module modules guide document documents"
 )
-_DETERMINERS = _word_set("a an the this that these those my your our its their his her some any")
-_PREPOSITIONS = _word_set(
-    "to on in for with from at by into onto over under about via inside through across before after during"
-)
-# Common verbs that end a subject ("what does the camera example set up", "how does the robot collect
-# ..."): plain English, not drawn from any document.
-_VERBS = _word_set(
-    """
-    do look mean offer add set describe show publish subscribe use produce contain include provide return
-    print need require say cover involve support take send make have get give build work output store
-    collect decide handle cope compare differ keep know find turn choose pick run create load save help
-    affect change move detect plan learn track process read write call start stop list recommend open
-    define
-    """
-)
 _PARTICLES = _word_set("up like out down off")
 _AUX = r"(?:does|do|did|can|could|will|would|should)"
 # "Which physics engines does Isaac Sim use?": the things asked for, then who has them.
@@ -679,7 +614,6 @@ _LEAD_CLAUSE = re.compile(
     r"^\s*([^,]+),\s*((?:what|which|how|why|when|where|who|is|are|does|do|can)\b.+)$", re.IGNORECASE
 )
 _USED_FOR = re.compile(r"\s+(?:used|good|meant)\s+for\b", re.IGNORECASE)
-_PRONOUN_I = _word_set("i we you one")
 # Words that end a head noun phrase: a preposition, a comparison, a clause ("chain-of-thought prompting
 # when an LLM plans").
 _ENDS_HEAD = _PREPOSITIONS | _word_set("rather than instead versus vs when while where if whether as")

@@ -16,7 +16,7 @@ from lectern.followups import (
     with_previous_topic,
     without_context,
 )
-from lectern.nounswap import asked_about, noun_phrase_of, swap_noun_phrase
+from lectern.swaps import asked_about, noun_phrase_of, swap_noun_phrase
 
 
 @pytest.mark.parametrize(

@@ -1,4 +1,9 @@
-"""A follow-up that is only a noun phrase asks the previous question again about another thing: "and the
+"""A follow-up that changes one part of the previous question asks that question again with the part
+swapped, not with both the old and the new part in it.
+
+A phrase that opens with the word of the part it replaces ("what about on Windows?" after "How do I
+install ROS 2 on Ubuntu?") takes that part's place (`swap_phrase`). A follow-up that is only a noun
+phrase asks the previous question again about another thing (`swap_noun_phrase`): "and the
 motor commands?" after "what delivery settings should camera images use in ROS 2?" is searched as "what
 delivery settings should the motor commands use in ROS 2?", not with the old subject kept beside the new
 one (which pulls the search back to the previous answer's passages).
@@ -15,60 +20,45 @@ from __future__ import annotations
 
 import re
 
-
-def _word_set(text: str) -> frozenset[str]:
-    return frozenset(text.split())
-
+from lectern.english import DETERMINERS, PERSONS, PREPOSITIONS, SUBORDINATE, SWITCH, VERBS, word_set
 
 # "and X?", "what about X?", "and what about X too?": the X (plain English word lists throughout).
 _OPENER = re.compile(
     r"^\s*(?:(?:and|but|also)\s+)?(?:(?:what|how)\s+about\s+|(?:and|also)\s+)?(.+?)[\s?.!]*$",
     re.IGNORECASE,
 )
-_SWITCH = re.compile(r"[\s,]+(?:instead|then|too|as\s+well)$", re.IGNORECASE)
+_SWITCH = SWITCH
 _HAS_OPENER = re.compile(r"^\s*(?:and|also|but|what\s+about|how\s+about)\b", re.IGNORECASE)
-_QUESTION_WORDS = _word_set("what which how why when where who whose whom whats")
-_AUX = _word_set(
+_QUESTION_WORDS = word_set("what which how why when where who whose whom whats")
+_AUX = word_set(
     """
     is are was were am be been do does did can could will would should shall may might must have has
     had
     """
 )
-_PRONOUNS = _word_set(
+_PRONOUNS = word_set(
     """
     i we you he she it they them this that these those its it's their there me us him her one's
     """
 )
-_PERSON = _word_set("i we you one")
-_DETERMINERS = _word_set(
-    """
-    a an the my your our their his her its this that these those some any
-    """
-)
-_PREPOSITIONS = _word_set(
-    """
-    to on in for with from at by into onto over under about via inside through across before after
-    during without using of than versus vs
-    """
-)
-_CLAUSE_WORDS = _word_set(
+_PERSON = PERSONS
+_DETERMINERS = DETERMINERS
+# a noun phrase also ends at these ("the speed of ...", "faster than ...")
+_PREPOSITIONS = PREPOSITIONS | word_set("without using of than versus vs")
+_CLAUSE_WORDS = word_set(
     """
     when if because while until unless once whenever where whether that which who
     """
 )
-# Common verbs that end a subject ("should camera images use ..."); general English.
-_VERBS = _word_set(
+# Verbs that end a subject ("should camera images use ..."), with the doings follow-ups ask about
+_VERBS = VERBS | word_set(
     """
-    do look mean offer add set describe show publish subscribe use produce contain include provide
-    return print need require say cover involve support take send make have get give build work
-    output store collect decide handle cope compare differ keep know find turn choose pick run
-    create load save help affect change move detect plan learn track process read write call start
-    stop list recommend open define install configure launch implement deploy connect test debug fix
-    train spawn control update export import go come behave react respond
+    install configure launch implement deploy connect test debug fix train spawn control update export
+    import go come behave react respond
     """
 )
 # Words that carry a conversation on rather than name a thing ("and then?", "and more?").
-_FILLERS = _word_set(
+_FILLERS = word_set(
     """
     then so now else again more please thanks thank yes no ok okay sure also too instead otherwise
     why
@@ -218,3 +208,60 @@ def _is_code(token: str) -> bool:
 def _is_name(tokens: list[str]) -> bool:
     """Proper names, acronyms, code words: "Windows", "ROS 2", "max_step_size"."""
     return any(t[:1].isupper() or _is_code(t) for t in tokens if _bare(t) not in _DETERMINERS)
+
+
+# Words that open a phrase a "what about ...?" can swap: prepositions, which end at the next one, and
+# clauses, which run to the next comma.
+_SWAPPED_PREPOSITIONS = word_set("in on at for with from under over into inside using via without")
+_SWAPPED_CLAUSES = word_set("when if while whenever")
+
+
+def swap_phrase(previous: str, other: str) -> str | None:
+    """ "What about on Windows?" after "How do I install ROS 2 on Ubuntu?": the previous question with its
+    last phrase that opens with the same word ("on Ubuntu") swapped for the new one ("How do I install
+    ROS 2 on Windows?"), rather than both at once. None when `other` opens with no such word, or the
+    previous question has no such phrase past its first word, a clause aside ("If the bridge fails,
+    what ...?"): a phrase that opens a question frames it ("For the final project, which tools ...?"),
+    and "and for walking around?" asks of another role."""
+    opener, _, rest = other.partition(" ")
+    word = opener.lower()
+    clause = word in _SWAPPED_CLAUSES
+    if not rest.strip() or not (clause or word in _SWAPPED_PREPOSITIONS):
+        return None
+    stem = previous.rstrip("?.! ")
+    tokens = stem.split(" ")
+    starts = [i for i, t in enumerate(tokens) if (i > 0 or clause) and t.lower() == word]
+    if not starts:
+        return None
+    start = starts[-1]
+    end = len(tokens)
+    for j in range(start + 1, len(tokens)):
+        bare = tokens[j].rstrip(",;:")
+        if bare != tokens[j]:  # a comma ends the phrase, and stays
+            return " ".join([*tokens[:start], other + tokens[j][len(bare) :], *tokens[j + 1 :]]) + "?"
+        if not clause and (bare.lower() in PREPOSITIONS or bare.lower() in SUBORDINATE):
+            end = j
+            break
+    return " ".join([*tokens[:start], other, *tokens[end:]]) + "?"
+
+
+# "What about on Windows?", "and what about AWS too?": the other thing the previous question is asked of.
+_WHAT_ABOUT = re.compile(r"^\s*(?:and\s+)?(?:what|how)\s+about\s+(.+)$", re.IGNORECASE)
+# "And in Isaac Sim?": only a phrase, which asks the previous question again with that phrase changed.
+_AND_PHRASE = re.compile(
+    r"^\s*(?:and|but)\s+((?:in|on|at|with|from|under|inside|using|via|when|if)\s+.+)$", re.IGNORECASE
+)
+
+
+def what_about(question: str) -> str | None:
+    """What a "what about X?" asks the previous question of ("what about AWS instead?": "AWS"), or None."""
+    shift = _WHAT_ABOUT.match(question)
+    return SWITCH.sub("", shift.group(1).rstrip("?.! ")) if shift else None
+
+
+def swapped_question(previous: str, question: str) -> str | None:
+    """`previous` asked again with the part `question` changes swapped for the new one (a phrase opening
+    with the same word, else the thing it asked about), or None when neither swap applies."""
+    phrase = _AND_PHRASE.match(question)
+    other = what_about(question) or (SWITCH.sub("", phrase.group(1).rstrip("?.! ")) if phrase else None)
+    return (swap_phrase(previous, other) if other else None) or swap_noun_phrase(previous, question)

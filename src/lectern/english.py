@@ -1,0 +1,31 @@
+"""Plain English word lists that follow-up rewriting (`followups`) and its swaps (`swaps`) read
+questions with: general English, none drawn from any document."""
+
+from __future__ import annotations
+
+import re
+
+
+def word_set(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+DETERMINERS = word_set("a an the this that these those my your our its their his her some any")
+PREPOSITIONS = word_set(
+    "to on in for with from at by into onto over under about via inside through across before after during"
+)
+# Common verbs that end a subject ("what does the camera example set up", "how does the robot collect
+# ...", "what ... should camera images use").
+VERBS = word_set(
+    """
+    do look mean offer add set describe show publish subscribe use produce contain include provide return
+    print need require say cover involve support take send make have get give build work output store
+    collect decide handle cope compare differ keep know find turn choose pick run create load save help
+    affect change move detect plan learn track process read write call start stop list recommend open
+    define
+    """
+)
+SUBORDINATE = word_set("when if because while until unless once whenever after before")
+PERSONS = word_set("i we you one")  # "how do [I] write ...": who does it, not what it is about
+# "what about AWS instead?", "the ankles too?": the word that marks a switch to another thing
+SWITCH = re.compile(r"[\s,]+(?:instead|then|too|as\s+well)$", re.IGNORECASE)
