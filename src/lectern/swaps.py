@@ -27,7 +27,6 @@ _OPENER = re.compile(
     r"^\s*(?:(?:and|but|also)\s+)?(?:(?:what|how)\s+about\s+|(?:and|also)\s+)?(.+?)[\s?.!]*$",
     re.IGNORECASE,
 )
-_SWITCH = SWITCH
 _HAS_OPENER = re.compile(r"^\s*(?:and|also|but|what\s+about|how\s+about)\b", re.IGNORECASE)
 _QUESTION_WORDS = word_set("what which how why when where who whose whom whats")
 _AUX = word_set(
@@ -41,8 +40,6 @@ _PRONOUNS = word_set(
     i we you he she it they them this that these those its it's their there me us him her one's
     """
 )
-_PERSON = PERSONS
-_DETERMINERS = DETERMINERS
 # a noun phrase also ends at these ("the speed of ...", "faster than ...")
 _PREPOSITIONS = PREPOSITIONS | word_set("without using of than versus vs")
 _CLAUSE_WORDS = word_set(
@@ -76,12 +73,12 @@ def noun_phrase_of(question: str) -> str | None:
     depth images instead?" -> "depth images"), or None when it has a verb, a pronoun, a question word,
     opens with a preposition or clause word, or runs longer than a short phrase."""
     text = " ".join(question.split())
-    if not _HAS_OPENER.match(text) and not _SWITCH.search(text.rstrip("?.! ")):
+    if not _HAS_OPENER.match(text) and not SWITCH.search(text.rstrip("?.! ")):
         return None  # "the ankles too?" or "and the ankles?", not any short question
     match = _OPENER.match(text)
     if match is None:
         return None
-    phrase = _SWITCH.sub("", match.group(1).rstrip("?.! "))
+    phrase = SWITCH.sub("", match.group(1).rstrip("?.! "))
     tokens = phrase.split()
     if not 1 <= len(tokens) <= 5 or any(c in phrase for c in ",;:()\"'"):
         return None
@@ -90,7 +87,7 @@ def noun_phrase_of(question: str) -> str | None:
         return None
     if any(t in _AUX | _QUESTION_WORDS | _PRONOUNS or t.endswith("n't") for t in lowered):
         return None
-    own = [t for t in lowered if t not in _DETERMINERS]
+    own = [t for t in lowered if t not in DETERMINERS]
     if not own or own[0] in _FILLERS:
         return None  # "and then?", "and more details?": no thing of its own
     return phrase
@@ -103,17 +100,17 @@ def _span(tokens: list[str], start: int) -> tuple[int, int] | None:
     end = start
     while end < len(tokens):
         word = lowered[end]
-        after_det = end > start and lowered[end - 1] in _DETERMINERS
+        after_det = end > start and lowered[end - 1] in DETERMINERS
         if (
             word in _ENDS_PHRASE
             and not (after_det and word in _VERBS)
-            and not (end == start and word in _DETERMINERS)
+            and not (end == start and word in DETERMINERS)
         ):
             break
         if tokens[end].endswith((",", ";", ":")):
             return None  # a phrase cut by punctuation: unsure where it ends
         end += 1
-    core = [t for t in lowered[start:end] if t not in _DETERMINERS]
+    core = [t for t in lowered[start:end] if t not in DETERMINERS]
     if not core or any(t in _PRONOUNS for t in lowered[start:end]):
         return None
     return start, end
@@ -145,7 +142,7 @@ def _after_auxiliary(tokens: list[str], aux: int) -> tuple[int, int] | None:
     lowered = [_bare(t) for t in tokens]
     if aux + 1 >= len(tokens):
         return None
-    if lowered[aux + 1] in _PERSON:
+    if lowered[aux + 1] in PERSONS:
         # "how do I write a minimal publisher": the object after the verb
         return _span(tokens, aux + 3) if aux + 3 < len(tokens) else None
     return _span(tokens, aux + 1)
@@ -155,7 +152,7 @@ def _with_ones(phrase_tokens: list[str], replaced: list[str]) -> list[str]:
     """ "the recommended ones" for "the minimum computer specs": "one(s)" takes the replaced phrase
     without its determiner and its first word, the one the new words stand against ("computer specs"),
     or its head noun alone when that is all it has past the first word."""
-    core = [t for t in replaced if _bare(t) not in _DETERMINERS and not _bare(t).endswith(("'s", "\u2019s"))]
+    core = [t for t in replaced if _bare(t) not in DETERMINERS and not _bare(t).endswith(("'s", "\u2019s"))]
     noun = core[1:] if len(core) >= 3 else core[-1:]
     out: list[str] = []
     for token in phrase_tokens:
@@ -178,9 +175,9 @@ def swap_noun_phrase(previous: str, question: str) -> str | None:
     replaced = tokens[start:end]
     new = phrase.split()
     outside = {_bare(t) for t in tokens[:start] + tokens[end:]}
-    if any(_bare(t) in outside for t in new if _bare(t) not in _DETERMINERS):
+    if any(_bare(t) in outside for t in new if _bare(t) not in DETERMINERS):
         return None
-    if {_bare(t) for t in new} - _DETERMINERS <= {_bare(t) for t in replaced}:
+    if {_bare(t) for t in new} - DETERMINERS <= {_bare(t) for t in replaced}:
         return None  # nothing new: the same thing asked again
     code = [i for i, t in enumerate(replaced) if _is_code(t)]
     if len(new) == 1 and _is_code(new[0]) and len(code) == 1:
@@ -193,10 +190,10 @@ def swap_noun_phrase(previous: str, question: str) -> str | None:
     if any(_bare(t) in {"one", "ones"} for t in new):
         new = _with_ones(new, replaced)
     owner = next((i for i, t in enumerate(replaced) if _bare(t).endswith(("'s", "\u2019s"))), None)
-    if owner is not None and _bare(new[0]) in _DETERMINERS:
+    if owner is not None and _bare(new[0]) in DETERMINERS:
         # "the error recovery one" for "the capstone's demo scenario": the owner stays
         new = [*replaced[: owner + 1], *new[1:]]
-    elif _bare(new[0]) not in _DETERMINERS and replaced and _bare(replaced[0]) in _DETERMINERS:
+    elif _bare(new[0]) not in DETERMINERS and replaced and _bare(replaced[0]) in DETERMINERS:
         new = [replaced[0], *new]  # "and cucumbers?" for "the tomatoes": "the cucumbers"
     return " ".join([*tokens[:start], *new, *tokens[end:]]) + "?"
 
@@ -207,7 +204,7 @@ def _is_code(token: str) -> bool:
 
 def _is_name(tokens: list[str]) -> bool:
     """Proper names, acronyms, code words: "Windows", "ROS 2", "max_step_size"."""
-    return any(t[:1].isupper() or _is_code(t) for t in tokens if _bare(t) not in _DETERMINERS)
+    return any(t[:1].isupper() or _is_code(t) for t in tokens if _bare(t) not in DETERMINERS)
 
 
 # Words that open a phrase a "what about ...?" can swap: prepositions, which end at the next one, and
