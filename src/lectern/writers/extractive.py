@@ -224,9 +224,7 @@ class ExtractiveWriter:
             candidates, reserve = [], []
         query_vector = self._query_vector(request)
         if query_vector is not None and request.sentences is not None:
-            _attach_vectors(candidates + codes, [*sources, *reserve], request.sentences)
-            for k in codes:
-                k.cosine = float(k.vector @ query_vector) if k.vector is not None else None
+            _attach_vectors(candidates + codes, [*sources, *reserve], request.sentences, query_vector)
         self._score(candidates, query_vector)
         kind = question_kind(request.question)
         _favour_cues(candidates, kind)
@@ -305,8 +303,7 @@ class ExtractiveWriter:
         if query_vector is not None and any(c.vector is not None for c in candidates):
             # Every sentence has its stored vector: rank by meaning first, words second.
             for c in candidates:
-                cosine = float(c.vector @ query_vector) if c.vector is not None else 0.0
-                c.cosine = cosine if c.vector is not None else None
+                cosine = c.cosine if c.cosine is not None else 0.0  # worked out with its vector
                 w = MEANING_WEIGHTS
                 c.score = (
                     w["cosine"] * cosine
@@ -351,9 +348,13 @@ class ExtractiveWriter:
 
 
 def _attach_vectors(
-    candidates: list[_Candidate], sources: Sequence[SearchHit], sentences: SentenceVectors
+    candidates: list[_Candidate],
+    sources: Sequence[SearchHit],
+    sentences: SentenceVectors,
+    query_vector: NDArray[np.float32],
 ) -> None:
-    """Each candidate's stored sentence vector (row `position` of its chunk's unit matrix)."""
+    """Each candidate's stored sentence vector (row `position` of its chunk's unit matrix) and its cosine
+    to the question."""
     try:
         stored = sentences.of([hit.chunk for hit in sources])
     except Exception:  # ranking by meaning is an improvement, never a reason to fail an answer
@@ -366,6 +367,7 @@ def _attach_vectors(
         # A code block's row is zero when nothing says in words what it does: it has no vector.
         if c.unit.kind == "sentence" or matrix[c.unit.position].any():
             c.vector = matrix[c.unit.position]
+            c.cosine = float(c.vector @ query_vector)
 
 
 def _idf(per_source: Sequence[Sequence[Unit]], query_terms: frozenset[str]) -> dict[str, float]:
