@@ -8,15 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from lectern.embeddings import create_embedder
 from lectern.engine import AskOptions, Engine
 from lectern.events import Retrieved
-from lectern.index import open_index
-from lectern.ingest.manifest import Manifest
-from lectern.ingest.pipeline import IngestPipeline
-from lectern.retrieval import Retriever
 from lectern.settings import load_settings
-from lectern.writers import create_writer
+from tests.integration.engine_support import ingested_engine
 
 pytestmark = pytest.mark.integration
 
@@ -27,17 +22,7 @@ REFUSAL = re.compile(r"^I don't have information about .+ in the documents\.$")
 @pytest.fixture(scope="module")
 def engine(tmp_path_factory: pytest.TempPathFactory) -> Engine:
     settings = load_settings(data_dir=tmp_path_factory.mktemp("answer-engine"), collection="answers")
-    embedder = create_embedder(settings)
-    index = open_index(settings, settings.collection)
-    pipeline = IngestPipeline(
-        collection=settings.collection,
-        embedder=embedder,
-        index=index,
-        manifest=Manifest(settings.state_db_path),
-    )
-    pipeline.ingest_paths([DOCS])
-    index.optimize()
-    return Engine(Retriever(embedder, index, settings), create_writer(settings, embedder=embedder), settings)
+    return ingested_engine(settings, [DOCS])
 
 
 async def test_in_scope_question_is_answered_from_a_relevant_source(engine: Engine) -> None:

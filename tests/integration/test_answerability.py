@@ -10,16 +10,10 @@ from pathlib import Path
 import pytest
 
 from lectern.answerability import load_model
-from lectern.embeddings import create_embedder
 from lectern.engine import Engine
 from lectern.guardrail import REFUSAL
-from lectern.index import open_index
-from lectern.ingest.manifest import Manifest
-from lectern.ingest.pipeline import IngestPipeline
-from lectern.retrieval import Retriever
-from lectern.sentences import SentenceVectors
 from lectern.settings import Settings, load_settings
-from lectern.writers import create_writer
+from tests.integration.engine_support import ingested_engine
 
 pytestmark = pytest.mark.integration
 
@@ -28,17 +22,7 @@ FIXTURES = Path(__file__).parent.parent / "fixtures"
 
 def _engine(tmp: Path, folder: Path) -> Engine:
     settings = load_settings(data_dir=tmp, collection="answerability")
-    embedder = create_embedder(settings)
-    index = open_index(settings, settings.collection)
-    IngestPipeline(
-        collection=settings.collection,
-        embedder=embedder,
-        index=index,
-        manifest=Manifest(settings.state_db_path),
-        sentences=SentenceVectors.for_data_dir(embedder, settings.data_dir),
-    ).ingest_paths([folder])
-    index.optimize()
-    return Engine(Retriever(embedder, index, settings), create_writer(settings, embedder=embedder), settings)
+    return ingested_engine(settings, [folder], sentences=True)
 
 
 @pytest.fixture(scope="module")

@@ -17,18 +17,13 @@ from lectern.api import create_app
 from lectern.api.logs import LogSink
 from lectern.api.turns import Turns
 from lectern.citations import display_markers
-from lectern.embeddings import create_embedder
 from lectern.engine import Engine
 from lectern.events import Done, Token
-from lectern.index import open_index
-from lectern.ingest.manifest import Manifest
-from lectern.ingest.pipeline import IngestPipeline
 from lectern.mcp import Backend, BackendSlot, create_mcp_server
-from lectern.retrieval import Retriever
 from lectern.settings import Settings, load_settings
 from lectern.store import ConversationStore, upgrade_database
-from lectern.writers import create_writer
 from tests.api_support import app_client, ndjson, parse_sse
+from tests.integration.engine_support import ingested_engine
 
 pytestmark = pytest.mark.integration
 
@@ -70,17 +65,7 @@ def settings(tmp_path_factory: pytest.TempPathFactory) -> Settings:
 
 @pytest.fixture(scope="module")
 def engine(settings: Settings) -> Engine:
-    embedder = create_embedder(settings)
-    index = open_index(settings, settings.collection)
-    pipeline = IngestPipeline(
-        collection=settings.collection,
-        embedder=embedder,
-        index=index,
-        manifest=Manifest(settings.state_db_path),
-    )
-    pipeline.ingest_paths(CORPORA)
-    index.optimize()
-    return Engine(Retriever(embedder, index, settings), create_writer(settings, embedder=embedder), settings)
+    return ingested_engine(settings, CORPORA)
 
 
 def test_there_are_many_questions() -> None:

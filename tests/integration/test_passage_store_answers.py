@@ -8,16 +8,10 @@ from pathlib import Path
 import pytest
 
 from lectern import passage_store
-from lectern.embeddings import create_embedder
 from lectern.engine import Engine
-from lectern.index import open_index
-from lectern.ingest.manifest import Manifest
-from lectern.ingest.pipeline import IngestPipeline
-from lectern.retrieval import Retriever
-from lectern.sentences import SentenceVectors
 from lectern.settings import load_settings
-from lectern.writers import create_writer
 from lectern.writers.units import passage_terms, units_of
+from tests.integration.engine_support import ingested_engine
 
 pytestmark = pytest.mark.integration
 
@@ -43,23 +37,10 @@ async def _answers(engine: Engine) -> list[str]:
 
 async def test_answers_match_with_and_without_stored_units(tmp_path: Path) -> None:
     settings = load_settings(data_dir=tmp_path, collection="answers", query_cache_size=0)
-    embedder = create_embedder(settings)
-    index = open_index(settings, settings.collection)
-    pipeline = IngestPipeline(
-        collection=settings.collection,
-        embedder=embedder,
-        index=index,
-        manifest=Manifest(settings.state_db_path),
-        sentences=SentenceVectors.for_data_dir(embedder, settings.data_dir),  # configures the store
-    )
-    pipeline.ingest_paths([DOCS])
-    index.optimize()
+    engine = ingested_engine(settings, [DOCS], sentences=True)  # the sentences configure the store
     store = passage_store.configure(settings.data_dir)
     assert store is not None
     assert store.stored() > 0  # ingest stored them
-    engine = Engine(
-        Retriever(embedder, index, settings), create_writer(settings, embedder=embedder), settings
-    )
     try:
         from_ingest = await _answers(engine)
         passage_store.configure(None)
