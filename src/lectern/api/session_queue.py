@@ -64,13 +64,8 @@ class SessionQueue:
             )
         slot.users += 1
         try:
-            if slot.users == 1:
-                # Nobody holds or waits for the turn: the lock is taken at once. Without a timeout to
-                # arm and cancel (a timer on the loop, ~6 us), as for almost every turn.
+            async with asyncio.timeout(self.wait_s):
                 await slot.lock.acquire()
-            else:
-                async with asyncio.timeout(self.wait_s):
-                    await slot.lock.acquire()
         except BaseException as exc:  # timed out or cancelled while waiting: leave the queue
             self._leave(session_id, slot)
             if isinstance(exc, TimeoutError):
