@@ -85,6 +85,37 @@ def test_scores_are_lancedbs_bit_for_bit(tmp_path: Path) -> None:
         assert theirs  # the query finds something
 
 
+def test_idf_is_lances_where_the_rounded_f64_log_is_not(tmp_path: Path) -> None:
+    """At 2,443 rows a term in one row has idf ln(1629.3334): the f64 log rounded to float32 is 1 ulp
+    above the C library's logf, which lance calls (textbook-d has that many rows)."""
+    n = 2443
+    items = [
+        Chunk(
+            text=" ".join(["robot"] * (1 + i % 9) + [f"w{i}"]),
+            content_hash=f"h{i:05d}",
+            chunk_index=0,
+            token_count=9,
+            title="",
+            source_path=f"doc{i % 7}.md",
+        )
+        for i in range(n)
+    ]
+    index = LanceDBIndex(tmp_path / "lancedb", "docs", snapshot_reload_s=0.0)
+    index.create(INFO)
+    index.upsert(items, vectors(n))
+    index.optimize()
+    table = index._open()
+    layout = index._layout(table, table.version)
+    snapshot = index._snapshots.get(table, layout.version, layout.columns, index._fits_in_memory)
+    assert snapshot is not None
+    keywords = index._keyword_index(snapshot)
+    assert keywords is not None
+    for i in range(0, 90, 3):  # one row each, nine lengths
+        theirs = dict(_collect(_keywords_now(table, f"w{i} robot", None, n)))
+        ours = {int(snapshot.row_ids[p]): score for p, score in keywords.top(f"w{i} robot", n)}
+        assert ours == theirs
+
+
 def test_searches_use_it_once_built_and_only_for_its_version(tmp_path: Path) -> None:
     index, items = built(tmp_path)
     query = "robot joint sensor"
