@@ -2,9 +2,8 @@
 
 A keyword query through LanceDB's full-text index costs ~1.2-1.5 ms of CPU in its runtime threads (1k
 rows, 2 cores); the same ranking from posting lists held in memory costs ~0.05-0.1 ms. The scores are
-LanceDB's own, bit for bit, so the candidates and their order are the same, but for the order of
-rows with exactly equal scores (LanceDB's order among ties follows its search internals; here ties
-go in table order).
+LanceDB's own, bit for bit, so the candidates are the same; rows with equal scores are ordered by
+the caller's rule (`lectern.index.fusion.best_first`), LanceDB's results as well as these.
 
 What this mimics (lance's ``InvertedIndexParams.build`` and ``IndexBM25Scorer``, lancedb 0.40):
 
@@ -339,9 +338,11 @@ class KeywordIndex:
         most = int(np.argmax(np.diff(self.starts)))
         return next(term for term, i in self.slices.items() if i == most)
 
-    def top(self, text: str, n: int) -> list[tuple[int, float]]:
-        """The n best rows (position, BM25) for the query `text`, best first, ties in table order;
-        only rows sharing a term with it."""
+    def top(self, text: str, n: int, order: NDArray[np.intp] | None = None) -> list[tuple[int, float]]:
+        """The n best rows (position, BM25) for the query `text`, best first, only rows sharing a term
+        with it. Equal scores in `order` (each row's rank in it, a permutation of the positions;
+        default table order), among them those tied at the n-th place: the n rows are the first n
+        of the whole ranking, not any n of its ties."""
         scores: NDArray[np.float32] | None = None
         for term in terms(text):
             posting = self.posting(term)
@@ -354,9 +355,10 @@ class KeywordIndex:
             return []
         hit = np.flatnonzero(scores)
         hit_scores = scores[hit]
-        n = min(n, len(hit))
-        best = np.argpartition(-hit_scores, n - 1)[:n] if n < len(hit) else np.arange(len(hit))
-        best = best[np.lexsort((hit[best], -hit_scores[best]))]
+        if n < len(hit):  # the rows scoring at least the n-th best: every row tied with it too
+            kept = hit_scores >= np.partition(hit_scores, len(hit) - n)[len(hit) - n]
+            hit, hit_scores = hit[kept], hit_scores[kept]
+        best = np.lexsort((hit if order is None else order[hit], -hit_scores))[:n]
         return list(zip(hit[best].tolist(), hit_scores[best].tolist(), strict=True))  # as int, float
 
 
