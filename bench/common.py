@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import statistics
 from collections.abc import Iterator
 from pathlib import Path
@@ -101,8 +102,37 @@ def build(corpus: Path, data_dir: Path | None = None, **overrides: Any) -> tuple
     # as `lectern ingest` does: answers read word rarity from this table, not wordfreq's list
     word_frequency.prepare(settings.model_cache_dir)
     seconds = time.perf_counter() - started
+    pin_keyword_path(index, os.environ.get(KEYWORD_PATH_VARIABLE, ""))
     retriever = Retriever(embedder, index, settings)
     return Engine(retriever, create_writer(settings, embedder=embedder), settings), settings, seconds
+
+
+# Which keyword search serves the embedded index's unfiltered searches: "lancedb" (its FTS index, always),
+# "memory" (the in-memory keyword index, built before the first question), or unset: the product's
+# way, LanceDB's until the in-memory index is built in the background (from the second question on).
+KEYWORD_PATH_VARIABLE = "BENCH_KEYWORDS"  # not LECTERN_*: lectern refuses settings it does not know
+
+
+def pin_keyword_path(index: Any, path: str) -> None:
+    """Serve `index`'s keyword searches from one path only (see KEYWORD_PATH_VARIABLE)."""
+    if not path:
+        return
+    from lectern.index.lancedb_index import LanceDBIndex
+    from lectern.index.lancedb_keywords import KeywordCache
+
+    if path not in ("lancedb", "memory") or not isinstance(index, LanceDBIndex):
+        raise SystemExit(f"{KEYWORD_PATH_VARIABLE}={path!r}: lancedb or memory, on the lancedb engine")
+    if path == "lancedb":
+        index._keywords = KeywordCache(lambda _: None)  # a build that never serves
+        return
+    table = index._open()
+    layout = index._layout(table, table.version)
+    snapshot = index._snapshots.get(table, layout.version, layout.columns, index._fits_in_memory)
+    built = index._keyword_index(snapshot) if snapshot is not None else None
+    if built is None:
+        raise SystemExit(f"{KEYWORD_PATH_VARIABLE}=memory: the table's FTS index does not qualify")
+    index._keywords._seen = snapshot.version
+    index._keywords._held = (snapshot.version, built)
 
 
 def read_jsonl(path: Path) -> Iterator[dict[str, Any]]:

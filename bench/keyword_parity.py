@@ -1,5 +1,6 @@
 """Does the in-process keyword index rank as LanceDB's FTS index does? Per question, the top-N
-keyword candidates of both (row ids), compared: identical lists, same sets, rank differences.
+keyword candidates of both (row ids) as a search takes them (equal scores in content hash order,
+`lectern.index.fusion.best_first`), compared: identical lists, same sets, rank differences.
 
     uv run python bench/keyword_parity.py INDEX_DIR QUESTIONS.jsonl [...] [--depth 40]
 
@@ -13,6 +14,7 @@ import json
 import time
 from pathlib import Path
 
+from lectern.index.fusion import best_first
 from lectern.index.lancedb_index import LanceDBIndex, _collect, _keywords_now
 
 
@@ -43,8 +45,9 @@ def main() -> None:
     same = same_set = 0
     moved: list[int] = []
     for q in questions:
-        theirs = [r for r, _ in _collect(_keywords_now(table, q, None, args.depth))]
-        ours = [int(snapshot.row_ids[p]) for p, _ in keywords.top(q, args.depth)]
+        found = index._keyed(table, snapshot, _collect(_keywords_now(table, q, None, args.depth)))
+        theirs = [r for _, r, _ in best_first(found)[: args.depth]]
+        ours = [int(snapshot.row_ids[p]) for p, _ in keywords.top(q, args.depth, snapshot.tie_order)]
         same += theirs == ours
         same_set += set(theirs) == set(ours)
         moved.extend(abs(i - ours.index(r)) for i, r in enumerate(theirs) if r in ours and ours[i] != r)

@@ -3,14 +3,15 @@ dense cosine similarity that every hit carries whatever the search mode."""
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable, Iterable, Sequence
 from operator import itemgetter
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import numpy as np
 from numpy.typing import NDArray
 
 K = TypeVar("K", bound=Hashable)
+C = TypeVar("C", bound=tuple[Any, ...])
 
 # Each side of a hybrid search fetches this many candidates at least, so fusion has something to fuse
 # even for top_k=1; a chunk found by both sides then rises above one found by either alone.
@@ -22,10 +23,30 @@ def candidate_depth(top_k: int) -> int:
     return max(top_k * CANDIDATES_PER_RESULT, MIN_CANDIDATES)
 
 
+def best_first(candidates: Iterable[C]) -> list[C]:
+    """Candidates (key first, score last: a content hash and its score) best first, equal scores in
+    key order: the one order of every side of every engine's search, before it is cut to its depth
+    or fused (pgvector's keyword SQL says the same: ``ORDER BY score DESC, content_hash``).
+
+    Without it, rows with equal scores came in whatever order served the search: LanceDB's FTS index
+    orders them by its search internals, the in-memory keyword index (built in the background, so
+    serving from some moment on) in table order. A tie's order is a rank, and a rank is an RRF
+    score: one 3-turn follow-up's answer changed between runs of the same bench. The content hash
+    is the key every engine and path knows, and it does not change with the table's layout (row ids
+    and table order do, on compaction). The in-memory paths (`KeywordIndex.top`, `TableSnapshot.top`)
+    rank in this order by themselves."""
+    return sorted(candidates, key=_best_first)
+
+
+def _best_first(candidate: tuple[Any, ...]) -> tuple[float, Any]:
+    return -candidate[-1], candidate[0]
+
+
 def rrf_fuse(rankings: Sequence[Sequence[K]], k: int) -> list[tuple[K, float]]:
     """Reciprocal rank fusion: score(d) = sum over rankings of 1 / (k + rank), rank starting at 1.
 
-    Ties keep the order of first appearance (dense side first), so the result is deterministic.
+    Ties keep the order of first appearance (dense side first): with each ranking in `best_first`
+    order, the fused order is the same whichever path served each side.
     """
     scores: dict[K, float] = {}
     for ranking in rankings:

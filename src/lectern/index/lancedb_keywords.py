@@ -2,9 +2,8 @@
 
 A keyword query through LanceDB's full-text index costs ~1.2-1.5 ms of CPU in its runtime threads (1k
 rows, 2 cores); the same ranking from posting lists held in memory costs ~0.05-0.1 ms. The scores are
-LanceDB's own, bit for bit, so the candidates and their order are the same, but for the order of
-rows with exactly equal scores (LanceDB's order among ties follows its search internals; here ties
-go in table order).
+LanceDB's own, bit for bit, so the candidates are the same; rows with equal scores are ordered by
+the caller's rule (`lectern.index.fusion.best_first`), LanceDB's results as well as these.
 
 What this mimics (lance's ``InvertedIndexParams.build`` and ``IndexBM25Scorer``, lancedb 0.40):
 
@@ -13,7 +12,10 @@ What this mimics (lance's ``InvertedIndexParams.build`` and ``IndexBM25Scorer``,
   *after* stemming, and it is NLTK's English list, not Lucene's), fold accents to ASCII;
 - BM25 in float32 with k1 = 1.2 and b = 0.75: idf = ln(1 + (N - df + 0.5) / (df + 0.5)), avgdl =
   the index's tokens / documents, a doc's weight (k1 + 1) * tf / (tf + k1 * (1 - b + b * dl / avgdl));
-  a query term repeated counts again.
+  a query term repeated counts again. The idf's logarithm is the C library's ``logf``, which lance
+  calls (Rust's ``f32::ln``): the f64 log rounded to float32 differs from it by 1 ulp now and then
+  (logf is not correctly rounded; at 2,443 rows, the idf of a term in one row: 27 of the 287 bench
+  questions on textbook-d had a score 1 ulp above LanceDB's).
 
 Only an index whose settings are exactly those qualifies (:func:`mimics`); the caller checks that the
 FTS index covers every row of the snapshot and nothing more, else LanceDB answers.
@@ -22,6 +24,8 @@ FTS index covers every row of the snapshot and nothing more, else LanceDB answer
 from __future__ import annotations
 
 import atexit
+import ctypes
+import ctypes.util
 import math
 import re
 import threading
@@ -312,7 +316,9 @@ class KeywordIndex:
         weights *= K1 + np.float32(1.0)
         weights /= denominator
         del denominator
-        weights *= np.repeat(np.array([_idf(int(d), n) for d in df.tolist()], dtype=np.float32), df)
+        distinct, which = np.unique(df, return_inverse=True)  # one idf per distinct document count
+        idfs = np.array([_idf(int(d), n) for d in distinct.tolist()], dtype=np.float32)
+        weights *= np.repeat(idfs[which], df)
         starts = np.zeros(len(ids) + 1, dtype=np.int64)
         np.cumsum(df, out=starts[1:])
         return cls(ids, starts, rows, weights, size)
@@ -332,9 +338,11 @@ class KeywordIndex:
         most = int(np.argmax(np.diff(self.starts)))
         return next(term for term, i in self.slices.items() if i == most)
 
-    def top(self, text: str, n: int) -> list[tuple[int, float]]:
-        """The n best rows (position, BM25) for the query `text`, best first, ties in table order;
-        only rows sharing a term with it."""
+    def top(self, text: str, n: int, order: NDArray[np.intp] | None = None) -> list[tuple[int, float]]:
+        """The n best rows (position, BM25) for the query `text`, best first, only rows sharing a term
+        with it. Equal scores in `order` (each row's rank in it, a permutation of the positions;
+        default table order), among them those tied at the n-th place: the n rows are the first n
+        of the whole ranking, not any n of its ties."""
         scores: NDArray[np.float32] | None = None
         for term in terms(text):
             posting = self.posting(term)
@@ -347,16 +355,35 @@ class KeywordIndex:
             return []
         hit = np.flatnonzero(scores)
         hit_scores = scores[hit]
-        n = min(n, len(hit))
-        best = np.argpartition(-hit_scores, n - 1)[:n] if n < len(hit) else np.arange(len(hit))
-        best = best[np.lexsort((hit[best], -hit_scores[best]))]
+        if n < len(hit):  # the rows scoring at least the n-th best: every row tied with it too
+            kept = hit_scores >= np.partition(hit_scores, len(hit) - n)[len(hit) - n]
+            hit, hit_scores = hit[kept], hit_scores[kept]
+        best = np.lexsort((hit if order is None else order[hit], -hit_scores))[:n]
         return list(zip(hit[best].tolist(), hit_scores[best].tolist(), strict=True))  # as int, float
 
 
 def _idf(documents_with_term: int, documents: np.float32) -> np.float32:
     df = np.float32(documents_with_term)
     ratio = (documents - df + np.float32(0.5)) / (df + np.float32(0.5)) + np.float32(1.0)
-    return np.float32(math.log(float(ratio)))  # lance: f32::ln; the f64 log rounded agrees
+    return np.float32(_logf(float(ratio)))  # lance: f32::ln, the C library's logf
+
+
+def _c_logf() -> Callable[[float], float]:
+    """The C library's float32 natural log (what Rust's ``f32::ln`` calls); without one, the f64 log
+    (1 ulp off now and then)."""
+    name = ctypes.util.find_library("m") or ctypes.util.find_library("c")
+    try:
+        logf = ctypes.CDLL(name).logf if name else None
+    except (OSError, AttributeError):
+        logf = None
+    if logf is None:
+        return math.log
+    logf.restype = ctypes.c_float
+    logf.argtypes = [ctypes.c_float]
+    return logf
+
+
+_logf = _c_logf()
 
 
 # Builds still running. A build reads the table through LanceDB, whose native threads hand results
