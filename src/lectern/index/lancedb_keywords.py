@@ -371,11 +371,19 @@ def _idf(documents_with_term: int, documents: np.float32) -> np.float32:
 def _c_logf() -> Callable[[float], float]:
     """The C library's float32 natural log (what Rust's ``f32::ln`` calls); without one, the f64 log
     (1 ulp off now and then)."""
-    name = ctypes.util.find_library("m") or ctypes.util.find_library("c")
-    try:
-        logf = ctypes.CDLL(name).logf if name else None
-    except (OSError, AttributeError):
-        logf = None
+    # The process's own symbols first (CPython links libm): no `ldconfig` subprocess at import.
+    libraries: tuple[Callable[[], str | None], ...] = (
+        lambda: None,
+        lambda: ctypes.util.find_library("m"),
+        lambda: ctypes.util.find_library("c"),
+    )
+    logf = None
+    for library in libraries:
+        try:
+            logf = ctypes.CDLL(library()).logf
+            break
+        except (OSError, AttributeError, TypeError):
+            continue
     if logf is None:
         return math.log
     logf.restype = ctypes.c_float
