@@ -789,6 +789,11 @@ def _before_a_verb(text: str, pattern: re.Pattern[str] = _SUBJECT_DEMONSTRATIVE)
     return len(after) >= 2 and after[0] not in STOP_WORDS and after[1] in _VERBS | _AUXILIARIES
 
 
+# "A and B": two things, which a singular "it" or "its" cannot stand for ("what props does it take?" after
+# "how do I show a course's author and chapter count in a card?" asks about the card, not the two).
+_COORDINATED = re.compile(r"\S\s+and\s+\S", re.IGNORECASE)
+
+
 def _rewrite(question: str, head: str, context: str, topic: str) -> str:
     """`question` with the previous subject where it points back: a pronoun becomes the head ("how do I
     install it?" -> "how do I install Isaac Sim?"), "which of those" becomes "which of the <head>", "that"
@@ -802,6 +807,8 @@ def _rewrite(question: str, head: str, context: str, topic: str) -> str:
     tokens = re.split(r"(\W+)", stripped)
     lowered = [t.lower() for t in tokens]
     for i, token in enumerate([] if placed else lowered):
+        if token in {"it", "its"} and _COORDINATED.search(head):
+            continue  # "it" is one thing: not "a course's author and chapter count" (that comes in brackets)
         if token in REPLACEABLE:
             tokens[i] = head
             placed = True

@@ -796,3 +796,19 @@ def test_asked_about_finds_the_subject_object_or_named_thing() -> None:
     assert phrase("What does the real_time_factor setting in a world do?") == "the real_time_factor setting"
     assert phrase("What are the minimum computer specs for this course?") == "the minimum computer specs"
     assert phrase("Can I run it on a laptop?") is None
+
+
+def test_a_singular_it_does_not_stand_for_two_things_joined_by_and() -> None:
+    # "it" is one thing: after "show a course's author and chapter count in a card", the card; the
+    # pronoun stays and the whole subject comes in brackets. "them" may stand for the two.
+    previous = ["how do I show a course's author and chapter count in a card?"]
+    assert (
+        standalone_query("what props does it take?", previous)
+        == "what props does it take (course's author and chapter count in a card)?"
+    )
+    assert standalone_query("how do I install it?", ["What is Gazebo Harmonic?"]) == (
+        "how do I install Gazebo Harmonic?"
+    )
+    assert standalone_query("how do I install them?", ["What are Gazebo and Unity?"]) == (
+        "how do I install Gazebo and Unity?"
+    )
