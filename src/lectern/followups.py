@@ -352,6 +352,21 @@ _CONTRACTION_RESTS = frozenset({"m", "re", "ve", "ll", "d"})
 _WHAT_DOES = re.compile(r"^\s*what\s+(?:does|do|did)\s+(.+?)\s+do\b.*$", re.IGNORECASE)
 
 
+_MODALS = _word_set("can could will would should must may might")
+
+
+def _relative_clause_end(tokens: list[str]) -> bool:
+    """Whether the last two words are a modal and its verb after a noun or name ("... engines Gazebo can
+    use"): the end of a clause that says which things, not words to trim."""
+    return (
+        len(tokens) >= 3
+        and tokens[-2].lower() in _MODALS
+        and tokens[-1].lower() not in STOP_WORDS
+        and tokens[-3].lower() not in STOP_WORDS
+        and tokens[-3].lower() not in GENERIC_WORDS
+    )
+
+
 def topic_of(question: str) -> str:
     """The question's subject as a phrase: "What is Gazebo Harmonic?" -> "Gazebo Harmonic";
     "How do I install ROS 2 on Ubuntu?" -> "ROS 2 on Ubuntu" (for searching) . Empty when it has none."""
@@ -375,10 +390,13 @@ def topic_of(question: str) -> str:
     ):
         after_article = tokens[0].lower() in _ARTICLES
         tokens = tokens[1:]
-    # A capitalised word ends a name ("the Capture Point", "Key Topics"): it stays.
+    # A capitalised word ends a name ("the Capture Point", "Key Topics"): it stays. So does a clause that
+    # says which things ("the physics engines Gazebo can use"): a modal and its verb after a noun.
     while tokens and (
         tokens[-1].lower() in STOP_WORDS or (tokens[-1].lower() in GENERIC_WORDS and tokens[-1].islower())
     ):
+        if _relative_clause_end(tokens):
+            break
         tokens = tokens[:-1]
     if not tokens:
         return ""

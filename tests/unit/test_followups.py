@@ -812,3 +812,19 @@ def test_a_singular_it_does_not_stand_for_two_things_joined_by_and() -> None:
     assert standalone_query("how do I install them?", ["What are Gazebo and Unity?"]) == (
         "how do I install Gazebo and Unity?"
     )
+
+
+def test_a_clause_that_says_which_things_stays_in_the_topic() -> None:
+    # "the physics engines Gazebo can use": a modal and its verb after a name end a relative clause
+    assert topic_of("is there an exercise comparing the physics engines Gazebo can use?") == (
+        "exercise comparing the physics engines Gazebo can use"
+    )
+    assert (
+        standalone_query(
+            "which two does it suggest comparing?",
+            ["is there an exercise comparing the physics engines Gazebo can use?"],
+        )
+        == "which two does exercise comparing the physics engines Gazebo can use suggest comparing?"
+    )
+    # after a pronoun or a question word the modal and verb are the question's own and go
+    assert topic_of("Which sensors can I use?") == topic_of("Which sensors?")
