@@ -518,6 +518,10 @@ def _with_previous(question: str, previous_questions: Sequence[str]) -> str:
         return _after_statement(question, anchor)
     head, context = subject_parts(anchor)
     topic = _subject_phrase(anchor)
+    if _report_first(anchor) is not None:
+        # "my simulated humanoid shakes uncontrollably even with nothing pushing it, is there an exercise
+        # on that?": a question after a report of its own is followed up like a report, whole
+        return _after_statement(question, anchor)
     if (
         _asks_nothing_of_its_own(question)
         and previous == " ".join(previous_questions[-1].split())
@@ -572,6 +576,25 @@ def _is_statement(text: str) -> bool:
         return False
     tokens = [w.lower() for w in words(text) if w.lower() not in _FILLERS]
     return bool(tokens) and tokens[0] not in _QUESTION_OPENERS
+
+
+# Words that open a clause setting the scene rather than reporting something: "In the RL chapter, ...",
+# "Once the node is running, ...", "For the final project, ...".
+_SETTING_OPENERS = _PREPOSITIONS | _SUBORDINATE | _word_set("for as during within without since")
+
+
+def _report_first(question: str) -> tuple[str, str] | None:
+    """A question after a report of its own ("my simulated humanoid shakes uncontrollably even with
+    nothing pushing it, is there an exercise on that?"): the question and the report, or None when the
+    opening clause sets a scene ("In the RL chapter, how is the state defined?") or there is none."""
+    lead = _LEAD_CLAUSE.match(" ".join(question.strip().split()))
+    if lead is None:
+        return None
+    said = lead.group(1).strip()
+    tokens = [w.lower() for w in words(said)]
+    if len(tokens) < 4 or tokens[0] in _SETTING_OPENERS or tokens[0] in _QUESTION_OPENERS:
+        return None
+    return lead.group(2), said
 
 
 def _after_statement(question: str, statement: str) -> str:

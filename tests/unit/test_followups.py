@@ -828,3 +828,41 @@ def test_a_clause_that_says_which_things_stays_in_the_topic() -> None:
     )
     # after a pronoun or a question word the modal and verb are the question's own and go
     assert topic_of("Which sensors can I use?") == topic_of("Which sensors?")
+
+
+@pytest.mark.parametrize(
+    ("previous", "question", "expected"),
+    [
+        (
+            "the arm has more joints than it needs to reach a point, how does the solver pick one pose?",
+            "what limits does it have to respect?",
+            "what limits does it have to respect (the arm has more joints than it needs to reach a point,"
+            " how does the solver pick one pose)?",
+        ),
+        (
+            "my simulated humanoid shakes uncontrollably even with nothing pushing it, is there an exercise"
+            " on that?",
+            "which tools does it suggest for looking into it?",
+            "which tools does it suggest for looking into it (my simulated humanoid shakes uncontrollably"
+            " even with nothing pushing it, is there an exercise on that)?",
+        ),
+    ],
+)
+def test_a_question_after_a_report_of_its_own_is_followed_up_whole(
+    previous: str, question: str, expected: str
+) -> None:
+    # a report cut into a subject for the pronoun loses its sense ("pick one pose in arm has more
+    # joints ..."): the follow-up keeps its words and the whole previous turn comes in brackets
+    assert standalone_query(question, [previous]) == expected
+
+
+@pytest.mark.parametrize(
+    "previous",
+    [
+        "In the RL chapter, how is the state of the environment defined?",
+        "Once the node is running, what does it publish?",
+        "For the final project, which tools should I use to move the robot's arms?",
+    ],
+)
+def test_an_opening_clause_that_sets_the_scene_is_no_report(previous: str) -> None:
+    assert f"({previous.rstrip('?')})" not in standalone_query("and how is it reset?", [previous])
