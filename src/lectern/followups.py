@@ -6,8 +6,10 @@ name a topic of its own ("Can you give an example?", "Tell me more"). Its search
 topic of the previous standalone question: the pronoun is replaced by the topic, or the topic is added.
 Chains work because the previous question is itself rewritten first. A "that" which stands for what
 the previous answer proposed ("does that hurt accuracy much?" after a how-to) is searched with the whole
-doing (`with_previous_doing`). What the sentence has no place for comes after it in brackets ("and what
-if the window stays black there (Gazebo on Windows)?"), never glued onto its last words.
+doing (`with_previous_doing`). What the sentence has no place for comes after it in brackets ("how do
+I configure it (sensor simulation)?"), never glued onto its last words; a "what if ...?" and a follow-up
+to a report take the whole previous turn there ("and what if the window stays black there (How do I
+install Gazebo on Windows)?").
 
 The same topic extraction names what a refusal is about ("I don't have information about X ...").
 """
@@ -522,11 +524,12 @@ def _with_previous(question: str, previous_questions: Sequence[str]) -> str:
         # "my simulated humanoid shakes uncontrollably even with nothing pushing it, is there an exercise
         # on that?": a question after a report of its own is followed up like a report, whole
         return _after_statement(question, anchor)
-    if (
-        _asks_nothing_of_its_own(question)
-        and previous == " ".join(previous_questions[-1].split())
-        and not _covers(topic, previous)
-    ):
+    standing = previous == " ".join(previous_questions[-1].split())
+    if standing and _WHAT_IF.match(question):
+        # "what if I hand one in late?" after "what format do my code submissions need to follow?": the
+        # same situation with one thing changed, so the whole question is its setting
+        return _after_statement(question, previous)
+    if _asks_nothing_of_its_own(question) and standing and not _covers(topic, previous):
         # "give me an example", "why?" after a question that stood alone: nothing of its own to place a
         # subject in, and the subject cut out of the question lost some of its words ("keep" in "how do
         # I keep the robot from doing something dangerous ...?"), so the whole question comes instead
@@ -581,6 +584,10 @@ def _is_statement(text: str) -> bool:
 # Words that open a clause setting the scene rather than reporting something: "In the RL chapter, ...",
 # "Once the node is running, ...", "For the final project, ...".
 _SETTING_OPENERS = _PREPOSITIONS | _SUBORDINATE | _word_set("for as during within without since")
+
+
+# "what if I hand one in late?": the previous question's situation with one thing changed.
+_WHAT_IF = re.compile(r"^\s*(?:(?:and|but|so)\s*,?\s+)?what\s+if\b", re.IGNORECASE)
 
 
 def _report_first(question: str) -> tuple[str, str] | None:

@@ -366,7 +366,7 @@ def test_no_doing_without_a_how_to_and_a_that_for_it(question: str, previous: li
         (
             ["How do I install Gazebo on Windows?"],
             "and what if the window stays black there?",
-            "and what if the window stays black there (Gazebo on Windows)?",
+            "and what if the window stays black there (How do I install Gazebo on Windows)?",
         ),
         (
             ["What is a sourdough starter?"],
@@ -866,3 +866,11 @@ def test_a_question_after_a_report_of_its_own_is_followed_up_whole(
 )
 def test_an_opening_clause_that_sets_the_scene_is_no_report(previous: str) -> None:
     assert f"({previous.rstrip('?')})" not in standalone_query("and how is it reset?", [previous])
+
+
+def test_what_if_takes_the_whole_previous_question_as_its_setting() -> None:
+    # "what if ...?": the same situation with one thing changed, not a subject cut out of it
+    previous = ["what format do my code submissions need to follow?"]
+    assert standalone_query("what if I hand one in late?", previous) == (
+        "what if I hand one in late (what format do my code submissions need to follow)?"
+    )
