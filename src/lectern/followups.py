@@ -474,6 +474,13 @@ def without_context(query: str, question: str) -> str:
     return bare if len(topical) >= MIN_OWN_CONTENT_WORDS else query
 
 
+def has_pronoun(text: str) -> bool:
+    """Whether `text` has an "it", "them" or "they": a query without the brackets that say what the
+    pronoun stands for ("which tools does it suggest for looking into it?") searches for nothing in
+    particular, though its words still say what to pick from passages already found."""
+    return any(w.lower() in REPLACEABLE for w in words(text))
+
+
 def with_previous_topic(question: str, previous_questions: Sequence[str]) -> str:
     """`question` with the previous turn's topic, even when it reads as self-contained: a second try for
     a question the documents cannot answer as asked ("when should I pick small over base?" after "What

@@ -241,3 +241,27 @@ async def test_a_follow_up_refused_on_both_searches_stays_refused(monkeypatch: p
     answer = await engine.run("How do I create one?", conversation)
     assert answer.refusal_reason == "not_answerable"
     assert answer.retrieval_count == 2
+
+
+async def test_no_second_search_without_the_brackets_that_say_what_its_pronoun_is(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """ "which plugins does it need for sensors (Gazebo Harmonic and a ROS 2 node)?": without the
+    brackets "it" stands for nothing, so that search would rank passages on the other words alone."""
+    engine, _, _ = make_engine()
+    asked: list[str] = []
+    retrieve = engine.retriever.retrieve_assessed
+
+    async def spy(params: RetrievalParams, *args: Any, **kwargs: Any) -> Any:
+        asked.append(params.query)
+        return await retrieve(params, *args, **kwargs)
+
+    monkeypatch.setattr(engine.retriever, "retrieve_assessed", spy)
+    conversation = engine.new_conversation()
+    first = await engine.run("What is the difference between Gazebo Harmonic and a ROS 2 node?", conversation)
+    assert first.citations
+    asked.clear()
+    answer = await engine.run("which plugins does it need for sensors?", conversation)
+    assert answer.search_query == "which plugins does it need for sensors (Gazebo Harmonic and a ROS 2 node)?"
+    assert asked
+    assert all("(" in query for query in asked)
