@@ -402,6 +402,12 @@ class Engine:
                 result, confidence, reason = plain[0].result, plain[1], None
                 related = result.hits
         if reason:
+            bare = await self._bare_followup(turn, conversation)
+            if bare is not None:
+                yield bare[0]
+                result, confidence, reason = bare[0].result, bare[1], None
+                related = result.hits
+        if reason:
             again = await self._with_previous_topic(turn, conversation, result, prepared.retry)
             if again is not None:
                 yield again[0]
@@ -460,6 +466,28 @@ class Engine:
         retrieved = await self._retrieve(turn, conversation, self._params(turn))
         confidence, reason = await self._decide(turn, retrieved.result, retrieved.confidence)
         return None if reason else (retrieved, confidence)
+
+    async def _bare_followup(
+        self, turn: _Turn, conversation: Conversation
+    ) -> tuple[Retrieved, ConfidenceMetrics] | None:
+        """A rewritten follow-up refused with its bracketed context, searched and decided once more
+        without it when its own words name the previous subject ("where do I set how aggressive voice
+        node is (reacting to background chatter)?" -> "where do I set how aggressive voice node is?"):
+        the context keeps the search on the conversation's topic, but words of it that no passage
+        answering the follow-up has make it look unanswered. Only a clear answer (`RETRY_LEVELS`)."""
+        if turn.options.user_context or turn.search_query == turn.asked:
+            return None
+        bare = without_context(turn.search_query, turn.asked)
+        if bare == turn.search_query or has_pronoun(bare):
+            return None
+        retrieved = await self._retrieve(turn, conversation, self._params(turn, bare))
+        searched = turn.search_query
+        turn.search_query = bare  # decided on the words searched
+        confidence, reason = await self._decide(turn, retrieved.result, retrieved.confidence)
+        if reason or confidence.confidence_level not in RETRY_LEVELS:
+            turn.search_query = searched
+            return None
+        return retrieved, confidence
 
     async def _with_previous_topic(
         self,
