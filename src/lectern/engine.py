@@ -481,12 +481,12 @@ class Engine:
         if bare == turn.search_query or has_pronoun(bare):
             return None
         retrieved = await self._retrieve(turn, conversation, self._params(turn, bare))
-        searched = turn.search_query
-        turn.search_query = bare  # decided on the words searched
-        confidence, reason = await self._decide(turn, retrieved.result, retrieved.confidence)
+        # decided on the words searched
+        searched = replace(turn, search_query=bare)
+        confidence, reason = await self._decide(searched, retrieved.result, retrieved.confidence)
         if reason or confidence.confidence_level not in RETRY_LEVELS:
-            turn.search_query = searched
             return None
+        turn.search_query = bare
         return retrieved, confidence
 
     async def _with_previous_topic(

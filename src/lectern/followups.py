@@ -527,7 +527,7 @@ def _with_previous(question: str, previous_questions: Sequence[str]) -> str:
         return _after_statement(question, anchor)
     head, context = subject_parts(anchor)
     topic = _subject_phrase(anchor)
-    if _report_first(anchor) is not None:
+    if _reports_first(anchor):
         # "my simulated humanoid shakes uncontrollably even with nothing pushing it, is there an exercise
         # on that?": a question after a report of its own is followed up like a report, whole
         return _after_statement(question, anchor)
@@ -597,18 +597,15 @@ _SETTING_OPENERS = _PREPOSITIONS | _SUBORDINATE | _word_set("for as during withi
 _WHAT_IF = re.compile(r"^\s*(?:(?:and|but|so)\s*,?\s+)?what\s+if\b", re.IGNORECASE)
 
 
-def _report_first(question: str) -> tuple[str, str] | None:
-    """A question after a report of its own ("my simulated humanoid shakes uncontrollably even with
-    nothing pushing it, is there an exercise on that?"): the question and the report, or None when the
-    opening clause sets a scene ("In the RL chapter, how is the state defined?") or there is none."""
+def _reports_first(question: str) -> bool:
+    """Whether the question comes after a report of its own ("my simulated humanoid shakes uncontrollably
+    even with nothing pushing it, is there an exercise on that?"), not after a clause that sets a scene
+    ("In the RL chapter, how is the state defined?")."""
     lead = _LEAD_CLAUSE.match(" ".join(question.strip().split()))
     if lead is None:
-        return None
-    said = lead.group(1).strip()
-    tokens = [w.lower() for w in words(said)]
-    if len(tokens) < 4 or tokens[0] in _SETTING_OPENERS or tokens[0] in _QUESTION_OPENERS:
-        return None
-    return lead.group(2), said
+        return False
+    tokens = [w.lower() for w in words(lead.group(1))]
+    return len(tokens) >= 4 and tokens[0] not in _SETTING_OPENERS and tokens[0] not in _QUESTION_OPENERS
 
 
 def _after_statement(question: str, statement: str) -> str:

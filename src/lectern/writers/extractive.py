@@ -217,8 +217,7 @@ class ExtractiveWriter:
             return "", []
         # A rewritten follow-up's bracketed context ("... (the previous topic)") keeps the search on the
         # conversation's topic; the sentences are chosen for what the follow-up itself asks.
-        query = without_context(request.search_query, request.question) if request.search_query else ""
-        query = query or request.question
+        query = without_context(request.search_query or request.question, request.question)
         query_terms = _query_terms(request.question, query)
         reserve = reserve_of(request, sources) if self.quotes_reserve else []
         candidates, codes = self._candidates(sources, query_terms, reserve, asked_kinds(request.question))
