@@ -6,8 +6,10 @@ name a topic of its own ("Can you give an example?", "Tell me more"). Its search
 topic of the previous standalone question: the pronoun is replaced by the topic, or the topic is added.
 Chains work because the previous question is itself rewritten first. A "that" which stands for what
 the previous answer proposed ("does that hurt accuracy much?" after a how-to) is searched with the whole
-doing (`with_previous_doing`). What the sentence has no place for comes after it in brackets ("and what
-if the window stays black there (Gazebo on Windows)?"), never glued onto its last words.
+doing (`with_previous_doing`). What the sentence has no place for comes after it in brackets ("how do
+I configure it (sensor simulation)?"), never glued onto its last words; a "what if ...?" and a follow-up
+to a report take the whole previous turn there ("and what if the window stays black there (How do I
+install Gazebo on Windows)?").
 
 The same topic extraction names what a refusal is about ("I don't have information about X ...").
 """
@@ -352,6 +354,21 @@ _CONTRACTION_RESTS = frozenset({"m", "re", "ve", "ll", "d"})
 _WHAT_DOES = re.compile(r"^\s*what\s+(?:does|do|did)\s+(.+?)\s+do\b.*$", re.IGNORECASE)
 
 
+_MODALS = _word_set("can could will would should must may might")
+
+
+def _relative_clause_end(tokens: list[str]) -> bool:
+    """Whether the last two words are a modal and its verb after a noun or name ("... engines Gazebo can
+    use"): the end of a clause that says which things, not words to trim."""
+    return (
+        len(tokens) >= 3
+        and tokens[-2].lower() in _MODALS
+        and tokens[-1].lower() not in STOP_WORDS
+        and tokens[-3].lower() not in STOP_WORDS
+        and tokens[-3].lower() not in GENERIC_WORDS
+    )
+
+
 def topic_of(question: str) -> str:
     """The question's subject as a phrase: "What is Gazebo Harmonic?" -> "Gazebo Harmonic";
     "How do I install ROS 2 on Ubuntu?" -> "ROS 2 on Ubuntu" (for searching) . Empty when it has none."""
@@ -375,10 +392,13 @@ def topic_of(question: str) -> str:
     ):
         after_article = tokens[0].lower() in _ARTICLES
         tokens = tokens[1:]
-    # A capitalised word ends a name ("the Capture Point", "Key Topics"): it stays.
+    # A capitalised word ends a name ("the Capture Point", "Key Topics"): it stays. So does a clause that
+    # says which things ("the physics engines Gazebo can use"): a modal and its verb after a noun.
     while tokens and (
         tokens[-1].lower() in STOP_WORDS or (tokens[-1].lower() in GENERIC_WORDS and tokens[-1].islower())
     ):
+        if _relative_clause_end(tokens):
+            break
         tokens = tokens[:-1]
     if not tokens:
         return ""
@@ -454,6 +474,13 @@ def without_context(query: str, question: str) -> str:
     return bare if len(topical) >= MIN_OWN_CONTENT_WORDS else query
 
 
+def has_pronoun(text: str) -> bool:
+    """Whether `text` has an "it", "them" or "they": a query without the brackets that say what the
+    pronoun stands for ("which tools does it suggest for looking into it?") searches for nothing in
+    particular, though its words still say what to pick from passages already found."""
+    return any(w.lower() in REPLACEABLE for w in words(text))
+
+
 def with_previous_topic(question: str, previous_questions: Sequence[str]) -> str:
     """`question` with the previous turn's topic, even when it reads as self-contained: a second try for
     a question the documents cannot answer as asked ("when should I pick small over base?" after "What
@@ -500,11 +527,16 @@ def _with_previous(question: str, previous_questions: Sequence[str]) -> str:
         return _after_statement(question, anchor)
     head, context = subject_parts(anchor)
     topic = _subject_phrase(anchor)
-    if (
-        _asks_nothing_of_its_own(question)
-        and previous == " ".join(previous_questions[-1].split())
-        and not _covers(topic, previous)
-    ):
+    if _reports_first(anchor):
+        # "my simulated humanoid shakes uncontrollably even with nothing pushing it, is there an exercise
+        # on that?": a question after a report of its own is followed up like a report, whole
+        return _after_statement(question, anchor)
+    standing = previous == " ".join(previous_questions[-1].split())
+    if standing and _WHAT_IF.match(question):
+        # "what if I hand one in late?" after "what format do my code submissions need to follow?": the
+        # same situation with one thing changed, so the whole question is its setting
+        return _after_statement(question, previous)
+    if _asks_nothing_of_its_own(question) and standing and not _covers(topic, previous):
         # "give me an example", "why?" after a question that stood alone: nothing of its own to place a
         # subject in, and the subject cut out of the question lost some of its words ("keep" in "how do
         # I keep the robot from doing something dangerous ...?"), so the whole question comes instead
@@ -554,6 +586,26 @@ def _is_statement(text: str) -> bool:
         return False
     tokens = [w.lower() for w in words(text) if w.lower() not in _FILLERS]
     return bool(tokens) and tokens[0] not in _QUESTION_OPENERS
+
+
+# Words that open a clause setting the scene rather than reporting something: "In the RL chapter, ...",
+# "Once the node is running, ...", "For the final project, ...".
+_SETTING_OPENERS = _PREPOSITIONS | _SUBORDINATE | _word_set("for as during within without since")
+
+
+# "what if I hand one in late?": the previous question's situation with one thing changed.
+_WHAT_IF = re.compile(r"^\s*(?:(?:and|but|so)\s*,?\s+)?what\s+if\b", re.IGNORECASE)
+
+
+def _reports_first(question: str) -> bool:
+    """Whether the question comes after a report of its own ("my simulated humanoid shakes uncontrollably
+    even with nothing pushing it, is there an exercise on that?"), not after a clause that sets a scene
+    ("In the RL chapter, how is the state defined?")."""
+    lead = _LEAD_CLAUSE.match(" ".join(question.strip().split()))
+    if lead is None:
+        return False
+    tokens = [w.lower() for w in words(lead.group(1))]
+    return len(tokens) >= 4 and tokens[0] not in _SETTING_OPENERS and tokens[0] not in _QUESTION_OPENERS
 
 
 def _after_statement(question: str, statement: str) -> str:
@@ -789,6 +841,11 @@ def _before_a_verb(text: str, pattern: re.Pattern[str] = _SUBJECT_DEMONSTRATIVE)
     return len(after) >= 2 and after[0] not in STOP_WORDS and after[1] in _VERBS | _AUXILIARIES
 
 
+# "A and B": two things, which a singular "it" or "its" cannot stand for ("what props does it take?" after
+# "how do I show a course's author and chapter count in a card?" asks about the card, not the two).
+_COORDINATED = re.compile(r"\S\s+and\s+\S", re.IGNORECASE)
+
+
 def _rewrite(question: str, head: str, context: str, topic: str) -> str:
     """`question` with the previous subject where it points back: a pronoun becomes the head ("how do I
     install it?" -> "how do I install Isaac Sim?"), "which of those" becomes "which of the <head>", "that"
@@ -802,6 +859,8 @@ def _rewrite(question: str, head: str, context: str, topic: str) -> str:
     tokens = re.split(r"(\W+)", stripped)
     lowered = [t.lower() for t in tokens]
     for i, token in enumerate([] if placed else lowered):
+        if token in {"it", "its"} and _COORDINATED.search(head):
+            continue  # "it" is one thing: not "a course's author and chapter count" (that comes in brackets)
         if token in REPLACEABLE:
             tokens[i] = head
             placed = True

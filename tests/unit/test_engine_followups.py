@@ -1,7 +1,7 @@
 """Follow-ups in the engine: the previous answer's files come first (a follow-up refused on those is
-decided again on its plain search), a second question refused as
-asked is searched again with the previous topic, and a refused "does that ...?" after a how-to is
-searched again with the whole doing."""
+decided again on its plain search, and one refused with its bracketed context is decided again
+without it), a second question refused as asked is searched again with the previous topic, and a refused
+"does that ...?" after a how-to is searched again with the whole doing."""
 
 from __future__ import annotations
 
@@ -241,3 +241,52 @@ async def test_a_follow_up_refused_on_both_searches_stays_refused(monkeypatch: p
     answer = await engine.run("How do I create one?", conversation)
     assert answer.refusal_reason == "not_answerable"
     assert answer.retrieval_count == 2
+
+
+async def test_no_second_search_without_the_brackets_that_say_what_its_pronoun_is(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """ "which plugins does it need for sensors (Gazebo Harmonic and a ROS 2 node)?": without the
+    brackets "it" stands for nothing, so that search would rank passages on the other words alone."""
+    engine, _, _ = make_engine()
+    asked: list[str] = []
+    retrieve = engine.retriever.retrieve_assessed
+
+    async def spy(params: RetrievalParams, *args: Any, **kwargs: Any) -> Any:
+        asked.append(params.query)
+        return await retrieve(params, *args, **kwargs)
+
+    monkeypatch.setattr(engine.retriever, "retrieve_assessed", spy)
+    conversation = engine.new_conversation()
+    first = await engine.run("What is the difference between Gazebo Harmonic and a ROS 2 node?", conversation)
+    assert first.citations
+    asked.clear()
+    answer = await engine.run("which plugins does it need for sensors?", conversation)
+    assert answer.search_query == "which plugins does it need for sensors (Gazebo Harmonic and a ROS 2 node)?"
+    assert asked
+    assert all("(" in query for query in asked)
+
+
+REPORTED = "How do I stop the voice node from reacting to background chatter?"
+POINTING = "where do I set how aggressive it is?"
+WITH_CONTEXT = "where do I set how aggressive voice node is (reacting to background chatter)?"
+BARE = "where do I set how aggressive voice node is?"
+
+
+@pytest.mark.parametrize(("level", "answered"), [("medium", True), ("low", False)])
+async def test_a_refused_rewrite_is_decided_again_without_its_brackets(
+    monkeypatch: pytest.MonkeyPatch, level: str, answered: bool
+) -> None:
+    """The bracketed context keeps the search on the topic, but its words can make a follow-up look
+    unanswered; without them the follow-up (its pronoun replaced) is answered at high or medium only."""
+    monkeypatch.setattr(Engine, "_decide", _decide_by_query({BARE}, level))
+    engine, _, _ = make_engine()
+    conversation = engine.new_conversation()
+    await engine.run(REPORTED, conversation)
+    events = await collect(engine.stream(POINTING, conversation))
+    answer = done_of(events).answer
+    assert (answer.refusal_reason is None) is answered
+    assert answer.search_query == (BARE if answered else WITH_CONTEXT)
+    assert [r.result.query for r in retrieved_of(events)] == (
+        [WITH_CONTEXT, BARE] if answered else [WITH_CONTEXT]
+    )

@@ -1152,3 +1152,28 @@ def test_a_why_question_gets_no_listing_for_its_meaning_alone() -> None:
     rows = {hit.chunk.content_hash: [[0.5, 0.866, 0.0, 0.0], [0.45, 0.0, 0.893, 0.0]]}
     req = replace(request(question, result), sentences=_StoredVectors(rows))  # type: ignore[arg-type]
     assert "ros2 topic hz" not in ExtractiveWriter().compose(req)[0]
+
+
+async def test_a_rewritten_follow_up_picks_sentences_for_its_own_words_not_the_bracketed_context(
+    monkeypatch: Any,
+) -> None:
+    # "which one has the language model write code (robot systems that go from camera to actions)?":
+    # the brackets keep the search on the previous topic; the sentences answer the follow-up itself.
+    seen: list[str] = []
+    terms = extractive._query_terms
+
+    def spy(question: str, query: str) -> frozenset[str]:
+        seen.append(query)
+        return terms(question, query)
+
+    monkeypatch.setattr(extractive, "_query_terms", spy)
+    result, embedder = await retrieve("What is a ROS 2 node?")
+    asked = "and how do I create a publisher node?"
+    req = replace(request(asked, result), search_query=f"{asked[:-1]} (ROS 2 node)?")
+    await write(ExtractiveWriter(embedder), req)
+    assert seen == ["and how do I create a publisher node?"]
+    seen.clear()
+    # with too few words of its own, the context stays: "give me an example" says nothing of what about
+    req = replace(request("give me an example", result), search_query="give me an example (ROS 2 node)?")
+    await write(ExtractiveWriter(embedder), req)
+    assert seen == ["give me an example (ROS 2 node)?"]

@@ -366,7 +366,7 @@ def test_no_doing_without_a_how_to_and_a_that_for_it(question: str, previous: li
         (
             ["How do I install Gazebo on Windows?"],
             "and what if the window stays black there?",
-            "and what if the window stays black there (Gazebo on Windows)?",
+            "and what if the window stays black there (How do I install Gazebo on Windows)?",
         ),
         (
             ["What is a sourdough starter?"],
@@ -796,3 +796,81 @@ def test_asked_about_finds_the_subject_object_or_named_thing() -> None:
     assert phrase("What does the real_time_factor setting in a world do?") == "the real_time_factor setting"
     assert phrase("What are the minimum computer specs for this course?") == "the minimum computer specs"
     assert phrase("Can I run it on a laptop?") is None
+
+
+def test_a_singular_it_does_not_stand_for_two_things_joined_by_and() -> None:
+    # "it" is one thing: after "show a course's author and chapter count in a card", the card; the
+    # pronoun stays and the whole subject comes in brackets. "them" may stand for the two.
+    previous = ["how do I show a course's author and chapter count in a card?"]
+    assert (
+        standalone_query("what props does it take?", previous)
+        == "what props does it take (course's author and chapter count in a card)?"
+    )
+    assert standalone_query("how do I install it?", ["What is Gazebo Harmonic?"]) == (
+        "how do I install Gazebo Harmonic?"
+    )
+    assert standalone_query("how do I install them?", ["What are Gazebo and Unity?"]) == (
+        "how do I install Gazebo and Unity?"
+    )
+
+
+def test_a_clause_that_says_which_things_stays_in_the_topic() -> None:
+    # "the physics engines Gazebo can use": a modal and its verb after a name end a relative clause
+    assert topic_of("is there an exercise comparing the physics engines Gazebo can use?") == (
+        "exercise comparing the physics engines Gazebo can use"
+    )
+    assert (
+        standalone_query(
+            "which two does it suggest comparing?",
+            ["is there an exercise comparing the physics engines Gazebo can use?"],
+        )
+        == "which two does exercise comparing the physics engines Gazebo can use suggest comparing?"
+    )
+    # after a pronoun or a question word the modal and verb are the question's own and go
+    assert topic_of("Which sensors can I use?") == topic_of("Which sensors?")
+
+
+@pytest.mark.parametrize(
+    ("previous", "question", "expected"),
+    [
+        (
+            "the arm has more joints than it needs to reach a point, how does the solver pick one pose?",
+            "what limits does it have to respect?",
+            "what limits does it have to respect (the arm has more joints than it needs to reach a point,"
+            " how does the solver pick one pose)?",
+        ),
+        (
+            "my simulated humanoid shakes uncontrollably even with nothing pushing it, is there an exercise"
+            " on that?",
+            "which tools does it suggest for looking into it?",
+            "which tools does it suggest for looking into it (my simulated humanoid shakes uncontrollably"
+            " even with nothing pushing it, is there an exercise on that)?",
+        ),
+    ],
+)
+def test_a_question_after_a_report_of_its_own_is_followed_up_whole(
+    previous: str, question: str, expected: str
+) -> None:
+    # a report cut into a subject for the pronoun loses its sense ("pick one pose in arm has more
+    # joints ..."): the follow-up keeps its words and the whole previous turn comes in brackets
+    assert standalone_query(question, [previous]) == expected
+
+
+@pytest.mark.parametrize(
+    "previous",
+    [
+        "In the RL chapter, how is the state of the environment defined?",
+        "Once the node is running, what does it publish?",
+        "For the final project, which tools should I use to move the robot's arms?",
+    ],
+)
+def test_an_opening_clause_that_sets_the_scene_is_no_report(previous: str) -> None:
+    assert f"({previous.rstrip('?')})" not in standalone_query("and how is it reset?", [previous])
+
+
+def test_what_if_takes_the_whole_previous_question_as_its_setting() -> None:
+    # "what if ...?": the same situation with one thing changed, not a subject cut out of it
+    previous = ["what format do my code submissions need to follow?"]
+    assert standalone_query("what if I hand one in late?", previous) == (
+        "what if I hand one in late (what format do my code submissions need to follow)?"
+    )

@@ -53,7 +53,7 @@ from numpy.typing import NDArray
 from lectern.content_kind import ContentKind, asked_kinds, kind_of
 from lectern.embeddings.base import Embedder
 from lectern.events import Token
-from lectern.followups import GENERIC_WORDS, STOP_WORDS
+from lectern.followups import GENERIC_WORDS, STOP_WORDS, without_context
 from lectern.lru import LRU
 from lectern.models import SearchHit, TokenUsage
 from lectern.writers.base import WriteRequest, WriterEvent, Written
@@ -215,7 +215,9 @@ class ExtractiveWriter:
         sources = sources_of(request)
         if not sources:
             return "", []
-        query = request.search_query or request.question
+        # A rewritten follow-up's bracketed context ("... (the previous topic)") keeps the search on the
+        # conversation's topic; the sentences are chosen for what the follow-up itself asks.
+        query = without_context(request.search_query or request.question, request.question)
         query_terms = _query_terms(request.question, query)
         reserve = reserve_of(request, sources) if self.quotes_reserve else []
         candidates, codes = self._candidates(sources, query_terms, reserve, asked_kinds(request.question))
