@@ -56,9 +56,10 @@ aggressive it is?", which the note above had to drop); and the extractive writer
 follow-up's own words, not the brackets. Follow-ups relevant cited: dev3 77.1 -> 85.4 %, dev2 95.0 ->
 97.5 %, the rest unchanged. Tried, not kept: the whole previous question in brackets whenever the
 subject cut loses words (dev2 95.0 -> 92.5 %); the writer ranking by the bare query's embedding (dev3 and
-train lost a cited answer each); "keep(s)" as a word naming no topic (train near misses 90.0 -> 88.8 %); a short question whose topic
-is "the <noun>" leaning on the previous turn ("how much counts for the write-up?": still refused, and
-"is mujoco one of the options too" was then answered, dev2 near misses 75 -> 62.5 %).
+train lost a cited answer each); "keep(s)" as a word naming no topic (train near misses 90.0 -> 88.8
+%); a short question whose topic is "the <noun>" leaning on the previous turn ("how much counts for
+the write-up?": still refused, and "is mujoco one of the options too" was then answered, dev2 near
+misses 75 -> 62.5 %).
 Still missed on dev3: first turns that are refused reports ("the language planner keeps inventing
 moves ...", "everything has about half a second of delay ..."), the reader's word not the book's ("the
 write-up", "props", "switch over"), and answers from the wrong file (d3c-fu-07, d3d-fu-04). A lower
