@@ -65,9 +65,12 @@ with every keyword, near misses refused, AUROC; follow-ups-dev (48) answered / c
 refused) and a train keyword answer (ta-in-51); among questions answered both ways no answer gained a
 keyword on any set (train lost one): the passages that newly hold the keyword do not change what the
 writer quotes (as in bench/rerank_study.py), and the wins and losses come from the answerability
-decision moving with the top 5. `clause n>=16` wins tune (+2 keywords) and dev2 (+1 answered, +2 cited,
-+3 keywords) but loses train (-2 keywords: ta-in-38 now refused, ta-in-51); `clause n>=20` loses an
-answer on train and dev2. Taking filler out (`focus`, every question) also rewrites follow-ups' searches:
+decision moving with the top 5. `clause n>=16` wins tune (+2 keywords: rc-in-47, rd-in-45, the writer
+quoting the new passage) and dev2 (+1 answered, +2 cited, +3 keywords; d2c-in-15 newly refused) but
+loses train (-2 keywords: ta-in-38 now refused, ta-in-51 quotes other sentences); `clause n>=20` loses
+an answer on train and dev2. Splitting "X, and Y?" into clauses also costs compound questions whose two
+keywords the whole question already found (replay: ta-in-53, tc-in-18, rc-in-13).
+Taking filler out (`focus`, every question) also rewrites follow-ups' searches:
 follow-ups-dev keywords 42 -> 39, train near misses refused 72 -> 71.
 
 Cost: a part's encoder call is 4.1-4.4 ms CPU (median per set, uncached MiniLM, process_time; load
