@@ -367,7 +367,7 @@ def _attach_vectors(
         # A code block's row is zero when nothing says in words what it does: it has no vector.
         if c.unit.kind == "sentence" or matrix[c.unit.position].any():
             c.vector = matrix[c.unit.position]
-            c.cosine = float(c.vector @ query_vector)
+            c.cosine = float(c.vector.dot(query_vector))  # `_similarity`: dot, not @
 
 
 def _idf(per_source: Sequence[Sequence[Unit]], query_terms: frozenset[str]) -> dict[str, float]:
@@ -466,7 +466,9 @@ def _shape(unit: Unit) -> float:
 
 def _similarity(a: _Candidate, b: _Candidate) -> float:
     if a.vector is not None and b.vector is not None:
-        return float(a.vector @ b.vector)
+        # `dot`, not `@`: the same float32 dot product of two rows (numpy's matmul calls it for two
+        # vectors), without the generalised ufunc's dispatch (~0.7 us a call, ~90 calls an answer)
+        return float(a.vector.dot(b.vector))
     union = a.unit.terms | b.unit.terms
     return len(a.unit.terms & b.unit.terms) / len(union) if union else 0.0
 
