@@ -1152,3 +1152,19 @@ def test_a_why_question_gets_no_listing_for_its_meaning_alone() -> None:
     rows = {hit.chunk.content_hash: [[0.5, 0.866, 0.0, 0.0], [0.45, 0.0, 0.893, 0.0]]}
     req = replace(request(question, result), sentences=_StoredVectors(rows))  # type: ignore[arg-type]
     assert "ros2 topic hz" not in ExtractiveWriter().compose(req)[0]
+
+
+def test_best_is_the_first_candidate_max_finds_by_mmr_value_ties_included() -> None:
+    rng = np.random.default_rng(3)
+    for trial in range(200):
+        candidates = [
+            _candidate(f"word{trial} unit{i} text here.", int(rng.integers(1, 4)), 0.0) for i in range(6)
+        ]
+        for c in candidates:
+            c.score = float(rng.choice([0.2, 0.5, 0.8]))  # few values: ties are common
+        closest = {c: float(rng.choice([0.0, 0.3, 0.6])) for c in candidates}
+        quoted = {int(s) for s in rng.integers(1, 4, size=int(rng.integers(0, 3)))}
+        pick, value = extractive._best(candidates, closest, quoted)
+        expected = max(candidates, key=lambda c: extractive._mmr_value(c, closest[c], quoted))
+        assert pick is expected
+        assert value == extractive._mmr_value(expected, closest[expected], quoted)
