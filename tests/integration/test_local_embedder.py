@@ -177,6 +177,22 @@ def test_int8_queries_stay_close_to_fp32(cases: list[dict[str, Any]]) -> None:
     assert len(meta["graph_sha256"]) == 64
 
 
+def test_a_query_worked_into_word_pieces_here_gets_the_tokenizers_vector(
+    cases: list[dict[str, Any]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`lectern.embeddings.wordpiece` splits ASCII questions without the tokenizer: the same ids, so
+    the same vector, bit for bit, as the tokenizer's."""
+    int8 = LocalMiniLMEmbedder(
+        backend="onnx", graphs=Path(os.environ["LECTERN_MODEL_CACHE"]), query_precision="int8"
+    )
+    assert int8._query_tokens is not None
+    texts = [c["text"] for c in cases] + ["How do I launch a ROS 2 node?", "naïve question, not ASCII"]
+    fast = [int8.embed_query(t) for t in texts]
+    monkeypatch.setattr(int8, "_query_tokens", None)  # the tokenizer for every text
+    for text, vector in zip(texts, fast, strict=True):
+        np.testing.assert_array_equal(vector, int8.embed_query(text))
+
+
 def test_int8_documents_stay_close_to_fp32(cases: list[dict[str, Any]]) -> None:
     """document_precision="int8": chunks (and their sentences) through the int8 graph, run on the
     parallel runtime like fp32; queries keep their own precision."""

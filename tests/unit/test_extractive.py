@@ -1177,3 +1177,19 @@ async def test_a_rewritten_follow_up_picks_sentences_for_its_own_words_not_the_b
     req = replace(request("give me an example", result), search_query="give me an example (ROS 2 node)?")
     await write(ExtractiveWriter(embedder), req)
     assert seen == ["give me an example (ROS 2 node)?"]
+
+
+def test_best_is_the_first_candidate_max_finds_by_mmr_value_ties_included() -> None:
+    rng = np.random.default_rng(3)
+    for trial in range(200):
+        candidates = [
+            _candidate(f"word{trial} unit{i} text here.", int(rng.integers(1, 4)), 0.0) for i in range(6)
+        ]
+        for c in candidates:
+            c.score = float(rng.choice([0.2, 0.5, 0.8]))  # few values: ties are common
+        closest = {c: float(rng.choice([0.0, 0.3, 0.6])) for c in candidates}
+        quoted = {int(s) for s in rng.integers(1, 4, size=int(rng.integers(0, 3)))}
+        pick, value = extractive._best(candidates, closest, quoted)
+        expected = max(candidates, key=lambda c: extractive._mmr_value(c, closest[c], quoted))
+        assert pick is expected
+        assert value == extractive._mmr_value(expected, closest[expected], quoted)

