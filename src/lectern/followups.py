@@ -25,7 +25,7 @@ from lectern.english import PREPOSITIONS as _PREPOSITIONS
 from lectern.english import SUBORDINATE as _SUBORDINATE
 from lectern.english import VERBS as _VERBS
 from lectern.english import word_set as _word_set
-from lectern.swaps import swapped_question, what_about
+from lectern.swaps import correction, swapped_question, what_about
 
 _WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9_+#./-]*[A-Za-z0-9+#]|[A-Za-z0-9]")
 
@@ -218,7 +218,7 @@ def is_followup(question: str) -> bool:
     service and how does it differ from actions?") stands alone even when it has a pronoun: its
     pronoun points inside the question."""
     lowered = question.strip().lower()
-    if any(lowered.startswith(opener) for opener in FOLLOWUP_OPENERS):
+    if any(lowered.startswith(opener) for opener in FOLLOWUP_OPENERS) or correction(question):
         return True
     if _says_its_setting_first(question):
         return False

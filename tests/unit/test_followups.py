@@ -16,7 +16,7 @@ from lectern.followups import (
     with_previous_topic,
     without_context,
 )
-from lectern.swaps import asked_about, noun_phrase_of, swap_noun_phrase
+from lectern.swaps import asked_about, correction, noun_phrase_of, swap_noun_phrase
 
 
 @pytest.mark.parametrize(
@@ -874,3 +874,64 @@ def test_what_if_takes_the_whole_previous_question_as_its_setting() -> None:
     assert standalone_query("what if I hand one in late?", previous) == (
         "what if I hand one in late (what format do my code submissions need to follow)?"
     )
+
+
+@pytest.mark.parametrize(
+    ("previous", "question", "query"),
+    [
+        # a correction asks the previous question again with the phrase put right
+        (
+            "How does late fusion of sensors work?",
+            "sorry, I meant early fusion",
+            "How does early fusion of sensors work?",
+        ),
+        ("How do I install ROS 2 on Ubuntu?", "no, I meant on Windows", "How do I install ROS 2 on Windows?"),
+        (
+            "How do I tune the PID gains?",
+            "I meant in simulation",
+            "How do I tune the PID gains in simulation?",
+        ),
+        # a name corrected is the thing meant, not a setting of it
+        ("How do I install Isaac Sim?", "no, I meant Gazebo", "How do I install Gazebo?"),
+        (
+            "What does the real_time_factor setting do?",
+            "oops, I meant max_step_size",
+            "What does the max_step_size setting do?",
+        ),
+    ],
+)
+def test_a_correction_swaps_what_it_puts_right(previous: str, question: str, query: str) -> None:
+    assert is_followup(question)
+    assert standalone_query(question, [previous]) == query
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        # a question of its own after the correction, or a clause that explains rather than corrects
+        "no, I meant Isaac Sim, how do I install that?",
+        "I mean, what is a namespace?",
+    ],
+)
+def test_a_correction_is_only_a_phrase(question: str) -> None:
+    assert correction(question) is None
+
+
+@pytest.mark.parametrize(
+    ("previous", "question", "query"),
+    [
+        # "so", "ok" before the question word: the question is read from its question word
+        (
+            "so what value does a static walk have?",
+            "and a dynamic walk?",
+            "so what value does a dynamic walk have?",
+        ),
+        (
+            "ok, what range should the knee joint have?",
+            "and the ankles?",
+            "ok, what range should the ankles have?",
+        ),
+    ],
+)
+def test_a_lead_word_does_not_hide_what_is_asked_about(previous: str, question: str, query: str) -> None:
+    assert standalone_query(question, [previous]) == query
