@@ -133,6 +133,13 @@ _DEMONSTRATIVE_BACK = re.compile(
 _RELATIVE_END = re.compile(r"\b(?:enough|the\s+(?:reason|cause|culprit|problem))\s*[?.!]*\s*$", re.IGNORECASE)
 # "can I skip installing everything locally?", "can I do without the graphical window?": leaving out a
 # step presupposes the procedure that was just discussed.
+# "so what value does a static walk have?": a value, number or figure with nothing saying of which
+# quantity is one of the quantity just asked about.
+_BARE_MEASURE = re.compile(
+    r"^\W*(?:(?:so|and|ok(?:ay)?|then)\W+)?what(?:'s|\s+is|\s+are)?\s+(?:the\s+)?"
+    r"(?:value|values|number|numbers|figure|figures)\b(?!\s+(?:of|for)\b)",
+    re.IGNORECASE,
+)
 _LEAVES_OUT = re.compile(r"\b(?:skip|bypass|leave\s+out|do\s+without|get\s+away\s+without)\b", re.IGNORECASE)
 _CONTINUES = re.compile(r"^\s*(?:ok(?:ay)?|but|so|then|right|hmm)\b\s*,?", re.IGNORECASE)
 
@@ -234,6 +241,8 @@ def is_followup(question: str) -> bool:
     own = content_words(question)
     topical = [w for w in own if not _is_action(w) and w.lower() not in ANAPHORA]
     if _object_pronoun_points_back(question, topical):
+        return True
+    if _BARE_MEASURE.search(question) and not any(_is_specific(w) for w in topical):
         return True
     if _LEAVES_OUT.search(question) and not any(_is_specific(w) for w in topical):
         return len(topical) < SELF_CONTAINED_WORDS

@@ -68,6 +68,10 @@ _ENDS_PHRASE = _AUX | _PREPOSITIONS | _CLAUSE_WORDS | _VERBS | _QUESTION_WORDS |
 _LEADS = word_set("so ok okay and but then well right hmm also")
 
 
+# The setting a rewrite put after a question, in brackets.
+_BRACKETED = re.compile(r"\s*(\([^()]*\))[?.!]*\s*$")
+
+
 def _bare(token: str) -> str:
     return token.lower().strip(",;:")
 
@@ -175,7 +179,15 @@ def swap_noun_phrase(previous: str, question: str, *, names: bool = False) -> st
     follow-up is no bare noun phrase, the previous question has no phrase of a known shape to swap, or
     the new phrase shares a word with the rest of the previous question (it may replace another part)."""
     phrase = noun_phrase_of(question)
-    if phrase is None or "(" in previous:
+    if phrase is None:
+        return None
+    setting = _BRACKETED.search(previous)
+    if setting is not None:
+        # "so what value does a static walk have (duty factor)?": the question before its brackets is
+        # swapped, the setting the rewrite put in them stays
+        swapped = swap_noun_phrase(previous[: setting.start()], question, names=names)
+        return None if swapped is None else f"{swapped.rstrip('?')} {setting.group(1)}?"
+    if "(" in previous:
         return None
     tokens = previous.rstrip("?.! ").split()
     span = asked_about(previous)

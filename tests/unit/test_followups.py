@@ -935,3 +935,29 @@ def test_a_correction_is_only_a_phrase(question: str) -> None:
 )
 def test_a_lead_word_does_not_hide_what_is_asked_about(previous: str, question: str, query: str) -> None:
     assert standalone_query(question, [previous]) == query
+
+
+@pytest.mark.parametrize(
+    ("previous", "question", "query"),
+    [
+        # a value with nothing saying of which quantity is one of the quantity just asked about
+        (
+            "what does duty factor mean for a walking robot?",
+            "so what value does a static walk have?",
+            "so what value does a static walk have (duty factor)?",
+        ),
+        ("What is the update rate of the IMU?", "what value should max_update_rate have?", None),
+    ],
+)
+def test_a_bare_value_is_one_of_the_previous_quantity(
+    previous: str, question: str, query: str | None
+) -> None:
+    assert standalone_query(question, [previous]) == (query or question)
+
+
+def test_a_noun_phrase_swaps_before_the_brackets_a_rewrite_put_in() -> None:
+    turns = ["what does duty factor mean for a walking robot?", "so what value does a static walk have?"]
+    assert (
+        standalone_query("and a dynamic walk?", turns)
+        == "so what value does a dynamic walk have (duty factor)?"
+    )
