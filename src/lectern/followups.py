@@ -140,6 +140,11 @@ _BARE_MEASURE = re.compile(
     r"(?:value|values|number|numbers|figure|figures)\b(?!\s+(?:of|for)\b)",
     re.IGNORECASE,
 )
+# "which package carries the messages back and forth?": back and forth between what, both ways between
+# which two; the two are the ones just talked about when the question names neither.
+_BETWEEN_UNNAMED = re.compile(
+    r"\b(?:back\s+and\s+forth|to\s+and\s+fro|both\s+ways|in\s+both\s+directions)\b", re.IGNORECASE
+)
 _LEAVES_OUT = re.compile(r"\b(?:skip|bypass|leave\s+out|do\s+without|get\s+away\s+without)\b", re.IGNORECASE)
 _CONTINUES = re.compile(r"^\s*(?:ok(?:ay)?|but|so|then|right|hmm)\b\s*,?", re.IGNORECASE)
 
@@ -244,6 +249,11 @@ def is_followup(question: str) -> bool:
         return True
     if _BARE_MEASURE.search(question) and not any(_is_specific(w) for w in topical):
         return True
+    between = _BETWEEN_UNNAMED.search(question)
+    if between and not any(_is_specific(w) for w in topical):
+        # the words of "back and forth" name nothing: what else the question names decides
+        rest = content_words(question[: between.start()] + question[between.end() :])
+        return len([w for w in rest if not _is_action(w)]) < SELF_CONTAINED_WORDS
     if _LEAVES_OUT.search(question) and not any(_is_specific(w) for w in topical):
         return len(topical) < SELF_CONTAINED_WORDS
     if len(topical) >= SELF_CONTAINED_WORDS or (

@@ -961,3 +961,17 @@ def test_a_noun_phrase_swaps_before_the_brackets_a_rewrite_put_in() -> None:
         standalone_query("and a dynamic walk?", turns)
         == "so what value does a dynamic walk have (duty factor)?"
     )
+
+
+@pytest.mark.parametrize(
+    ("question", "leans"),
+    [
+        # back and forth between what: the two just talked about
+        ("which package carries the messages back and forth?", True),
+        ("what sends data in both directions?", True),
+        # the two are named
+        ("how do ROS 2 nodes pass messages back and forth?", False),
+    ],
+)
+def test_back_and_forth_between_unnamed_things_leans_on_the_previous_turn(question: str, leans: bool) -> None:
+    assert is_followup(question) is leans
