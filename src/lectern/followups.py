@@ -25,7 +25,7 @@ from lectern.english import PREPOSITIONS as _PREPOSITIONS
 from lectern.english import SUBORDINATE as _SUBORDINATE
 from lectern.english import VERBS as _VERBS
 from lectern.english import word_set as _word_set
-from lectern.swaps import correction, swapped_question, what_about
+from lectern.swaps import and_phrase, correction, swapped_question, what_about
 
 _WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9_+#./-]*[A-Za-z0-9+#]|[A-Za-z0-9]")
 
@@ -530,9 +530,12 @@ def _with_doing(question: str, previous: str) -> str | None:
 
 def _with_previous(question: str, previous_questions: Sequence[str]) -> str:
     previous = standalone_query(previous_questions[-1], previous_questions[:-1])
-    other = what_about(question)
+    phrase = and_phrase(question)
+    # "and on a real robot, where do ... come from?" asks a question of its own after the phrase
+    other = what_about(question) or (phrase if phrase and "," not in phrase else None)
     if other is not None:
-        # "What about on Windows?" asks the previous question again about something else.
+        # "What about on Windows?", "and at half speed?" ask the previous question again about something
+        # else.
         return swapped_question(previous, question) or f"{previous.rstrip('?.! ')} {other}?"
     # "and in Isaac Sim?", "and the motor commands?": the previous question asked again about the new thing
     swapped = swapped_question(previous, question)
@@ -555,7 +558,7 @@ def _with_previous(question: str, previous_questions: Sequence[str]) -> str:
         # "what if I hand one in late?" after "what format do my code submissions need to follow?": the
         # same situation with one thing changed, so the whole question is its setting
         return _after_statement(question, previous)
-    if _asks_nothing_of_its_own(question) and standing and not _covers(topic, previous):
+    if _asks_nothing_of_its_own(question) and "(" not in previous and not _covers(topic, previous):
         # "give me an example", "why?" after a question that stood alone: nothing of its own to place a
         # subject in, and the subject cut out of the question lost some of its words ("keep" in "how do
         # I keep the robot from doing something dangerous ...?"), so the whole question comes instead
@@ -643,7 +646,7 @@ _HOW_TO = re.compile(r"^\s*how\s+(?:do|can|should|would|could)\s+(?:i|we|you|one
 # "that" or "this" as the subject of a question ("does that hurt ...", "is this safe?") or standing
 # alone ("why is that?"): what was just said, not a thing named before.
 _DEMONSTRATIVE_SUBJECT = re.compile(
-    r"^\s*(?:(?:and|but|so|ok(?:ay)?)\s*,?\s+)?(?:(?:why|how)\s+)?"
+    r"^\s*(?:(?:and|but|so|ok(?:ay)?)\s*,?\s+)?(?:(?:why|how(?:\s+(?:long|much|often|well|fast))?)\s+)?"
     r"(?:does|did|do|is|was|will|would|can|could|should|has|must|might)\s+(?:that|this)\b"
     r"|\b(?:that|this)\s*[?.!]?\s*$",
     re.IGNORECASE,

@@ -236,13 +236,14 @@ _SWAPPED_PREPOSITIONS = word_set("in on at for with from under over into inside 
 _SWAPPED_CLAUSES = word_set("when if while whenever")
 
 
-def swap_phrase(previous: str, other: str) -> str | None:
+def swap_phrase(previous: str, other: str, *, settings: bool = False) -> str | None:
     """ "What about on Windows?" after "How do I install ROS 2 on Ubuntu?": the previous question with its
     last phrase that opens with the same word ("on Ubuntu") swapped for the new one ("How do I install
     ROS 2 on Windows?"), rather than both at once. None when `other` opens with no such word, or the
     previous question has no such phrase past its first word, a clause aside ("If the bridge fails,
     what ...?"): a phrase that opens a question frames it ("For the final project, which tools ...?"),
-    and "and for walking around?" asks of another role."""
+    and "and for walking around?" asks of another role. `settings`: the phrase swapped may open with
+    any word of a place or means ("no, I meant on the real robot" puts right "in Gazebo")."""
     opener, _, rest = other.partition(" ")
     word = opener.lower()
     clause = word in _SWAPPED_CLAUSES
@@ -250,7 +251,8 @@ def swap_phrase(previous: str, other: str) -> str | None:
         return None
     stem = previous.rstrip("?.! ")
     tokens = stem.split(" ")
-    starts = [i for i, t in enumerate(tokens) if (i > 0 or clause) and t.lower() == word]
+    matches = _SETTING_WORDS if settings and word in _SETTING_WORDS else {word}
+    starts = [i for i, t in enumerate(tokens) if (i > 0 or clause) and t.lower() in matches]
     if not starts:
         return None
     start = starts[-1]
@@ -263,6 +265,16 @@ def swap_phrase(previous: str, other: str) -> str | None:
             end = j
             break
     return " ".join([*tokens[:start], other, *tokens[end:]]) + "?"
+
+
+# Words that open where or with what something is done: a correction of one may put right another.
+_SETTING_WORDS = word_set("in on at inside using via with")
+
+
+def and_phrase(question: str) -> str | None:
+    """The phrase of an "and in Isaac Sim?" ("in Isaac Sim"), or None."""
+    phrase = _AND_PHRASE.match(question)
+    return SWITCH.sub("", phrase.group(1).rstrip("?.! ")) if phrase else None
 
 
 # "What about on Windows?", "and what about AWS too?": the other thing the previous question is asked of.
@@ -306,10 +318,11 @@ def what_about(question: str) -> str | None:
 def swapped_question(previous: str, question: str) -> str | None:
     """`previous` asked again with the part `question` changes swapped for the new one (a phrase opening
     with the same word, else the thing it asked about), or None when neither swap applies."""
-    phrase = _AND_PHRASE.match(question)
-    other = what_about(question) or (SWITCH.sub("", phrase.group(1).rstrip("?.! ")) if phrase else None)
+    other = what_about(question) or and_phrase(question)
     fixed = correction(question)
     if fixed:
         # a correction's phrase is swapped as "and <phrase>?" would be, a name too: it is what was meant
-        return swap_phrase(previous, fixed) or swap_noun_phrase(previous, f"and {fixed}?", names=True)
+        return swap_phrase(previous, fixed, settings=True) or swap_noun_phrase(
+            previous, f"and {fixed}?", names=True
+        )
     return (swap_phrase(previous, other) if other else None) or swap_noun_phrase(previous, question)

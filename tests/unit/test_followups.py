@@ -975,3 +975,48 @@ def test_a_noun_phrase_swaps_before_the_brackets_a_rewrite_put_in() -> None:
 )
 def test_back_and_forth_between_unnamed_things_leans_on_the_previous_turn(question: str, leans: bool) -> None:
     assert is_followup(question) is leans
+
+
+@pytest.mark.parametrize(
+    ("turns", "query"),
+    [
+        # a correction of the setting puts right the previous one, whatever word opened it
+        (
+            ["how do I spawn the humanoid in Gazebo?", "no, I meant on the real robot"],
+            "how do I spawn the humanoid on the real robot?",
+        ),
+        # "and at half speed?": the previous question asked again in that setting
+        (
+            ["How do I record a rosbag?", "how do I play it back?", "and at half speed?"],
+            "how do I play rosbag back at half speed?",
+        ),
+        (
+            ["How do I reset the simulation?", "and when the robot has fallen over?"],
+            "How do I reset the simulation when the robot has fallen over?",
+        ),
+        # "how long does that take?" after a how-to: the doing takes long
+        (
+            [
+                "how do I spawn the humanoid in Gazebo?",
+                "what about in Isaac Sim?",
+                "and how long does that take?",
+            ],
+            "and how long does that take to spawn the humanoid in Isaac Sim?",
+        ),
+        # a bare "how many?" after a rewritten question takes that whole question
+        (
+            ["What is VSLAM?", "ok and which cameras does it need?", "how many?"],
+            "how many (ok and which cameras does VSLAM need)?",
+        ),
+    ],
+)
+def test_later_turns_read_the_previous_question_as_rewritten(turns: list[str], query: str) -> None:
+    assert standalone_query(turns[-1], turns[:-1]) == query
+
+
+def test_a_phrase_then_a_question_of_its_own_is_not_appended() -> None:
+    query = standalone_query(
+        "and on a real robot, where do the joint values come from?",
+        ["Why is there a GUI node in the launch file?"],
+    )
+    assert not query.startswith("Why is there")
