@@ -77,6 +77,22 @@ passage but from the overview file, not the one the set expects (asked alone, th
 same files: the reader's words are not the file's "critical control commands"); "and the recommended
 ones?" follows a first turn that is itself refused. Names are not swapped ("what about Windows?" after
 "How do I install Gazebo Harmonic?" asks where, not what; telling the two apart takes knowing the name).
+
+For the fourth development set (bench/questions/followups-dev4-*, written for a wider range of how readers
+talk: corrections, clarifications, three-turn chains, stand-alone switches; split dev4 tuned on, dev4hold
+measured once at the end): kept, each measured on dev4, dev, dev2, dev3, reader tune and train (no cited
+or keyword answer lost, no single-turn row changed) and with this script (15 of 16 and 108 of 120 before
+and after): a correction ("sorry, I meant early fusion", "no, I meant on the real robot", "no, I meant
+Gazebo") asks the previous question again with the phrase put right, a name too, and a setting phrase
+puts right the previous setting whatever its preposition; "so"/"ok" before a question word no longer hides
+what it asks about; "what value/number ..." naming no quantity of its own leans on the previous turn;
+"back and forth"/"both ways" between unnamed parties leans on it; a noun-phrase swap keeps a rewrite's
+brackets; "and at half speed?", "and when it has to go faster?" ask the previous question in that setting;
+"how long does that take?" after a how-to is about the doing; a bare "how many?" takes a rewritten
+previous question whole. dev4 follow-ups cited 85 -> 100 %, dev4hold 90 -> 95 %. Tried, not kept: the
+rewrite of the previous turn as the anchor of a third one ("how long does it take?" after "does it work on
+Windows?" after "How do I install Isaac Sim?" still reads "Windows" as the subject): the subject cut from
+"does Isaac Sim work on Windows?" runs on to "work on Windows", so it read worse.
 """
 
 from __future__ import annotations

@@ -25,7 +25,7 @@ from lectern.english import PREPOSITIONS as _PREPOSITIONS
 from lectern.english import SUBORDINATE as _SUBORDINATE
 from lectern.english import VERBS as _VERBS
 from lectern.english import word_set as _word_set
-from lectern.swaps import swapped_question, what_about
+from lectern.swaps import and_phrase, correction, swapped_question, what_about
 
 _WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9_+#./-]*[A-Za-z0-9+#]|[A-Za-z0-9]")
 
@@ -133,6 +133,18 @@ _DEMONSTRATIVE_BACK = re.compile(
 _RELATIVE_END = re.compile(r"\b(?:enough|the\s+(?:reason|cause|culprit|problem))\s*[?.!]*\s*$", re.IGNORECASE)
 # "can I skip installing everything locally?", "can I do without the graphical window?": leaving out a
 # step presupposes the procedure that was just discussed.
+# "so what value does a static walk have?": a value, number or figure with nothing saying of which
+# quantity is one of the quantity just asked about.
+_BARE_MEASURE = re.compile(
+    r"^\W*(?:(?:so|and|ok(?:ay)?|then)\W+)?what(?:'s|\s+is|\s+are)?\s+(?:the\s+)?"
+    r"(?:value|values|number|numbers|figure|figures)\b(?!\s+(?:of|for)\b)",
+    re.IGNORECASE,
+)
+# "which package carries the messages back and forth?": back and forth between what, both ways between
+# which two; the two are the ones just talked about when the question names neither.
+_BETWEEN_UNNAMED = re.compile(
+    r"\b(?:back\s+and\s+forth|to\s+and\s+fro|both\s+ways|in\s+both\s+directions)\b", re.IGNORECASE
+)
 _LEAVES_OUT = re.compile(r"\b(?:skip|bypass|leave\s+out|do\s+without|get\s+away\s+without)\b", re.IGNORECASE)
 _CONTINUES = re.compile(r"^\s*(?:ok(?:ay)?|but|so|then|right|hmm)\b\s*,?", re.IGNORECASE)
 
@@ -218,7 +230,7 @@ def is_followup(question: str) -> bool:
     service and how does it differ from actions?") stands alone even when it has a pronoun: its
     pronoun points inside the question."""
     lowered = question.strip().lower()
-    if any(lowered.startswith(opener) for opener in FOLLOWUP_OPENERS):
+    if any(lowered.startswith(opener) for opener in FOLLOWUP_OPENERS) or correction(question):
         return True
     if _says_its_setting_first(question):
         return False
@@ -235,6 +247,13 @@ def is_followup(question: str) -> bool:
     topical = [w for w in own if not _is_action(w) and w.lower() not in ANAPHORA]
     if _object_pronoun_points_back(question, topical):
         return True
+    if _BARE_MEASURE.search(question) and not any(_is_specific(w) for w in topical):
+        return True
+    between = _BETWEEN_UNNAMED.search(question)
+    if between and not any(_is_specific(w) for w in topical):
+        # the words of "back and forth" name nothing: what else the question names decides
+        rest = content_words(question[: between.start()] + question[between.end() :])
+        return len([w for w in rest if not _is_action(w)]) < SELF_CONTAINED_WORDS
     if _LEAVES_OUT.search(question) and not any(_is_specific(w) for w in topical):
         return len(topical) < SELF_CONTAINED_WORDS
     if len(topical) >= SELF_CONTAINED_WORDS or (
@@ -511,9 +530,12 @@ def _with_doing(question: str, previous: str) -> str | None:
 
 def _with_previous(question: str, previous_questions: Sequence[str]) -> str:
     previous = standalone_query(previous_questions[-1], previous_questions[:-1])
-    other = what_about(question)
+    phrase = and_phrase(question)
+    # "and on a real robot, where do ... come from?" asks a question of its own after the phrase
+    other = what_about(question) or (phrase if phrase and "," not in phrase else None)
     if other is not None:
-        # "What about on Windows?" asks the previous question again about something else.
+        # "What about on Windows?", "and at half speed?" ask the previous question again about something
+        # else.
         return swapped_question(previous, question) or f"{previous.rstrip('?.! ')} {other}?"
     # "and in Isaac Sim?", "and the motor commands?": the previous question asked again about the new thing
     swapped = swapped_question(previous, question)
@@ -536,7 +558,7 @@ def _with_previous(question: str, previous_questions: Sequence[str]) -> str:
         # "what if I hand one in late?" after "what format do my code submissions need to follow?": the
         # same situation with one thing changed, so the whole question is its setting
         return _after_statement(question, previous)
-    if _asks_nothing_of_its_own(question) and standing and not _covers(topic, previous):
+    if _asks_nothing_of_its_own(question) and "(" not in previous and not _covers(topic, previous):
         # "give me an example", "why?" after a question that stood alone: nothing of its own to place a
         # subject in, and the subject cut out of the question lost some of its words ("keep" in "how do
         # I keep the robot from doing something dangerous ...?"), so the whole question comes instead
@@ -624,7 +646,7 @@ _HOW_TO = re.compile(r"^\s*how\s+(?:do|can|should|would|could)\s+(?:i|we|you|one
 # "that" or "this" as the subject of a question ("does that hurt ...", "is this safe?") or standing
 # alone ("why is that?"): what was just said, not a thing named before.
 _DEMONSTRATIVE_SUBJECT = re.compile(
-    r"^\s*(?:(?:and|but|so|ok(?:ay)?)\s*,?\s+)?(?:(?:why|how)\s+)?"
+    r"^\s*(?:(?:and|but|so|ok(?:ay)?)\s*,?\s+)?(?:(?:why|how(?:\s+(?:long|much|often|well|fast))?)\s+)?"
     r"(?:does|did|do|is|was|will|would|can|could|should|has|must|might)\s+(?:that|this)\b"
     r"|\b(?:that|this)\s*[?.!]?\s*$",
     re.IGNORECASE,

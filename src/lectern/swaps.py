@@ -64,6 +64,14 @@ _FILLERS = word_set(
 _ENDS_PHRASE = _AUX | _PREPOSITIONS | _CLAUSE_WORDS | _VERBS | _QUESTION_WORDS | frozenset({"used", "meant"})
 
 
+# Words that open a reply rather than the question in it ("so what ...", "ok, how ...").
+_LEADS = word_set("so ok okay and but then well right hmm also")
+
+
+# The setting a rewrite put after a question, in brackets.
+_BRACKETED = re.compile(r"\s*(\([^()]*\))[?.!]*\s*$")
+
+
 def _bare(token: str) -> str:
     return token.lower().strip(",;:")
 
@@ -123,6 +131,12 @@ def asked_about(question: str) -> tuple[int, int] | None:
     "What are [the minimum computer specs] for this course?". None for any other shape."""
     tokens = question.rstrip("?.! ").split()
     lowered = [_bare(t) for t in tokens]
+    # "so what value does a static walk have?", "ok, how do I ...": a word that carries the conversation
+    # on comes before the question, which is read from its question word
+    lead = next((i for i, t in enumerate(lowered) if t not in _LEADS), len(lowered))
+    if lead:
+        span = asked_about(" ".join(tokens[lead:]))
+        return None if span is None else (span[0] + lead, span[1] + lead)
     if len(tokens) < 3 or lowered[0] not in {"what", "which", "how", "why"}:
         return None
     if lowered[0] in {"what", "which"} and lowered[1] not in _AUX:
@@ -160,12 +174,20 @@ def _with_ones(phrase_tokens: list[str], replaced: list[str]) -> list[str]:
     return out
 
 
-def swap_noun_phrase(previous: str, question: str) -> str | None:
+def swap_noun_phrase(previous: str, question: str, *, names: bool = False) -> str | None:
     """`previous` with the phrase it asks about swapped for the follow-up's noun phrase, or None when the
     follow-up is no bare noun phrase, the previous question has no phrase of a known shape to swap, or
     the new phrase shares a word with the rest of the previous question (it may replace another part)."""
     phrase = noun_phrase_of(question)
-    if phrase is None or "(" in previous:
+    if phrase is None:
+        return None
+    setting = _BRACKETED.search(previous)
+    if setting is not None:
+        # "so what value does a static walk have (duty factor)?": the question before its brackets is
+        # swapped, the setting the rewrite put in them stays
+        swapped = swap_noun_phrase(previous[: setting.start()], question, names=names)
+        return None if swapped is None else f"{swapped.rstrip('?')} {setting.group(1)}?"
+    if "(" in previous:
         return None
     tokens = previous.rstrip("?.! ").split()
     span = asked_about(previous)
@@ -183,9 +205,10 @@ def swap_noun_phrase(previous: str, question: str) -> str | None:
     if len(new) == 1 and _is_code(new[0]) and len(code) == 1:
         # "and max_step_size?" after "the real_time_factor setting": another setting of the same kind
         return " ".join([*tokens[: start + code[0]], new[0], *tokens[start + code[0] + 1 :]]) + "?"
-    if _is_name(new) or _is_name(replaced):
+    if not names and (_is_name(new) or _is_name(replaced)):
         # "what about Windows?" after "How do I install Gazebo Harmonic?" asks where, not what: whether a
-        # name stands for the thing or a setting of it takes knowing the name, so names are not swapped
+        # name stands for the thing or a setting of it takes knowing the name, so names are not swapped;
+        # a correction ("no, I meant Gazebo") says the name is the thing meant (`names`)
         return None
     if any(_bare(t) in {"one", "ones"} for t in new):
         new = _with_ones(new, replaced)
@@ -213,13 +236,14 @@ _SWAPPED_PREPOSITIONS = word_set("in on at for with from under over into inside 
 _SWAPPED_CLAUSES = word_set("when if while whenever")
 
 
-def swap_phrase(previous: str, other: str) -> str | None:
+def swap_phrase(previous: str, other: str, *, settings: bool = False) -> str | None:
     """ "What about on Windows?" after "How do I install ROS 2 on Ubuntu?": the previous question with its
     last phrase that opens with the same word ("on Ubuntu") swapped for the new one ("How do I install
     ROS 2 on Windows?"), rather than both at once. None when `other` opens with no such word, or the
     previous question has no such phrase past its first word, a clause aside ("If the bridge fails,
     what ...?"): a phrase that opens a question frames it ("For the final project, which tools ...?"),
-    and "and for walking around?" asks of another role."""
+    and "and for walking around?" asks of another role. `settings`: the phrase swapped may open with
+    any word of a place or means ("no, I meant on the real robot" puts right "in Gazebo")."""
     opener, _, rest = other.partition(" ")
     word = opener.lower()
     clause = word in _SWAPPED_CLAUSES
@@ -227,7 +251,8 @@ def swap_phrase(previous: str, other: str) -> str | None:
         return None
     stem = previous.rstrip("?.! ")
     tokens = stem.split(" ")
-    starts = [i for i, t in enumerate(tokens) if (i > 0 or clause) and t.lower() == word]
+    matches = _SETTING_WORDS if settings and word in _SETTING_WORDS else {word}
+    starts = [i for i, t in enumerate(tokens) if (i > 0 or clause) and t.lower() in matches]
     if not starts:
         return None
     start = starts[-1]
@@ -242,6 +267,16 @@ def swap_phrase(previous: str, other: str) -> str | None:
     return " ".join([*tokens[:start], other, *tokens[end:]]) + "?"
 
 
+# Words that open where or with what something is done: a correction of one may put right another.
+_SETTING_WORDS = word_set("in on at inside using via with")
+
+
+def and_phrase(question: str) -> str | None:
+    """The phrase of an "and in Isaac Sim?" ("in Isaac Sim"), or None."""
+    phrase = _AND_PHRASE.match(question)
+    return SWITCH.sub("", phrase.group(1).rstrip("?.! ")) if phrase else None
+
+
 # "What about on Windows?", "and what about AWS too?": the other thing the previous question is asked of.
 _WHAT_ABOUT = re.compile(r"^\s*(?:and\s+)?(?:what|how)\s+about\s+(.+)$", re.IGNORECASE)
 # "And in Isaac Sim?": only a phrase, which asks the previous question again with that phrase changed.
@@ -250,15 +285,44 @@ _AND_PHRASE = re.compile(
 )
 
 
+# "no, I meant on the real robot", "sorry, I meant early fusion", "I mean the ankles": the reader
+# corrects the previous question, which is asked again with the phrase put right. Only a short phrase
+# to the end: "no, I meant Isaac Sim, how do I install that?" asks a question of its own.
+_CORRECTION = re.compile(
+    r"^\s*(?:(?:no|nope|sorry|oops|actually|wait|err?|um|ah)\b[\s,.!]*)*"
+    r"i\s+(?:meant|mean|was\s+(?:asking|talking)\s+about)\s+([^,;:?!.]+?)[\s?.!]*$",
+    re.IGNORECASE,
+)
+
+
+def correction(question: str) -> str | None:
+    """The phrase a correction puts right ("sorry, I meant early fusion": "early fusion"), or None."""
+    fixed = _CORRECTION.match(question)
+    if fixed is None:
+        return None
+    phrase = SWITCH.sub("", fixed.group(1).strip())
+    opener = phrase.split()[0].lower() if phrase else ""
+    if opener in _SWAPPED_PREPOSITIONS | _SWAPPED_CLAUSES and len(phrase.split()) > 1:
+        return phrase  # "on the real robot": a phrase of the setting
+    # a thing, not a clause ("I mean it is confusing" explains, it corrects nothing)
+    return phrase if noun_phrase_of(f"and {phrase}?") else None
+
+
 def what_about(question: str) -> str | None:
-    """What a "what about X?" asks the previous question of ("what about AWS instead?": "AWS"), or None."""
+    """What a "what about X?" asks the previous question of ("what about AWS instead?": "AWS"), or a
+    correction puts right ("no, I meant on Windows": "on Windows"), or None."""
     shift = _WHAT_ABOUT.match(question)
-    return SWITCH.sub("", shift.group(1).rstrip("?.! ")) if shift else None
+    return SWITCH.sub("", shift.group(1).rstrip("?.! ")) if shift else correction(question)
 
 
 def swapped_question(previous: str, question: str) -> str | None:
     """`previous` asked again with the part `question` changes swapped for the new one (a phrase opening
     with the same word, else the thing it asked about), or None when neither swap applies."""
-    phrase = _AND_PHRASE.match(question)
-    other = what_about(question) or (SWITCH.sub("", phrase.group(1).rstrip("?.! ")) if phrase else None)
+    other = what_about(question) or and_phrase(question)
+    fixed = correction(question)
+    if fixed:
+        # a correction's phrase is swapped as "and <phrase>?" would be, a name too: it is what was meant
+        return swap_phrase(previous, fixed, settings=True) or swap_noun_phrase(
+            previous, f"and {fixed}?", names=True
+        )
     return (swap_phrase(previous, other) if other else None) or swap_noun_phrase(previous, question)

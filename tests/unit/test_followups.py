@@ -16,7 +16,7 @@ from lectern.followups import (
     with_previous_topic,
     without_context,
 )
-from lectern.swaps import asked_about, noun_phrase_of, swap_noun_phrase
+from lectern.swaps import asked_about, correction, noun_phrase_of, swap_noun_phrase
 
 
 @pytest.mark.parametrize(
@@ -874,3 +874,149 @@ def test_what_if_takes_the_whole_previous_question_as_its_setting() -> None:
     assert standalone_query("what if I hand one in late?", previous) == (
         "what if I hand one in late (what format do my code submissions need to follow)?"
     )
+
+
+@pytest.mark.parametrize(
+    ("previous", "question", "query"),
+    [
+        # a correction asks the previous question again with the phrase put right
+        (
+            "How does late fusion of sensors work?",
+            "sorry, I meant early fusion",
+            "How does early fusion of sensors work?",
+        ),
+        ("How do I install ROS 2 on Ubuntu?", "no, I meant on Windows", "How do I install ROS 2 on Windows?"),
+        (
+            "How do I tune the PID gains?",
+            "I meant in simulation",
+            "How do I tune the PID gains in simulation?",
+        ),
+        # a name corrected is the thing meant, not a setting of it
+        ("How do I install Isaac Sim?", "no, I meant Gazebo", "How do I install Gazebo?"),
+        (
+            "What does the real_time_factor setting do?",
+            "oops, I meant max_step_size",
+            "What does the max_step_size setting do?",
+        ),
+    ],
+)
+def test_a_correction_swaps_what_it_puts_right(previous: str, question: str, query: str) -> None:
+    assert is_followup(question)
+    assert standalone_query(question, [previous]) == query
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        # a question of its own after the correction, or a clause that explains rather than corrects
+        "no, I meant Isaac Sim, how do I install that?",
+        "I mean, what is a namespace?",
+    ],
+)
+def test_a_correction_is_only_a_phrase(question: str) -> None:
+    assert correction(question) is None
+
+
+@pytest.mark.parametrize(
+    ("previous", "question", "query"),
+    [
+        # "so", "ok" before the question word: the question is read from its question word
+        (
+            "so what value does a static walk have?",
+            "and a dynamic walk?",
+            "so what value does a dynamic walk have?",
+        ),
+        (
+            "ok, what range should the knee joint have?",
+            "and the ankles?",
+            "ok, what range should the ankles have?",
+        ),
+    ],
+)
+def test_a_lead_word_does_not_hide_what_is_asked_about(previous: str, question: str, query: str) -> None:
+    assert standalone_query(question, [previous]) == query
+
+
+@pytest.mark.parametrize(
+    ("previous", "question", "query"),
+    [
+        # a value with nothing saying of which quantity is one of the quantity just asked about
+        (
+            "what does duty factor mean for a walking robot?",
+            "so what value does a static walk have?",
+            "so what value does a static walk have (duty factor)?",
+        ),
+        ("What is the update rate of the IMU?", "what value should max_update_rate have?", None),
+    ],
+)
+def test_a_bare_value_is_one_of_the_previous_quantity(
+    previous: str, question: str, query: str | None
+) -> None:
+    assert standalone_query(question, [previous]) == (query or question)
+
+
+def test_a_noun_phrase_swaps_before_the_brackets_a_rewrite_put_in() -> None:
+    turns = ["what does duty factor mean for a walking robot?", "so what value does a static walk have?"]
+    assert (
+        standalone_query("and a dynamic walk?", turns)
+        == "so what value does a dynamic walk have (duty factor)?"
+    )
+
+
+@pytest.mark.parametrize(
+    ("question", "leans"),
+    [
+        # back and forth between what: the two just talked about
+        ("which package carries the messages back and forth?", True),
+        ("what sends data in both directions?", True),
+        # the two are named
+        ("how do ROS 2 nodes pass messages back and forth?", False),
+    ],
+)
+def test_back_and_forth_between_unnamed_things_leans_on_the_previous_turn(question: str, leans: bool) -> None:
+    assert is_followup(question) is leans
+
+
+@pytest.mark.parametrize(
+    ("turns", "query"),
+    [
+        # a correction of the setting puts right the previous one, whatever word opened it
+        (
+            ["how do I spawn the humanoid in Gazebo?", "no, I meant on the real robot"],
+            "how do I spawn the humanoid on the real robot?",
+        ),
+        # "and at half speed?": the previous question asked again in that setting
+        (
+            ["How do I record a rosbag?", "how do I play it back?", "and at half speed?"],
+            "how do I play rosbag back at half speed?",
+        ),
+        (
+            ["How do I reset the simulation?", "and when the robot has fallen over?"],
+            "How do I reset the simulation when the robot has fallen over?",
+        ),
+        # "how long does that take?" after a how-to: the doing takes long
+        (
+            [
+                "how do I spawn the humanoid in Gazebo?",
+                "what about in Isaac Sim?",
+                "and how long does that take?",
+            ],
+            "and how long does that take to spawn the humanoid in Isaac Sim?",
+        ),
+        # a bare "how many?" after a rewritten question takes that whole question
+        (
+            ["What is VSLAM?", "ok and which cameras does it need?", "how many?"],
+            "how many (ok and which cameras does VSLAM need)?",
+        ),
+    ],
+)
+def test_later_turns_read_the_previous_question_as_rewritten(turns: list[str], query: str) -> None:
+    assert standalone_query(turns[-1], turns[:-1]) == query
+
+
+def test_a_phrase_then_a_question_of_its_own_is_not_appended() -> None:
+    query = standalone_query(
+        "and on a real robot, where do the joint values come from?",
+        ["Why is there a GUI node in the launch file?"],
+    )
+    assert not query.startswith("Why is there")
