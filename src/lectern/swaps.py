@@ -322,7 +322,39 @@ def swapped_question(previous: str, question: str) -> str | None:
     fixed = correction(question)
     if fixed:
         # a correction's phrase is swapped as "and <phrase>?" would be, a name too: it is what was meant
-        return swap_phrase(previous, fixed, settings=True) or swap_noun_phrase(
-            previous, f"and {fixed}?", names=True
+        return (
+            swap_phrase(previous, fixed, settings=True)
+            or swap_same_head(previous, fixed)
+            or swap_noun_phrase(previous, f"and {fixed}?", names=True)
         )
     return (swap_phrase(previous, other) if other else None) or swap_noun_phrase(previous, question)
+
+
+def swap_same_head(previous: str, phrase: str) -> str | None:
+    """ "sorry, I meant early fusion" after "What are the drawbacks of late fusion?": the previous
+    question with the phrase that ends in the same noun swapped for the corrected one ("What are the
+    drawbacks of early fusion?"), or None when no phrase of the previous question ends in the new
+    phrase's last word, or the new phrase brings no word of its own. The replaced words are those before
+    the shared noun, as many as the new phrase has, up to a determiner, a preposition or a verb. For
+    corrections only: a bare "and the z axis?" after "which way does the x axis point?" may ask of
+    another part of the same thing, which the noun-phrase swap leaves to the brackets."""
+    new = phrase.split()
+    if len(new) < 2:
+        return None  # one word: a whole thing, not a kind of one
+    head = _bare(new[-1])
+    tokens = previous.rstrip("?.! ").split()
+    ends = [i for i, t in enumerate(tokens) if i > 0 and _bare(t) == head]
+    if not ends:
+        return None
+    end = ends[-1]
+    start = end
+    while start > end - (len(new) - 1) and start > 0:
+        if _bare(tokens[start - 1]) in _ENDS_PHRASE | DETERMINERS:
+            break
+        start -= 1
+    replaced = {_bare(t) for t in tokens[start : end + 1]}
+    if start == end or {_bare(t) for t in new} <= replaced:
+        return None  # no modifier to put right, or the same phrase again
+    if _bare(new[0]) in DETERMINERS and start > 0 and _bare(tokens[start - 1]) in DETERMINERS:
+        new = new[1:]  # "the early fusion" after "the": one determiner
+    return " ".join([*tokens[:start], *new, *tokens[end + 1 :]]) + "?"

@@ -16,7 +16,7 @@ from lectern.followups import (
     with_previous_topic,
     without_context,
 )
-from lectern.swaps import asked_about, correction, noun_phrase_of, swap_noun_phrase
+from lectern.swaps import asked_about, correction, noun_phrase_of, swap_noun_phrase, swap_same_head
 
 
 @pytest.mark.parametrize(
@@ -1020,3 +1020,41 @@ def test_a_phrase_then_a_question_of_its_own_is_not_appended() -> None:
         ["Why is there a GUI node in the launch file?"],
     )
     assert not query.startswith("Why is there")
+
+
+@pytest.mark.parametrize(
+    ("previous", "question", "expected"),
+    [
+        # a correction that keeps the noun and changes its kind puts right the phrase ending in that noun
+        (
+            "What are the drawbacks of late fusion?",
+            "sorry, I meant early fusion",
+            "What are the drawbacks of early fusion?",
+        ),
+        (
+            "How does late fusion combine the camera and lidar?",
+            "no, I meant early fusion",
+            "How does early fusion combine the camera and lidar?",
+        ),
+        (
+            "How big should the collision mesh be?",
+            "no, I meant the visual mesh",
+            "How big should the visual mesh be?",
+        ),
+    ],
+)
+def test_a_correction_with_the_same_noun_swaps_its_kind(previous: str, question: str, expected: str) -> None:
+    assert standalone_query(question, [previous]) == expected
+
+
+def test_the_same_head_swap_needs_a_modifier_to_put_right() -> None:
+    assert swap_same_head("What is fusion?", "early fusion") is None  # no kind of fusion to replace
+    assert swap_same_head("What is late fusion?", "fusion") is None  # one word: a whole thing
+    assert swap_same_head("What is late fusion?", "late fusion") is None  # the same phrase again
+
+
+def test_a_bare_noun_phrase_sharing_the_noun_is_not_read_as_a_correction() -> None:
+    # "and the z axis?" may ask of another part of the same thing: not swapped in place
+    assert standalone_query("and the z axis?", ["which way does the x axis point on a humanoid?"]) != (
+        "which way does the z axis point on a humanoid?"
+    )
