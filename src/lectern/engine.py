@@ -212,6 +212,14 @@ class _Retry:
     signals: answerability.Signals | None
 
 
+def _context_free(turn: _Turn) -> str | None:
+    """A rewritten follow-up's query without its bracketed context, or None when it has none or the
+    bare words keep a pronoun that only the brackets say what it stands for ("which tools does it
+    suggest for looking into it?")."""
+    bare = without_context(turn.search_query, turn.asked)
+    return None if bare == turn.search_query or has_pronoun(bare) else bare
+
+
 class Engine:
     def __init__(self, retriever: Retriever, writer: AnswerWriter, settings: Settings) -> None:
         self.retriever = retriever
@@ -444,8 +452,8 @@ class Engine:
         params = self._params(turn)
         pool = replace(params, top_k=max(params.top_k, FOLLOWUP_POOL))
         found, _ = await self.retriever.retrieve_assessed(pool, conversation.cache)
-        bare = without_context(turn.search_query, turn.asked)
-        if bare != turn.search_query and not has_pronoun(bare):
+        bare = _context_free(turn)
+        if bare is not None:
             other, _ = await self.retriever.retrieve_assessed(replace(pool, query=bare), conversation.cache)
             found = found.model_copy(update={"hits": with_second_search(found.hits, other.hits)})
         hits = favour_previous_sources(found.hits, turn.previous_sources, params.top_k)
@@ -475,10 +483,8 @@ class Engine:
         node is (reacting to background chatter)?" -> "where do I set how aggressive voice node is?"):
         the context keeps the search on the conversation's topic, but words of it that no passage
         answering the follow-up has make it look unanswered. Only a clear answer (`RETRY_LEVELS`)."""
-        if turn.options.user_context or turn.search_query == turn.asked:
-            return None
-        bare = without_context(turn.search_query, turn.asked)
-        if bare == turn.search_query or has_pronoun(bare):
+        bare = None if turn.options.user_context or turn.search_query == turn.asked else _context_free(turn)
+        if bare is None:
             return None
         retrieved = await self._retrieve(turn, conversation, self._params(turn, bare))
         # decided on the words searched

@@ -42,6 +42,24 @@ def _best_first(candidate: tuple[Any, ...]) -> tuple[float, Any]:
     return -candidate[-1], candidate[0]
 
 
+def tied_at_nth_or_better(scores: NDArray[np.float32], n: int) -> NDArray[np.bool_]:
+    """Where `scores` reach the n-th best (0 < n < len(scores)): every score tied with the n-th too,
+    so that ordering these by `best_first`'s rule and cutting to n keeps the first n of the whole
+    ranking, not whichever of its ties a partition happened to leave."""
+    kept: NDArray[np.bool_] = scores >= np.partition(scores, len(scores) - n)[len(scores) - n]
+    return kept
+
+
+def cut_inside_ties(scores: Sequence[float], n: int, asked: int) -> bool:
+    """Whether a search asked for `asked` (> n) rows, in any order, was cut inside the ties at the n-th
+    place: it returned all it was asked for and the last of them ties with the n-th, so the engine
+    chose which of the tied rows to return; ask for more."""
+    if n <= 0 or len(scores) < asked:
+        return False
+    ranked = sorted(scores, reverse=True)
+    return bool(ranked[-1] >= ranked[n - 1])
+
+
 def rrf_fuse(rankings: Sequence[Sequence[K]], k: int) -> list[tuple[K, float]]:
     """Reciprocal rank fusion: score(d) = sum over rankings of 1 / (k + rank), rank starting at 1.
 

@@ -27,7 +27,7 @@ from numpy.typing import NDArray
 from lectern.errors import VectorIndexError
 from lectern.index.base import DocumentSummary, QueryVector, SearchFilters, resolve_vector
 from lectern.index.compat import check_compatible, checked_matrix, checked_query
-from lectern.index.fusion import best_first, candidate_depth, rrf_fuse, stack
+from lectern.index.fusion import best_first, candidate_depth, cut_inside_ties, rrf_fuse, stack
 from lectern.index.lancedb_keywords import KeywordCache, KeywordIndex, mimics
 from lectern.index.lancedb_rows import RowHashes
 from lectern.index.lancedb_schema import (
@@ -414,7 +414,7 @@ class LanceDBIndex:
                 # HNSW needs ef >= the candidates it hands to the refine step
                 builder = builder.ef(max(ANN_EF, limit * ANN_REFINE_FACTOR)).refine_factor(ANN_REFINE_FACTOR)
             found = best_first(_candidates(builder.limit(limit).to_arrow(), "_distance", lambda d: 1.0 - d))
-            if len(found) < limit or n <= 0 or found[-1][2] < found[n - 1][2]:
+            if not cut_inside_ties([score for *_, score in found], n, limit):
                 return found[:n]
             limit *= 2
 
@@ -602,10 +602,7 @@ async def _keyword_query(table: Any, text: str, where: str | None, n: int) -> pa
             query = query.where(where)  # a prefilter, as the sync builder's where(..., prefilter=True)
         stream = await query.with_row_id().nearest_to_text(text, [SEARCH_TEXT])._inner.execute(None, None)
         found = pa.Table.from_batches([batch async for batch in stream], stream.schema)
-        if found.num_rows < limit or n <= 0:
-            return found
-        scores = sorted(found.column("_score").to_pylist(), reverse=True)
-        if scores[-1] < scores[n - 1]:
+        if not cut_inside_ties(found.column("_score").to_pylist(), n, limit):
             return found
         limit *= 2
 

@@ -39,6 +39,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from lectern.code_pages import release_code_pages
+from lectern.index.fusion import tied_at_nth_or_better
 from lectern.stemming import plain_stemmer_for, stemmer_for
 
 # NLTK's English stop words as lance's tokenizer has them (words with an apostrophe left out: the
@@ -355,8 +356,8 @@ class KeywordIndex:
             return []
         hit = np.flatnonzero(scores)
         hit_scores = scores[hit]
-        if n < len(hit):  # the rows scoring at least the n-th best: every row tied with it too
-            kept = hit_scores >= np.partition(hit_scores, len(hit) - n)[len(hit) - n]
+        if n < len(hit):
+            kept = tied_at_nth_or_better(hit_scores, n)
             hit, hit_scores = hit[kept], hit_scores[kept]
         best = np.lexsort((hit if order is None else order[hit], -hit_scores))[:n]
         return list(zip(hit[best].tolist(), hit_scores[best].tolist(), strict=True))  # as int, float

@@ -32,6 +32,7 @@ import pyarrow as pa
 from numpy.typing import NDArray
 
 from lectern.code_pages import release_code_pages_soon
+from lectern.index.fusion import tied_at_nth_or_better
 from lectern.index.heap import release_free_memory
 from lectern.index.lancedb_schema import VECTOR
 from lectern.index.payload import chunk_from_record
@@ -106,8 +107,8 @@ class TableSnapshot:
         n = min(n, len(rows))
         if n <= 0:
             return []
-        if n < len(rows):  # the rows scoring at least the n-th best: every row tied with it too
-            rows = rows[row_scores >= np.partition(row_scores, len(rows) - n)[len(rows) - n]]
+        if n < len(rows):
+            rows = rows[tied_at_nth_or_better(row_scores, n)]
             row_scores = scores[rows]
         best = np.lexsort((self.tie_order[rows], -row_scores))[:n]
         # whole arrays to Python values at once (the same ints and floats as element by element)
