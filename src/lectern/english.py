@@ -25,6 +25,9 @@ VERBS = word_set(
     define
     """
 )
+QUESTION_WORDS = word_set("what which how why when where who whose whom whats")
+AUXILIARIES = word_set("is are was were have has had can could do does did will would should must may might")
+MODALS = word_set("can could will would should must may might")
 SUBORDINATE = word_set("when if because while until unless once whenever after before")
 PERSONS = word_set("i we you one")  # "how do [I] write ...": who does it, not what it is about
 # "what about AWS instead?", "the ankles too?": the word that marks a switch to another thing

@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from lectern.english import AUXILIARIES, MODALS, QUESTION_WORDS
 from lectern.english import DETERMINERS as _DETERMINERS
 from lectern.english import PERSONS as _PRONOUN_I
 from lectern.english import PREPOSITIONS as _PREPOSITIONS
@@ -373,15 +374,12 @@ _CONTRACTION_RESTS = frozenset({"m", "re", "ve", "ll", "d"})
 _WHAT_DOES = re.compile(r"^\s*what\s+(?:does|do|did)\s+(.+?)\s+do\b.*$", re.IGNORECASE)
 
 
-_MODALS = _word_set("can could will would should must may might")
-
-
 def _relative_clause_end(tokens: list[str]) -> bool:
     """Whether the last two words are a modal and its verb after a noun or name ("... engines Gazebo can
     use"): the end of a clause that says which things, not words to trim."""
     return (
         len(tokens) >= 3
-        and tokens[-2].lower() in _MODALS
+        and tokens[-2].lower() in MODALS
         and tokens[-1].lower() not in STOP_WORDS
         and tokens[-3].lower() not in STOP_WORDS
         and tokens[-3].lower() not in GENERIC_WORDS
@@ -575,12 +573,10 @@ def _with_previous(question: str, previous_questions: Sequence[str]) -> str:
 
 
 # How a question opens (what a statement does not): a question word, an auxiliary, a request.
-_QUESTION_OPENERS = _word_set(
-    """
-    how what why when where which who whose whom whats is are was were am do does did can could should
-    would will shall may might must have has had tell explain describe show give list compare define
-    any anything
-    """
+_QUESTION_OPENERS = (
+    QUESTION_WORDS
+    | AUXILIARIES
+    | _word_set("am shall tell explain describe show give list compare define any anything")
 )
 _FILLERS = _word_set("so ok okay and but hmm well also then hi hey please")
 
@@ -749,7 +745,7 @@ def _marked_subject(text: str) -> str:
             return f"{main} in {' '.join(setting)}" if setting else main
         # "Once the node is running, what does it publish?": the opening clause's subject
         opening = _strip_edges(_tokens(lead.group(1)))
-        end = next((i for i, w in enumerate(opening) if i > 0 and w.lower() in _AUXILIARIES), len(opening))
+        end = next((i for i, w in enumerate(opening) if i > 0 and w.lower() in AUXILIARIES), len(opening))
         return " ".join(_strip_edges(opening[:end]))
     text = _USED_FOR.sub("", text)
     which = _WHICH_NOUNS.match(text)
@@ -847,11 +843,6 @@ def _owner(head: str) -> str:
     return head
 
 
-_AUXILIARIES = _word_set(
-    "is are was were have has had can could do does did will would should must may might"
-)
-
-
 def _before_a_verb(text: str, pattern: re.Pattern[str] = _SUBJECT_DEMONSTRATIVE) -> bool:
     """Whether the demonstrative `pattern` finds is a determiner, its noun followed by a verb: "does
     that step take long?", "which of those details are needed?"; not "does that hurt accuracy?", "which
@@ -860,7 +851,7 @@ def _before_a_verb(text: str, pattern: re.Pattern[str] = _SUBJECT_DEMONSTRATIVE)
     if not match:
         return False
     after = [w.lower() for w in words(text[match.end() :])]
-    return len(after) >= 2 and after[0] not in STOP_WORDS and after[1] in _VERBS | _AUXILIARIES
+    return len(after) >= 2 and after[0] not in STOP_WORDS and after[1] in _VERBS | AUXILIARIES
 
 
 # "A and B": two things, which a singular "it" or "its" cannot stand for ("what props does it take?" after

@@ -20,7 +20,19 @@ from __future__ import annotations
 
 import re
 
-from lectern.english import DETERMINERS, PERSONS, PREPOSITIONS, SUBORDINATE, SWITCH, VERBS, word_set
+from lectern.english import (
+    AUXILIARIES,
+    DETERMINERS,
+    PERSONS,
+    PREPOSITIONS,
+    SUBORDINATE,
+    SWITCH,
+    VERBS,
+    word_set,
+)
+from lectern.english import (
+    QUESTION_WORDS as _QUESTION_WORDS,
+)
 
 # "and X?", "what about X?", "and what about X too?": the X (plain English word lists throughout).
 _OPENER = re.compile(
@@ -28,13 +40,7 @@ _OPENER = re.compile(
     re.IGNORECASE,
 )
 _HAS_OPENER = re.compile(r"^\s*(?:and|also|but|what\s+about|how\s+about)\b", re.IGNORECASE)
-_QUESTION_WORDS = word_set("what which how why when where who whose whom whats")
-_AUX = word_set(
-    """
-    is are was were am be been do does did can could will would should shall may might must have has
-    had
-    """
-)
+_AUX = AUXILIARIES | word_set("am be been shall")
 _PRONOUNS = word_set(
     """
     i we you he she it they them this that these those its it's their there me us him her one's
