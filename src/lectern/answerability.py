@@ -14,6 +14,11 @@ single lexical rule decides. The signals, all computed from what retrieval alrea
   and whether a missing word occurs anywhere in the collection at all. A word counts however the
   passages write it (hyphen or none, inside a snake_case name, British or American spelling), and the
   reader's words for the book itself ("the book's example") are not part of the topic;
+  A reader who first tells their situation and then asks ("Our lab has big windows and lots of afternoon
+  sun. Which type of 3D camera will struggle there?") adds words no passage uses, though the passages
+  answer the question sentence: a question of several sentences is covered as well as its best-covered
+  sentence (`sentence_parts`). The missing-word signals still read the whole question, so a name the
+  collection lacks weighs wherever it stands;
 - whether the best passage's headings name the question's topic;
 - how long the question is beyond ten words (`q_words`): every word a reader adds ("I'm trying to
   plan my last few weeks...") pulls the question's vector away from the passage that answers it, so a
@@ -310,6 +315,29 @@ def _spellings(word: str) -> tuple[str, ...]:
     return tuple(sorted(out))
 
 
+# Sentence ends a question's parts are cut at: ".", "?" or "!" and a space before the next word; not after
+# a Latin abbreviation ("e.g. PPO") or "vs.".
+_SENTENCE_END = re.compile(r"(?<=[.?!])\s+(?=[A-Za-z])")
+_NOT_AN_END = re.compile(r"(?:\b(?:e\.g|i\.e|etc|cf|viz|vs)\.)$", re.I)
+PART_TERMS = 2  # a sentence naming fewer topic words ("Any ideas?") is no part of its own
+
+
+def sentence_parts(question: str) -> list[str]:
+    """The sentences of a question of several, each naming `PART_TERMS` topic words or more; [] for a
+    question of one sentence. A question with brackets is left whole: a follow-up's search query carries
+    the previous question in brackets, whose words must not cover the follow-up."""
+    if "(" in question:
+        return []
+    parts: list[str] = []
+    for piece in _SENTENCE_END.split(question.strip()):
+        if parts and _NOT_AN_END.search(parts[-1]):
+            parts[-1] = f"{parts[-1]} {piece}"
+        else:
+            parts.append(piece)
+    named = [p for p in parts if len(question_terms(p)) >= PART_TERMS]
+    return named if len(named) >= 2 else []
+
+
 @dataclass(frozen=True)
 class Signals:
     values: tuple[float, ...]
@@ -380,14 +408,28 @@ def signals(
             cov_top1 += weight
         if _present(word, heading_terms, heading_text, _hyphenless(heading_terms)):
             heading += weight
+    cov_share = cov / total if terms else 1.0
+    cov_top1_share = cov_top1 / total if terms else 1.0
+    for part in sentence_parts(question):
+        part_terms = question_terms(part)
+        part_weights = [WORD_WEIGHT + rarity(w) for w, _ in part_terms]
+        part_total = sum(part_weights) or 1.0
+        covered = top1 = 0.0
+        for (word, _), weight in zip(part_terms, part_weights, strict=True):
+            if _present(word, everything, all_text, hyphenless):
+                covered += weight
+            if per_passage and _present(word, per_passage[0], texts[0], _hyphenless(per_passage[0])):
+                top1 += weight
+        cov_share = max(cov_share, covered / part_total)
+        cov_top1_share = max(cov_top1_share, top1 / part_total)
     values = (
         sims[0] if sims else 0.0,
         sum(best3) / len(best3),
         both,
         float(sent_max),
         float(sent_top2),
-        cov / total if terms else 1.0,
-        cov_top1 / total if terms else 1.0,
+        cov_share,
+        cov_top1_share,
         miss_rare,
         miss_unknown,
         miss_name_unknown,

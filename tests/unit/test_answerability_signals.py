@@ -21,6 +21,7 @@ from lectern.answerability import (
     is_compound,
     load_model,
     rarity,
+    sentence_parts,
     signals,
     written_forms,
 )
@@ -92,6 +93,41 @@ def test_a_missing_unknown_name_is_flagged() -> None:
     covered = signals("How does Gazebo simulate lidar?", PASSAGES, None, None, known=lambda w: True)
     assert covered.missing == ()
     assert covered.as_dict()["cov"] == 1.0
+
+
+def test_a_question_of_several_sentences_is_covered_as_its_best_covered_sentence() -> None:
+    # The reader's situation ("my flat has a balcony and a wooden floor") names nothing the passages say;
+    # the question sentence is covered whole.
+    question = "My flat has a balcony and a wooden floor. Can Gazebo simulate lidar sensors?"
+    s = signals(question, PASSAGES, None, None, known=lambda w: True)
+    alone = signals("Can Gazebo simulate lidar sensors?", PASSAGES, None, None, known=lambda w: True)
+    assert s.as_dict()["cov"] == alone.as_dict()["cov"] == 1.0
+    assert s.as_dict()["cov_top1"] == alone.as_dict()["cov_top1"]
+    # The missing words still count where a name or rare word matters.
+    assert "balcony" in s.missing
+    assert s.as_dict()["miss_rare"] == max(rarity(w) for w in s.missing)
+
+
+def test_a_missing_name_weighs_in_whichever_sentence_it_stands() -> None:
+    question = "Gazebo simulates my lidar sensors. How do I run the same robot in Webots?"
+    s = signals(question, PASSAGES, None, None, known=lambda w: False)
+    assert s.as_dict()["miss_name_unknown"] == 1.0
+    assert s.as_dict()["cov"] == 1.0  # the first sentence is covered: the name decides, not coverage
+
+
+def test_sentence_parts() -> None:
+    assert sentence_parts("How do I simulate lidar in Gazebo?") == []
+    assert sentence_parts("Our lab has big windows. Which camera struggles in sunlight?") == [
+        "Our lab has big windows.",
+        "Which camera struggles in sunlight?",
+    ]
+    # a sentence naming fewer than two topic words is no part; one part is no split
+    assert sentence_parts("Gazebo keeps crashing on start. Any ideas?") == []
+    # a Latin abbreviation or "vs." ends no sentence
+    assert sentence_parts("Can I train a policy with e.g. PPO in Isaac Sim?") == []
+    assert sentence_parts("Is Gazebo vs. Unity better for lidar sensors?") == []
+    # a follow-up's query carries the previous question in brackets: left whole
+    assert sentence_parts("how do I stop it? (my robot arm shakes. it hits the table)") == []
 
 
 def test_sentence_signals_use_the_best_sentence() -> None:
