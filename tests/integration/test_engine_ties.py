@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 from numpy.typing import NDArray
 from psycopg import sql
-from qdrant_client import QdrantClient
+from qdrant_client import QdrantClient, models
 
 from lectern.index import VectorIndex
 from lectern.index.base import SearchFilters
@@ -33,7 +33,8 @@ from tests.services import unique_name
 
 pytestmark = pytest.mark.integration
 
-ENGINES = ["lancedb", "pgvector", "qdrant"]
+# qdrant-legacy: a collection another pipeline wrote, read by Qdrant's engine
+ENGINES = ["lancedb", "pgvector", "qdrant", "qdrant-legacy"]
 # Each group's chunks hold the same words (each once) in another order, and the same vector: within a
 # group every chunk scores the same for any query, on either side. Groups of 12, 8, 6 and 15 chunks.
 GROUPS = [
@@ -105,6 +106,24 @@ def build(index: VectorIndex) -> VectorIndex:
     return index
 
 
+def legacy_collection(client: QdrantClient) -> QdrantIndex:
+    """The collection in the layout of another pipeline (one unnamed vector, a flat payload, integer
+    point ids in write order), read by `qdrant_legacy`."""
+    client.create_collection(
+        "legacy", vectors_config=models.VectorParams(size=DIM, distance=models.Distance.COSINE)
+    )
+    points = [
+        models.PointStruct(
+            id=i,
+            vector=v.tolist(),
+            payload={"text": c.text, "source_path": c.source_path, "content_hash": c.content_hash},
+        )
+        for i, (c, v) in enumerate(zip(CHUNKS, VECTORS, strict=True))
+    ]
+    client.upsert("legacy", points=points)
+    return QdrantIndex(Connection(client, local=True, release=lambda: None), "legacy")
+
+
 @pytest.fixture(scope="module")
 def indexes(tmp_path_factory: pytest.TempPathFactory, pgvector_url: str) -> Iterator[dict[str, VectorIndex]]:
     client = QdrantClient(location=":memory:")
@@ -113,10 +132,12 @@ def indexes(tmp_path_factory: pytest.TempPathFactory, pgvector_url: str) -> Iter
         # ann_min_rows: no HNSW index, exact search (test_pgvector_hnsw_* builds one)
         "pgvector": build(PgVectorIndex(pgvector_url, "docs", schema=unique_name("t"), ann_min_rows=10**6)),
         "qdrant": build(QdrantIndex(Connection(client, local=True, release=client.close), "docs")),
+        "qdrant-legacy": legacy_collection(client),
     }
     yield built
-    for index in built.values():
-        index.drop()
+    for engine, index in built.items():
+        if engine != "qdrant-legacy":
+            index.drop()
         if isinstance(index, PgVectorIndex | QdrantIndex):
             index.close()
 
