@@ -1,9 +1,10 @@
 """Equal scores rank the same way on every engine: best first, equal scores by content hash
 (`fusion.best_first`), the n best being the first n of the whole ranking whichever of the tied rows
 the engine's own search returned first. On a collection full of exact ties (chunks with the same
-words in another order and the same vector), LanceDB, pgvector (PostgreSQL) and Qdrant (local mode)
-give, for every top_k, the first top_k of the whole ranking: the same dense hits on all three, the
-same keyword hits as their own scores ordered by the rule, and the hybrid fusion of those.
+words in another order and the same vector), LanceDB, pgvector (PostgreSQL) and Qdrant (local mode;
+its own layout and one another pipeline wrote) give, for every top_k, the first top_k of the whole
+ranking: the same dense hits on all of them, the keyword hits their own scores ordered by the rule,
+and the hybrid fusion of those.
 
 pgvector's dense SQL orders by distance alone so that the HNSW index serves it: the test reads the
 plan (EXPLAIN) of the very statement the engine runs."""
