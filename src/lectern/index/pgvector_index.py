@@ -31,7 +31,7 @@ from lectern.errors import ConfigError, VectorIndexError
 from lectern.index import pgvector_connect
 from lectern.index.base import PAYLOAD_KEYS, DocumentSummary, QueryVector, SearchFilters, resolve_vector
 from lectern.index.compat import check_compatible, checked_matrix, checked_query
-from lectern.index.fusion import candidate_depth, rrf_fuse
+from lectern.index.fusion import best_first, candidate_depth, cut_inside_ties, rrf_fuse
 from lectern.index.payload import chunk_from_record, engine_errors, ranked_hits, summarise_documents
 from lectern.index.pgvector_sql import (
     CHUNK_COLUMNS,
@@ -54,6 +54,7 @@ BUILD_MEMORY = "512MB"
 # The keyword side ranks about this many candidate rows at most: lexemes select candidates from the
 # rarest up while their estimated matches fit (a single lexeme always does).
 CANDIDATE_BUDGET = 1000
+MAX_EF_SEARCH = 1000  # pgvector's bound on hnsw.ef_search (iterative scans go on past it)
 STATS_TTL_S = 60.0  # how long the lexeme statistics (from pg_stats) are kept
 
 Conn = psycopg.Connection[tuple[object, ...]]
@@ -361,11 +362,10 @@ class PgVectorIndex:
                 else []
             )
             if mode == "hybrid":
-                ranked = rrf_fuse([dense, [key for key, _ in keyword]], self.rrf_k)[:top_k]
-            elif mode == "keyword":
-                ranked = keyword[:top_k]
+                rankings = [[key for key, _ in side] for side in (dense, keyword)]
+                ranked = rrf_fuse(rankings, self.rrf_k)[:top_k]
             else:
-                ranked = [(key, 0.0) for key in dense[:top_k]]
+                ranked = (dense or keyword)[:top_k]
             rows = self._rows(cur, [key for key, _ in ranked])
         bm25 = dict(keyword)
         ranked = [(key, score) for key, score in ranked if key in rows]  # deleted since: left out
@@ -380,18 +380,31 @@ class PgVectorIndex:
         where: sql.Composable,
         params: list[Any],
         n: int,
-    ) -> list[str]:
+    ) -> list[tuple[str, float]]:
+        """The n nearest (content hash, cosine similarity), in `best_first` order. The SQL orders by
+        distance alone, as the HNSW index serves it (a second sort key would make PostgreSQL sort every
+        matching row instead), so which of the rows tied at the n-th place it returns is its own
+        choice: it is asked for one row more, and while that row ties with the n-th, for twice as
+        many, as LanceDB's dense search (`fusion.cut_inside_ties`); Python orders the ties."""
         # an HNSW scan returns ef_search candidates before filtering; iterative scans go on until
-        # `n` pass the filter (pgvector >= 0.8)
-        cur.execute(sql.SQL("SET LOCAL hnsw.ef_search = {}").format(sql.Literal(max(self.ef_search, n))))
+        # `limit` pass the filter (pgvector >= 0.8)
         cur.execute("SET LOCAL hnsw.iterative_scan = strict_order")
-        cur.execute(
-            sql.SQL("SELECT content_hash FROM {} WHERE {} ORDER BY embedding <=> %s LIMIT %s").format(
-                self._table, where
-            ),
-            [*params, query, n],
-        )
-        return [str(r["content_hash"]) for r in cur.fetchall()]
+        limit = n + 1
+        while True:
+            ef_search = min(max(self.ef_search, limit), MAX_EF_SEARCH)
+            cur.execute(sql.SQL("SET LOCAL hnsw.ef_search = {}").format(sql.Literal(ef_search)))
+            cur.execute(self._dense_sql(where), [query, *params, limit])
+            found = best_first([(str(r["content_hash"]), 1.0 - float(r["distance"])) for r in cur.fetchall()])
+            if not cut_inside_ties([score for _, score in found], n, limit):
+                return found[:n]
+            limit *= 2
+
+    def _dense_sql(self, where: sql.Composable) -> sql.Composed:
+        """The dense query (parameters: the query vector, the filter's, the limit), ordered by the
+        distance only: the order the HNSW index serves."""
+        return sql.SQL(
+            "SELECT content_hash, embedding <=> %s AS distance FROM {} WHERE {} ORDER BY distance LIMIT %s"
+        ).format(self._table, where)
 
     def _keyword(
         self,
@@ -416,6 +429,9 @@ class PgVectorIndex:
         # (about CANDIDATE_BUDGET rows, by the planner's statistics); every lexeme counts in the rank.
         # A small collection fits the budget whole: all lexemes select, as plain OR matching would.
         rare = self._lexeme_stats(cur).select(lexemes, CANDIDATE_BUDGET)
+        # `best_first`'s order, whole in SQL (the sort is over the candidates anyway): equal scores by
+        # content hash compared byte by byte (the "C" collation) as Python compares them; the database's
+        # own collation may not (en_US puts "b1" before "B2").
         cur.execute(
             sql.SQL(
                 "WITH q AS (SELECT"
@@ -424,7 +440,7 @@ class PgVectorIndex:
                 " array_to_string(ARRAY(SELECT quote_literal(x) FROM unnest(%s::text[]) x), ' | ')::tsquery"
                 " AS rank)"
                 " SELECT content_hash, ts_rank(tsv, q.rank, 1) AS score FROM {}, q WHERE tsv @@ q.pick"
-                " AND {} ORDER BY score DESC, content_hash LIMIT %s"
+                ' AND {} ORDER BY score DESC, content_hash COLLATE "C" LIMIT %s'
             ).format(self._table, where),
             [rare, lexemes, *params, n],
         )

@@ -1,8 +1,9 @@
 """Qdrant engine: a server or cluster (``qdrant_url`` + ``qdrant_api_key``) or local mode.
 
 Layout: a named dense vector ``dense`` (cosine) and a sparse vector ``bm25`` (``modifier=IDF``) whose
-document weights :mod:`lectern.index.sparse` computes. Hybrid search is one Query API call: two
-prefetches fused by RRF on the server. The collection info lives in the collection metadata.
+document weights :mod:`lectern.index.sparse` computes. Hybrid search ranks both sides in one batch of
+Query API calls (content hashes and scores only) and fuses them here, by the other engines' code, then
+reads the fused top_k. The collection info lives in the collection metadata.
 Collections written by other pipelines (one unnamed vector) are read through
 :mod:`lectern.index.qdrant_legacy`.
 
@@ -23,12 +24,13 @@ from qdrant_client import QdrantClient, models
 from lectern.errors import VectorIndexError
 from lectern.index.base import PAYLOAD_KEYS, DocumentSummary, QueryVector, SearchFilters, resolve_vector
 from lectern.index.compat import UNKNOWN_EMBEDDER, check_compatible, checked_matrix, checked_query
-from lectern.index.fusion import candidate_depth, cosine_similarities, stack
+from lectern.index.fusion import best_first, candidate_depth, cut_inside_ties, rrf_fuse, stack
 from lectern.index.payload import (
     INT_KEYS,
     chunk_from_record,
     chunk_record,
     engine_errors,
+    ranked_hits,
     summarise_documents,
 )
 from lectern.index.qdrant_connect import Connection, connect
@@ -348,49 +350,88 @@ class QdrantIndex:
         keyword = (
             models.SparseVector(indices=sparse.indices, values=sparse.values) if sparse.indices else None
         )
-        request: dict[str, Any] = {
-            "limit": top_k,
-            "query_filter": flt,
-            "with_payload": True,
-            "with_vectors": [DENSE],
-        }
-        if mode == "dense":
-            request.update(query=query.tolist() if query is not None else None, using=DENSE)
-        elif mode == "keyword":
-            if keyword is None:
-                return []
-            request.update(query=keyword, using=SPARSE)
-        else:
-            depth = candidate_depth(top_k)
-            prefetch = [
-                models.Prefetch(query=q, using=using, filter=flt, limit=depth)
-                for q, using in ((query.tolist() if query is not None else None, DENSE), (keyword, SPARSE))
-                if q is not None
-            ]
-            if not prefetch:
-                return []
-            request.update(prefetch=prefetch, query=models.RrfQuery(rrf=models.Rrf(k=self.rrf_k)))
+        sides: list[tuple[list[float] | models.SparseVector, str]] = []
+        if query is not None and mode != "keyword":
+            sides.append((query.tolist(), DENSE))
+        if keyword is not None and mode != "dense":
+            sides.append((keyword, SPARSE))
+        if not sides:
+            return []
+        # one side alone: its candidates are the hits, read whole (one row more than asked for);
+        # hybrid: the sides rank on keys, and only the fused top_k are read whole
+        whole = mode != "hybrid"
+        depth = top_k if whole else candidate_depth(top_k)
+        points: dict[str, models.ScoredPoint | models.Record]
         with engine_errors(ENGINE, f"searching {self.name!r}"):
-            points = self._client.query_points(self.name, **request).points
-        return self._hits(query, points, mode)
+            found = self._candidates(sides, flt, depth, whole)
+            dense = found[0] if mode != "keyword" and query is not None else []
+            bm25 = found[-1] if mode != "dense" and keyword is not None else []
+            if mode == "hybrid":
+                rankings = [[key for key, _, _ in side] for side in (dense, bm25)]
+                ranked = rrf_fuse(rankings, self.rrf_k)[:top_k]
+                points = self._points([key for key, _ in ranked])
+            else:
+                ranked = [(key, score) for key, _, score in found[0]]
+                points = {key: point for key, point, _ in found[0]}
+        ranked = [(key, score) for key, score in ranked if key in points]  # deleted since: left out
+        vectors = stack([_dense_of(points[key]) for key, _ in ranked])
+        chunks = {key: chunk_from_record(points[key].payload or {}) for key, _ in ranked}
+        keyword_scores = {key: score for key, _, score in bm25}
+        return ranked_hits(ranked, chunks, vectors, query, keyword_scores, mode)
 
-    def _hits(
-        self, query: NDArray[np.float32] | None, points: list[models.ScoredPoint], mode: SearchModeName
-    ) -> list[SearchHit]:
-        vectors = stack([_dense_of(p) for p in points])
-        sims = cosine_similarities(query, vectors)
-        return [
-            SearchHit(
-                chunk=self._chunk(p.payload),
-                similarity=sim,
-                # server-side fusion does not report each side's score
-                keyword_score=p.score if mode == "keyword" else None,
-                score=sim if mode == "dense" else p.score,
-                rank=rank,
-                vector=vec.tolist(),  # confidence diversity needs it; never serialised
-            )
-            for rank, (p, sim, vec) in enumerate(zip(points, sims, vectors, strict=True), start=1)
-        ]
+    def _candidates(
+        self,
+        sides: list[tuple[list[float] | models.SparseVector, str]],
+        flt: models.Filter | None,
+        n: int,
+        whole: bool,
+    ) -> list[list[tuple[str, models.ScoredPoint, float]]]:
+        """Each side's n best (content hash, point, score), in `best_first` order, all sides in one
+        request (`query_batch_points`); `whole`: the points carry their payload and dense vector, else
+        only their content hash. Ranked here, not fused on the server: Qdrant orders equal scores its
+        own way, and picks which of the points tied at the n-th place it returns; each side asks for one
+        point more, and while that point ties with the n-th, for twice as many (as LanceDB's and
+        pgvector's searches, `fusion.cut_inside_ties`). Its RRF counts ranks from 0 besides, the other
+        engines from 1 (`fusion.rrf_fuse`)."""
+        limits = [n + 1] * len(sides)
+        found: list[list[tuple[str, models.ScoredPoint, float]]] = [[] for _ in sides]
+        pending = list(range(len(sides)))
+        while pending:
+            requests = [
+                models.QueryRequest(
+                    query=sides[i][0],
+                    using=sides[i][1],
+                    filter=flt,
+                    limit=limits[i],
+                    with_payload=True if whole else ["content_hash"],
+                    with_vector=[DENSE] if whole else False,
+                )
+                for i in pending
+            ]
+            responses = self._client.query_batch_points(self.name, requests=requests)
+            waiting = []
+            for i, response in zip(pending, responses, strict=True):
+                ranked = best_first([(_hash_of(p), p, p.score) for p in response.points])
+                if cut_inside_ties([score for *_, score in ranked], n, limits[i]):
+                    limits[i] *= 2
+                    waiting.append(i)
+                else:
+                    found[i] = ranked[:n]
+            pending = waiting
+        return found
+
+    def _points(self, keys: list[str]) -> dict[str, models.ScoredPoint | models.Record]:
+        """The points of these content hashes, with payload and dense vector (a point deleted since is
+        left out)."""
+        if not keys:
+            return {}
+        ids: list[models.ExtendedPointId] = [chunk_point_id(key) for key in keys]
+        records = self._client.retrieve(self.name, ids=ids, with_payload=True, with_vectors=[DENSE])
+        return {_hash_of(r): r for r in records}
+
+
+def _hash_of(point: models.ScoredPoint | models.Record) -> str:
+    return str((point.payload or {}).get("content_hash") or "")
 
 
 def _dense_of(point: models.ScoredPoint | models.Record) -> list[float]:

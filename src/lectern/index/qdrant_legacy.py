@@ -5,6 +5,7 @@ Dense search works as is. Keyword search needs a full-text payload index on the 
 mode matches text without one): the points holding any query word are fetched by a text filter and
 ranked by BM25 here. As every point with a query term is a candidate, document frequencies are
 exact; past ``MAX_KEYWORD_CANDIDATES`` matches they are estimates. Hybrid fuses both by RRF here.
+Equal scores rank by content hash on both sides, as on every engine (`fusion.best_first`).
 """
 
 from __future__ import annotations
@@ -16,9 +17,16 @@ from numpy.typing import NDArray
 from qdrant_client import QdrantClient, models
 
 from lectern.errors import VectorIndexError
-from lectern.index.fusion import candidate_depth, cosine_similarities, rrf_fuse, stack
+from lectern.index.fusion import (
+    best_first,
+    candidate_depth,
+    cosine_similarities,
+    cut_inside_ties,
+    rrf_fuse,
+    stack,
+)
 from lectern.index.payload import engine_errors
-from lectern.index.qdrant_payload import LEGACY_TEXT_FIELDS, legacy_chunk
+from lectern.index.qdrant_payload import LEGACY_TEXT_FIELDS, legacy_chunk, legacy_hash
 from lectern.index.sparse import ENGLISH_STOP_WORDS, KeywordAnalyzer, bm25_scores
 from lectern.models import Chunk, SearchHit, SearchModeName
 
@@ -88,20 +96,28 @@ class LegacyReader:
         ]
 
     def _dense(
-        self, query: NDArray[np.float32] | None, flt: models.Filter | None, limit: int
+        self, query: NDArray[np.float32] | None, flt: models.Filter | None, n: int
     ) -> list[tuple[models.ScoredPoint | models.Record, float]]:
+        """The n nearest points, in `best_first` order (equal scores by content hash): asked for one more,
+        and while that one ties with the n-th, for twice as many (`fusion.cut_inside_ties`), as Qdrant
+        picks which of the points tied at the n-th place it returns."""
         if query is None:
             return []
-        with engine_errors(ENGINE, f"searching {self._name!r}"):
-            points = self._client.query_points(
-                self._name,
-                query=query.tolist(),
-                query_filter=flt,
-                limit=limit,
-                with_payload=True,
-                with_vectors=True,
-            ).points
-        return [(p, p.score) for p in points]
+        limit = n + 1
+        while True:
+            with engine_errors(ENGINE, f"searching {self._name!r}"):
+                points = self._client.query_points(
+                    self._name,
+                    query=query.tolist(),
+                    query_filter=flt,
+                    limit=limit,
+                    with_payload=True,
+                    with_vectors=True,
+                ).points
+            ranked = _best_first([(p, p.score) for p in points])
+            if not cut_inside_ties([score for _, score in ranked], n, limit):
+                return ranked[:n]
+            limit *= 2
 
     def _keyword(
         self, text: str, flt: models.Filter | None, limit: int, analyzer: KeywordAnalyzer
@@ -131,8 +147,15 @@ class LegacyReader:
             total = self._client.count(self._name, exact=True).count
         texts = [str((p.payload or {}).get(field) or "") for p in points]
         scores = bm25_scores(analyzer, text, texts, total)
-        ranked = sorted(zip(points, scores, strict=True), key=lambda ps: ps[1], reverse=True)
-        return [(p, s) for p, s in ranked[:limit] if s > 0]
+        return [(p, s) for p, s in _best_first(list(zip(points, scores, strict=True)))[:limit] if s > 0]
+
+
+def _best_first(
+    scored: list[tuple[models.ScoredPoint | models.Record, float]],
+) -> list[tuple[models.ScoredPoint | models.Record, float]]:
+    """Best first, equal scores by content hash (`fusion.best_first`: the other engines' order)."""
+    keyed = best_first([(legacy_hash(p.payload or {}), p, score) for p, score in scored])
+    return [(p, score) for _, p, score in keyed]
 
 
 def _vector(point: models.ScoredPoint | models.Record) -> list[float]:

@@ -52,6 +52,15 @@ def legacy_chunk(payload: Mapping[str, Any]) -> Chunk:
     return Chunk(extra=extra, **fields)
 
 
+def legacy_hash(payload: Mapping[str, Any]) -> str:
+    """The content hash `legacy_chunk` gives this payload, without building the chunk."""
+    stored = payload.get("content_hash")
+    if stored is not None:
+        return str(stored)
+    _, text = _first(payload, LEGACY_ALIASES["text"])
+    return content_hash(text or "")
+
+
 def _match(key: str, values: list[Any]) -> models.Condition:
     if key in INT_KEYS:
         ints = [coerce_int(key, v) for v in values]
