@@ -114,12 +114,18 @@ MISSES: dict[str, list[tuple[str, str]]] = {
         ("How do I simulate a LiDAR in Gazebo?", "can I do the same in Webots?"),
         ("What is Unity used for in the book?", "how do I publish the app to the App Store?"),
         ("What is cuVSLAM?", "how much does a license for it cost?"),
+        ("How do I set up the bridge between Unity and ROS 2?", "does it work with Godot as well?"),
+        ("How do I install ROS 2 on Windows with WSL2?", "and on a Chromebook?"),
+        ("Which speech recognizer does the robot use?", "how accurate is it in Mandarin?"),
     ],
     "textbook-b": [
         ("What is XACRO?", "can it be converted to MJCF?"),
         ("What is visual SLAM?", "how does it compare with ORB-SLAM3 on the EuRoC benchmark?"),
         ("How do I install Gazebo?", "and on a Raspberry Pi 5?"),
         ("What is XACRO?", "who wrote it?"),
+        ("What is Isaac Sim?", "how much is a license per seat?"),
+        ("How do I add a Button component to a page?", "does it work in Vue too?"),
+        ("What is a ROS 2 service?", "what's the biggest message it can send back?"),
     ],
     "textbook-c": [
         ("What is the ReAct pattern?", "who wrote the original paper on it?"),
@@ -129,12 +135,18 @@ MISSES: dict[str, list[tuple[str, str]]] = {
             "how do I calibrate its magnetometer with a figure-eight motion?",
         ),
         ("What is the ReAct pattern?", "is it patented?"),
+        ("Which Whisper model should I use on the robot?", "can it run on an Arduino?"),
+        ("How do I install Unity 2022.3 LTS?", "and on a Chromebook?"),
+        ("How do I configure a LiDAR sensor in Gazebo?", "how do I simulate rain hitting it?"),
     ],
     "textbook-d": [
         ("What is forward kinematics?", "how do I do it with screw theory and the product of exponentials?"),
         ("What are the phases of bipedal walking?", "how do hexapod tripod gaits differ?"),
         ("What is dynamics randomization?", "which cloud GPU provider is cheapest for it?"),
         ("What is forward kinematics?", "who came up with it first?"),
+        ("What is a central pattern generator?", "how do snake robots use one?"),
+        ("What does the grading scale look like?", "can I get a refund if I drop the course?"),
+        ("What are Asimov's three laws of robotics?", "which movie made them famous?"),
     ],
 }
 
