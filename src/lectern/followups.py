@@ -683,6 +683,11 @@ _WHAT_DOES_X = re.compile(rf"^\s*(?:what|how|why)\s+{_AUX}\s+(.+)$", re.IGNORECA
 _LEAD_CLAUSE = re.compile(
     r"^\s*([^,]+),\s*((?:what|which|how|why|when|where|who|is|are|does|do|can)\b.+)$", re.IGNORECASE
 )
+# "when is Unity a better pick than Gazebo?", "why is the robot a hazard here?": the subject, then what
+# the question says it is.
+_COPULA_PREDICATE = re.compile(
+    r"^\s*(?:when|why|where)\s+(?:is|are|was|were)\s+(.+?)\s+(?:a|an|the)\s+(.+)$", re.I
+)
 _USED_FOR = re.compile(r"\s+(?:used|good|meant)\s+for\b", re.IGNORECASE)
 # Words that end a head noun phrase: a preposition, a comparison, a clause ("chain-of-thought prompting
 # when an LLM plans").
@@ -748,6 +753,11 @@ def _marked_subject(text: str) -> str:
         end = next((i for i, w in enumerate(opening) if i > 0 and w.lower() in AUXILIARIES), len(opening))
         return " ".join(_strip_edges(opening[:end]))
     text = _USED_FOR.sub("", text)
+    copula = _COPULA_PREDICATE.match(text)
+    if copula and _tokens(copula.group(1))[-1].lower() not in STOP_WORDS:
+        # "when is Unity a better pick than Gazebo?": what is said of the subject is no part of it
+        subject, said = _strip_edges(_tokens(copula.group(1))), _strip_edges(_tokens(copula.group(2)))
+        return " ".join([*subject, _DOING_MARK, *said]) if said else " ".join(subject)
     which = _WHICH_NOUNS.match(text)
     if which:
         nouns, rest = which.group(1), _tokens(which.group(2))

@@ -286,8 +286,13 @@ def and_phrase(question: str) -> str | None:
 # "What about on Windows?", "and what about AWS too?": the other thing the previous question is asked of.
 _WHAT_ABOUT = re.compile(r"^\s*(?:and\s+)?(?:what|how)\s+about\s+(.+)$", re.IGNORECASE)
 # "And in Isaac Sim?": only a phrase, which asks the previous question again with that phrase changed.
+# "and when it has to go faster?" is a phrase; "and when is it the wrong choice?" (a question word and
+# its auxiliary) asks a question of its own.
 _AND_PHRASE = re.compile(
-    r"^\s*(?:and|but)\s+((?:in|on|at|with|from|under|inside|using|via|when|if)\s+.+)$", re.IGNORECASE
+    r"^\s*(?:and|but)\s+((?:in|on|at|with|from|under|inside|using|via|(?:when|if)(?!\s+(?:"
+    + "|".join(sorted(AUXILIARIES))
+    + r")\b))\s+.+)$",
+    re.IGNORECASE,
 )
 
 

@@ -16,7 +16,14 @@ from lectern.followups import (
     with_previous_topic,
     without_context,
 )
-from lectern.swaps import asked_about, correction, noun_phrase_of, swap_noun_phrase, swap_same_head
+from lectern.swaps import (
+    and_phrase,
+    asked_about,
+    correction,
+    noun_phrase_of,
+    swap_noun_phrase,
+    swap_same_head,
+)
 
 
 @pytest.mark.parametrize(
@@ -1058,3 +1065,32 @@ def test_a_bare_noun_phrase_sharing_the_noun_is_not_read_as_a_correction() -> No
     assert standalone_query("and the z axis?", ["which way does the x axis point on a humanoid?"]) != (
         "which way does the z axis point on a humanoid?"
     )
+
+
+def test_and_with_a_question_word_and_its_auxiliary_is_a_question_not_a_phrase() -> None:
+    # "and when it has to go faster?" is a clause to put in the previous question; "and when is it the
+    # wrong choice?" asks a question of its own, whose "it" is the previous subject
+    assert and_phrase("and when it has to go faster?") == "when it has to go faster"
+    assert and_phrase("and if I need really precise results?") == "if I need really precise results"
+    assert and_phrase("and when is it the wrong choice?") is None
+    assert and_phrase("but if does it crash?") is None
+    query = standalone_query("and when is it the wrong choice?", ["when is Unity a better pick than Gazebo?"])
+    assert query == "and when is Unity the wrong choice (better pick than Gazebo)?"
+
+
+@pytest.mark.parametrize(
+    ("question", "parts"),
+    [
+        ("when is Unity a better pick than Gazebo?", ("Unity", "better pick than Gazebo")),
+        ("why is the robot a hazard near stairs?", ("robot", "hazard near stairs")),
+        # a determiner after a preposition is inside the subject, not what is said of it
+        (
+            "Where is the origin of the robot's body frame usually put?",
+            ("origin of the robot's body frame usually put", ""),
+        ),
+    ],
+)
+def test_a_copula_question_keeps_what_it_says_of_its_subject_out_of_the_subject(
+    question: str, parts: tuple[str, str]
+) -> None:
+    assert subject_parts(question) == parts
