@@ -214,7 +214,7 @@ def points_back(question: str) -> bool:
     tokens = [w.lower() for w in words(question)]
     if any(t in ANAPHORA for t in tokens):
         return True
-    return _pronoun_one(tokens) is not None
+    return _pronoun_one(tokens) is not None or _one_of_a_kind(tokens)
 
 
 def _pronoun_one(tokens: list[str]) -> int | None:
@@ -224,6 +224,25 @@ def _pronoun_one(tokens: list[str]) -> int | None:
         if token in {"one", "ones"} and (i == len(tokens) - 1 or (i > 0 and tokens[i - 1] in _TAKES_ONE)):
             return i
     return None
+
+
+_KIND_DETERMINERS = _word_set("the this that these those")
+
+
+def _one_of_a_kind(tokens: list[str]) -> bool:
+    """ "does the new one run on a Mac?": "the <word> one" before a verb or a small word is another of
+    the thing just talked about, so the question points back; not "the one thing", "this one node".
+    Only for telling a follow-up: which word of the previous question the "one" takes is left to the
+    brackets."""
+    for i, token in enumerate(tokens[2:-1], start=2):
+        if token not in {"one", "ones"} or tokens[i - 2] not in _KIND_DETERMINERS:
+            continue
+        after = tokens[i + 1]
+        if tokens[i - 1] not in STOP_WORDS and (
+            after in STOP_WORDS or after in _VERBS or after in AUXILIARIES
+        ):
+            return True
+    return False
 
 
 def is_followup(question: str) -> bool:
@@ -304,7 +323,7 @@ def _points_outside(question: str, topical: list[str]) -> bool:
         if token in {"it", "they", "them"} and inside and any(t in own for t in tokens[:i]):
             continue
         return True
-    return _pronoun_one(tokens) is not None
+    return _pronoun_one(tokens) is not None or _one_of_a_kind(tokens)
 
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
@@ -815,8 +834,13 @@ def subject_parts(question: str) -> tuple[str, str]:
 
 
 _GROUP_OF = re.compile(r"\b(of|among|between)\s+(?:those|these|them)\b", re.IGNORECASE)
+# "does that hurt accuracy?", "isn't that slow though?", "what's that called?": the demonstrative is the
+# subject after its auxiliary, plain, negated or contracted (then only last or before a participle: in
+# "what's that step for?" it is the step's).
 _SUBJECT_DEMONSTRATIVE = re.compile(
-    r"\b((?:does|did|do|is|was|are|were|will|would|can|could|should|has|must|might)\s+)(?:that|this)\b"
+    r"\b((?:does|did|do|is|was|are|were|will|would|can|could|should|has|must|might"
+    r"|(?:does|did|do|is|was|are|were|would|could|should|has)n['\u2019]t|can['\u2019]t|won['\u2019]t)\s+"
+    r"|(?<=[a-z])['\u2019]s\s+(?=(?:that|this)(?:\s*[?.!]*\s*$|\s+[a-z]+ed\b)))(?:that|this)\b"
     r"(?!\s+(?:one|ones)\b)",
     re.IGNORECASE,
 )

@@ -1094,3 +1094,39 @@ def test_a_copula_question_keeps_what_it_says_of_its_subject_out_of_the_subject(
     question: str, parts: tuple[str, str]
 ) -> None:
     assert subject_parts(question) == parts
+
+
+def test_the_new_one_points_back() -> None:
+    # "the <word> one" before a verb or a small word is another of the thing just talked about
+    assert is_followup("does the new one run on a Mac?")
+    assert standalone_query(
+        "does the new one run on a Mac?", ["what was so bad about the first version of ROS?"]
+    ) == ("does the new one run on a Mac (version of ROS)?")
+    # a numeral before a noun is no pointer
+    assert not is_followup("What is the first one thing to do after installing ROS 2?")
+
+
+@pytest.mark.parametrize(
+    ("previous", "question", "query"),
+    [
+        # a negated auxiliary takes its demonstrative subject like a plain one
+        (
+            "when should the robot redo its whole route instead of just patching the next bit?",
+            "isn't that slow though?",
+            "isn't robot redo its whole route slow though (instead of just patching the next bit)?",
+        ),
+        # a contracted one too, when "that" ends the question or comes before a participle
+        ("What is Gazebo?", "what's that for?", "what's Gazebo for?"),
+        (
+            "What is the Nav2 controller server?",
+            "what's that called?",
+            "what's Nav2 controller server called?",
+        ),
+        # "that step" is the step's: not the subject
+        ("What is Gazebo?", "what's that step for?", "what's the step for (Gazebo)?"),
+    ],
+)
+def test_a_negated_or_contracted_auxiliary_takes_its_demonstrative_subject(
+    previous: str, question: str, query: str
+) -> None:
+    assert standalone_query(question, [previous]) == query
