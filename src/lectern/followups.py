@@ -566,7 +566,7 @@ def _with_previous(question: str, previous_questions: Sequence[str]) -> str:
         return _after_statement(question, anchor)
     head, context = subject_parts(anchor)
     topic = _subject_phrase(anchor)
-    if _reports_first(anchor):
+    if _reports_first(anchor) or _asks_back_after_a_question(anchor):
         # "my simulated humanoid shakes uncontrollably even with nothing pushing it, is there an exercise
         # on that?": a question after a report of its own is followed up like a report, whole
         return _after_statement(question, anchor)
@@ -643,6 +643,17 @@ def _reports_first(question: str) -> bool:
         return False
     tokens = [w.lower() for w in words(lead.group(1))]
     return len(tokens) >= 4 and tokens[0] not in _SETTING_OPENERS and tokens[0] not in _QUESTION_OPENERS
+
+
+def _asks_back_after_a_question(question: str) -> bool:
+    """ "why did they bother making ROS 2, what was wrong with the first one?": a question, then a second
+    one that points back into it. Neither has the subject alone ("wrong" is no thing), so a follow-up
+    takes the whole turn."""
+    lead = _LEAD_CLAUSE.match(" ".join(question.strip().split()))
+    if lead is None:
+        return False
+    opening = [w.lower() for w in words(lead.group(1))]
+    return bool(opening) and opening[0] in QUESTION_WORDS | AUXILIARIES and points_back(lead.group(2))
 
 
 def _after_statement(question: str, statement: str) -> str:

@@ -1130,3 +1130,14 @@ def test_a_negated_or_contracted_auxiliary_takes_its_demonstrative_subject(
     previous: str, question: str, query: str
 ) -> None:
     assert standalone_query(question, [previous]) == query
+
+
+def test_a_question_then_a_second_one_pointing_back_is_taken_whole() -> None:
+    previous = "why did they bother making ROS 2, what was wrong with the first one?"
+    assert standalone_query("is it any good on small embedded boards?", [previous]) == (
+        f"is it any good on small embedded boards ({previous.rstrip('?')})?"
+    )
+    # an opening clause that sets the scene still gives the subject
+    assert standalone_query("what does it publish?", ["Once the node is running, what does it publish?"]) == (
+        "what does node publish?"
+    )
