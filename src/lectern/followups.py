@@ -571,6 +571,10 @@ def _with_previous(question: str, previous_questions: Sequence[str]) -> str:
         # on that?": a question after a report of its own is followed up like a report, whole
         return _after_statement(question, anchor)
     standing = previous == " ".join(previous_questions[-1].split())
+    if standing and _WHY_THAT.match(question) and not _before_a_verb(question):
+        # "why is that so hard?" after "what's the hardest part of hooking a planner up to a robot?": the
+        # "that" is what the answer said, which the whole question describes, not the thing it named
+        return _after_statement(question, previous)
     if standing and _WHAT_IF.match(question):
         # "what if I hand one in late?" after "what format do my code submissions need to follow?": the
         # same situation with one thing changed, so the whole question is its setting
@@ -632,6 +636,14 @@ _SETTING_OPENERS = _PREPOSITIONS | _SUBORDINATE | _word_set("for as during withi
 
 # "what if I hand one in late?": the previous question's situation with one thing changed.
 _WHAT_IF = re.compile(r"^\s*(?:(?:and|but|so)\s*,?\s+)?what\s+if\b", re.IGNORECASE)
+
+
+# "why is that so hard?", "and why does this happen?": why of what was just said.
+_WHY_THAT = re.compile(
+    r"^\W*(?:(?:and|but|so|ok(?:ay)?)\W+)?why\s+(?:is|was|are|does|did|do|would|should)(?:n['\u2019]t)?\s+"
+    r"(?:that|this)\b",
+    re.IGNORECASE,
+)
 
 
 def _reports_first(question: str) -> bool:

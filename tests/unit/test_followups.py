@@ -1141,3 +1141,30 @@ def test_a_question_then_a_second_one_pointing_back_is_taken_whole() -> None:
     assert standalone_query("what does it publish?", ["Once the node is running, what does it publish?"]) == (
         "what does node publish?"
     )
+
+
+@pytest.mark.parametrize(
+    ("previous", "question", "query"),
+    [
+        # "that" is what the answer said: the whole question describes it
+        (
+            "what's the hardest part of hooking a language model planner up to a real robot?",
+            "why is that so hard?",
+            "why is that so hard (what's the hardest part of hooking a language model planner up to a real"
+            " robot)?",
+        ),
+        (
+            "What's chain-of-thought prompting when an LLM plans robot tasks?",
+            "why does that help?",
+            "why does that help (What's chain-of-thought prompting when an LLM plans robot tasks)?",
+        ),
+        # after a how-to, "that" is still the doing
+        (
+            "How do I build the workspace?",
+            "why does that take so long?",
+            "why does that take so long to build the workspace?",
+        ),
+    ],
+)
+def test_why_of_that_takes_the_whole_previous_question(previous: str, question: str, query: str) -> None:
+    assert standalone_query(question, [previous]) == query
