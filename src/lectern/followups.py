@@ -571,9 +571,10 @@ def _with_previous(question: str, previous_questions: Sequence[str]) -> str:
         # on that?": a question after a report of its own is followed up like a report, whole
         return _after_statement(question, anchor)
     standing = previous == " ".join(previous_questions[-1].split())
-    if standing and _WHY_THAT.match(question) and not _before_a_verb(question):
+    if standing and _WHY_THAT.match(question) and _picks_one(previous) and not _before_a_verb(question):
         # "why is that so hard?" after "what's the hardest part of hooking a planner up to a robot?": the
-        # "that" is what the answer said, which the whole question describes, not the thing it named
+        # "that" is the part the answer picked, which the whole question describes, not the words it
+        # picked among ("why does that help?" after "What is intermittent fasting?" is about the fasting)
         return _after_statement(question, previous)
     if standing and _WHAT_IF.match(question):
         # "what if I hand one in late?" after "what format do my code submissions need to follow?": the
@@ -644,6 +645,24 @@ _WHY_THAT = re.compile(
     r"(?:that|this)\b",
     re.IGNORECASE,
 )
+
+
+# Words that make a question pick one of many: "the hardest part of ...", "the best way to ...".
+_SUPERLATIVES = _word_set(
+    """
+    best worst main most least biggest hardest easiest simplest fastest slowest cheapest safest largest
+    smallest greatest highest lowest top
+    """
+)
+
+
+def _picks_one(question: str) -> bool:
+    """Whether the question asks for the one of many: "what's the hardest part of ...?", "which is the
+    best way to ...?"."""
+    skip = QUESTION_WORDS | AUXILIARIES | _DETERMINERS | _word_set("what's which's s")
+    tokens = [w.lower() for w in words(question)]
+    first = next((t for t in tokens if t not in skip), "")
+    return first in _SUPERLATIVES
 
 
 def _reports_first(question: str) -> bool:

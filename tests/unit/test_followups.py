@@ -1154,10 +1154,12 @@ def test_a_question_then_a_second_one_pointing_back_is_taken_whole() -> None:
             " robot)?",
         ),
         (
-            "What's chain-of-thought prompting when an LLM plans robot tasks?",
-            "why does that help?",
-            "why does that help (What's chain-of-thought prompting when an LLM plans robot tasks)?",
+            "what's the best way to stop my robot drifting?",
+            "and why does this work?",
+            "and why does this work (what's the best way to stop my robot drifting)?",
         ),
+        # after a question about a thing, "that" is the thing
+        ("What is intermittent fasting?", "why does that help?", "why does intermittent fasting help?"),
         # after a how-to, "that" is still the doing
         (
             "How do I build the workspace?",
@@ -1166,5 +1168,7 @@ def test_a_question_then_a_second_one_pointing_back_is_taken_whole() -> None:
         ),
     ],
 )
-def test_why_of_that_takes_the_whole_previous_question(previous: str, question: str, query: str) -> None:
+def test_why_of_that_after_a_pick_takes_the_whole_previous_question(
+    previous: str, question: str, query: str
+) -> None:
     assert standalone_query(question, [previous]) == query
