@@ -131,7 +131,12 @@ _DEMONSTRATIVE_BACK = re.compile(
 )
 # "will 8 gigs of memory be enough?", "could plain white walls be the reason?": enough for what, the
 # reason for what; the question weighs its own words against what was just asked.
-_RELATIVE_END = re.compile(r"\b(?:enough|the\s+(?:reason|cause|culprit|problem))\s*[?.!]*\s*$", re.IGNORECASE)
+_RELATIVE_END = re.compile(
+    r"\b(?:enough|the\s+(?:reason|cause|culprit|problem))\s*[?.!]*\s*$"
+    # "would a 3060 do?", "will 8 gigs do?": do for what was just asked
+    r"|^\W*(?:would|will|could|can|does|do)\s+(?!(?:i|we|you|it|they|that|this)\b)[^?]{1,40}?\s+do\s*[?.!]*\s*$",
+    re.IGNORECASE,
+)
 # "can I skip installing everything locally?", "can I do without the graphical window?": leaving out a
 # step presupposes the procedure that was just discussed.
 # "so what value does a static walk have?": a value, number or figure with nothing saying of which

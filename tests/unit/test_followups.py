@@ -1172,3 +1172,14 @@ def test_why_of_that_after_a_pick_takes_the_whole_previous_question(
     previous: str, question: str, query: str
 ) -> None:
     assert standalone_query(question, [previous]) == query
+
+
+def test_would_x_do_leans_on_the_previous_turn() -> None:
+    # "do" for what was just asked: a value or a thing weighed against the previous question
+    assert is_followup("would a 3060 do?")
+    assert standalone_query("would a 3060 do?", ["What's the recommended GPU for Isaac Sim?"]) == (
+        "would a 3060 do (GPU for Isaac Sim)?"
+    )
+    assert is_followup("will 8 gigs do?")
+    # "do" as the question's own verb
+    assert not is_followup("What does the controller manager do?")
