@@ -174,7 +174,7 @@ def _is_specific(word: str) -> bool:
     )
 
 
-_TAKES_OBJECT = _word_set("at with for on in into onto to about from of inside through")
+_TAKES_OBJECT = _word_set("at with for on in into onto to about from of inside through than")
 # Conjunctions that open a clause whose subject pronoun, before any word of the question's own topic,
 # can only stand for something said earlier.
 _CLAUSES = re.compile(r"[,;:]|\bwhen\b|\bif\b|\bbecause\b", re.IGNORECASE)
@@ -185,6 +185,9 @@ _EXPLETIVE_IT = re.compile(
 )
 
 
+_LIKE_AFTER = _word_set("something anything nothing one ones just exactly more much")
+
+
 def _object_pronoun_points_back(question: str, topical: list[str]) -> bool:
     """ "How do I look at it in 3D and wiggle the joints?": "it" comes before any topic word of the
     question but the verb that takes it, so it points back to the conversation, however many words of
@@ -192,6 +195,10 @@ def _object_pronoun_points_back(question: str, topical: list[str]) -> bool:
     topic it stands for."""
     tokens = [w.lower() for w in words(question)]
     own = {w.lower() for w in topical}
+    # "something like it": "like" as a preposition (not "would you like it")
+    tokens = [
+        "with" if t == "like" and i > 0 and tokens[i - 1] in _LIKE_AFTER else t for i, t in enumerate(tokens)
+    ]
     for i, token in enumerate(tokens):
         if token not in {"it", "them", "they"}:
             continue

@@ -1183,3 +1183,19 @@ def test_would_x_do_leans_on_the_previous_turn() -> None:
     assert is_followup("will 8 gigs do?")
     # "do" as the question's own verb
     assert not is_followup("What does the controller manager do?")
+
+
+@pytest.mark.parametrize(
+    ("previous", "question", "query"),
+    [
+        (
+            "What is NITROS?",
+            "does regular ROS 2 have something like it?",
+            "does regular ROS 2 have something like NITROS?",
+        ),
+        ("What is Gazebo?", "is Webots any faster than it?", "is Webots any faster than Gazebo?"),
+    ],
+)
+def test_a_last_it_after_like_or_than_points_back(previous: str, question: str, query: str) -> None:
+    assert is_followup(question)
+    assert standalone_query(question, [previous]) == query
