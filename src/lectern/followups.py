@@ -133,8 +133,9 @@ _DEMONSTRATIVE_BACK = re.compile(
 # reason for what; the question weighs its own words against what was just asked.
 _RELATIVE_END = re.compile(
     r"\b(?:enough|the\s+(?:reason|cause|culprit|problem))\s*[?.!]*\s*$"
-    # "would a 3060 do?", "will 8 gigs do?": do for what was just asked
-    r"|^\W*(?:would|will|could|can|does|do)\s+(?!(?:i|we|you|it|they|that|this)\b)[^?]{1,40}?\s+do\s*[?.!]*\s*$",
+    # "would a 3060 do?", "will 8 gigs do?", "would an IMU help?": do or help with what was just asked
+    r"|^\W*(?:would|will|could|can|does|do|might)\s+(?!(?:i|we|you|it|they|that|this)\b)[^?]{1,40}?\s+"
+    r"(?:do|help)\s*[?.!]*\s*$",
     re.IGNORECASE,
 )
 # "can I skip installing everything locally?", "can I do without the graphical window?": leaving out a
@@ -239,6 +240,7 @@ def _pronoun_one(tokens: list[str]) -> int | None:
 
 
 _KIND_DETERMINERS = _word_set("the this that these those")
+_AFTER_ONE = _word_set("still even ever really actually also usually always never")
 
 
 def _one_of_a_kind(tokens: list[str]) -> bool:
@@ -251,7 +253,7 @@ def _one_of_a_kind(tokens: list[str]) -> bool:
             continue
         after = tokens[i + 1]
         if tokens[i - 1] not in STOP_WORDS and (
-            after in STOP_WORDS or after in _VERBS or after in AUXILIARIES
+            after in STOP_WORDS | _AFTER_ONE or after in _VERBS or after in AUXILIARIES
         ):
             return True
     return False

@@ -1199,3 +1199,35 @@ def test_would_x_do_leans_on_the_previous_turn() -> None:
 def test_a_last_it_after_like_or_than_points_back(previous: str, question: str, query: str) -> None:
     assert is_followup(question)
     assert standalone_query(question, [previous]) == query
+
+
+@pytest.mark.parametrize(
+    ("previous", "question", "query"),
+    [
+        # help with what was just reported or asked
+        (
+            "my VSLAM loses tracking in dark rooms",
+            "would an IMU help?",
+            "would an IMU help (my VSLAM loses tracking in dark rooms)?",
+        ),
+        (
+            "How do I reduce speech latency?",
+            "would a smaller model help?",
+            "would a smaller model help (speech latency)?",
+        ),
+        # "the <word> one" before an adverb
+        (
+            "What is the difference between Gazebo Classic and Gazebo Harmonic?",
+            "is the old one still supported?",
+            "is the old one still supported (Gazebo Classic and Gazebo Harmonic)?",
+        ),
+    ],
+)
+def test_would_x_help_and_the_old_one_still_lean_on_the_previous_turn(
+    previous: str, question: str, query: str
+) -> None:
+    assert standalone_query(question, [previous]) == query
+
+
+def test_how_does_x_help_stands_alone() -> None:
+    assert not is_followup("How does ROS 2 help?")
