@@ -216,6 +216,8 @@ def swap_noun_phrase(previous: str, question: str, *, names: bool = False) -> st
         # name stands for the thing or a setting of it takes knowing the name, so names are not swapped;
         # a correction ("no, I meant Gazebo") says the name is the thing meant (`names`)
         return None
+    if len(new) == 2 and _bare(new[0]) in DETERMINERS and _bare(new[1]) in _MEASURES:
+        new = [*new, "one"]  # "and the max?" after "what's the default voxel size?": the max voxel size
     if any(_bare(t) in {"one", "ones"} for t in new):
         new = _with_ones(new, replaced)
     owner = next((i for i, t in enumerate(replaced) if _bare(t).endswith(("'s", "\u2019s"))), None)
@@ -225,6 +227,10 @@ def swap_noun_phrase(previous: str, question: str, *, names: bool = False) -> st
     elif _bare(new[0]) not in DETERMINERS and replaced and _bare(replaced[0]) in DETERMINERS:
         new = [replaced[0], *new]  # "and cucumbers?" for "the tomatoes": "the cucumbers"
     return " ".join([*tokens[:start], *new, *tokens[end:]]) + "?"
+
+
+# Words that say which value of a quantity, standing for the quantity ("and the max?").
+_MEASURES = word_set("max maximum min minimum default recommended typical average upper lower")
 
 
 def _is_code(token: str) -> bool:

@@ -1231,3 +1231,23 @@ def test_would_x_help_and_the_old_one_still_lean_on_the_previous_turn(
 
 def test_how_does_x_help_stands_alone() -> None:
     assert not is_followup("How does ROS 2 help?")
+
+
+@pytest.mark.parametrize(
+    ("previous", "question", "query"),
+    [
+        # a word for which value of a quantity stands for the quantity, like "the max one"
+        (
+            "What is the minimum step time for walking?",
+            "and the maximum?",
+            "What is the maximum step time for walking?",
+        ),
+        (
+            "What are the minimum computer specs for this course?",
+            "and the recommended?",
+            "What are the recommended computer specs for this course?",
+        ),
+    ],
+)
+def test_and_the_max_swaps_the_value_not_the_quantity(previous: str, question: str, query: str) -> None:
+    assert standalone_query(question, [previous]) == query
