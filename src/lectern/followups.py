@@ -235,6 +235,8 @@ def _pronoun_one(tokens: list[str]) -> int | None:
     after a verb ("How do I choose one in the world file?")."""
     for i, token in enumerate(tokens):
         if token in {"one", "ones"} and (i == len(tokens) - 1 or (i > 0 and tokens[i - 1] in _TAKES_ONE)):
+            if i + 1 < len(tokens) and _noun_like(tokens[i + 1]):
+                continue  # "if I only have one camera": a number before its noun
             return i
     return None
 
@@ -259,6 +261,14 @@ def _one_of_a_kind(tokens: list[str]) -> bool:
     return False
 
 
+# Words after a "one" that say how, not what: "cancel one halfway through", "pick one now".
+_ADVERBS = _word_set("halfway now again instead too more less later first quickly safely anyway already")
+
+
+def _noun_like(word: str) -> bool:
+    return word not in STOP_WORDS and word not in _ADVERBS and not word.endswith("ly")
+
+
 def is_followup(question: str) -> bool:
     """Whether the question needs the previous turn. One that names a topic of its own ("What is a ROS 2
     service and how does it differ from actions?") stands alone even when it has a pronoun: its
@@ -278,7 +288,8 @@ def is_followup(question: str) -> bool:
     if names_first and _names_a_topic(names_first.group(1)):
         return False  # "What is a launch file and how do I pass arguments to it?": "it" is the file
     own = content_words(question)
-    topical = [w for w in own if not _is_action(w) and w.lower() not in ANAPHORA]
+    # "what's the hardest part?": a superlative picks among what was talked about, naming nothing
+    topical = [w for w in own if not _is_action(w) and w.lower() not in ANAPHORA | _SUPERLATIVES]
     if _object_pronoun_points_back(question, topical):
         return True
     if _BARE_MEASURE.search(question) and not any(_is_specific(w) for w in topical):

@@ -1251,3 +1251,20 @@ def test_how_does_x_help_stands_alone() -> None:
 )
 def test_and_the_max_swaps_the_value_not_the_quantity(previous: str, question: str, query: str) -> None:
     assert standalone_query(question, [previous]) == query
+
+
+def test_one_before_its_noun_is_a_number() -> None:
+    turns = ["What is cuVSLAM?", "does it need a stereo camera?", "what if I only have one camera?"]
+    assert standalone_query(turns[-1], turns[:-1]) == "what if I only have one camera (cuVSLAM)?"
+    # before a word that says how, "one" is still the thing
+    assert standalone_query("how do I cancel one halfway through?", ["What is an action in ROS 2?"]) == (
+        "how do I cancel action in ROS 2 halfway through?"
+    )
+
+
+def test_a_superlative_names_no_topic() -> None:
+    assert is_followup("what's the hardest part?")
+    assert standalone_query("what's the hardest part?", ["What is sim-to-real transfer?"]) == (
+        "what's the hardest part (sim-to-real transfer)?"
+    )
+    assert not is_followup("What is the best physics engine for humanoid robots?")
