@@ -591,6 +591,16 @@ def _with_previous(question: str, previous_questions: Sequence[str]) -> str:
         return _after_statement(question, anchor)
     head, context = subject_parts(anchor)
     topic = _subject_phrase(anchor)
+    raw = " ".join(previous_questions[-1].split())
+    if anchor == raw and previous != raw and "(" not in previous:
+        # "and how much RAM?" after "what GPU do I need for it?" after "How do I install Isaac Sim?": the
+        # previous turn's subject ("GPU"), and what its pronoun stood for ("Isaac Sim") as its setting
+        kept = {w.lower() for w in words(raw)}
+        extra = [w for w in _tokens(previous) if w.lower() not in kept and w.lower() not in STOP_WORDS]
+        if extra:
+            added = " ".join(extra)
+            context = f"{context}, {added}" if context else added
+            topic = f"{topic}, {added}" if topic else added
     if _reports_first(anchor) or _asks_back_after_a_question(anchor):
         # "my simulated humanoid shakes uncontrollably even with nothing pushing it, is there an exercise
         # on that?": a question after a report of its own is followed up like a report, whole

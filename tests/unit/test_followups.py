@@ -1268,3 +1268,8 @@ def test_a_superlative_names_no_topic() -> None:
         "what's the hardest part (sim-to-real transfer)?"
     )
     assert not is_followup("What is the best physics engine for humanoid robots?")
+
+
+def test_a_third_turn_keeps_what_the_second_ones_pronoun_stood_for() -> None:
+    turns = ["How do I install Isaac Sim?", "what GPU do I need for it?", "and how much RAM?"]
+    assert standalone_query(turns[-1], turns[:-1]) == "and how much RAM (GPU, Isaac Sim)?"
