@@ -91,6 +91,8 @@ FOLLOWUP_OPENERS = (
     "go on",
     "why is that",
     "why?",
+    # "why not Cyclone?": instead of what was just said
+    "why not ",
     "how so",
     "such as",
     "for example",

@@ -1273,3 +1273,10 @@ def test_a_superlative_names_no_topic() -> None:
 def test_a_third_turn_keeps_what_the_second_ones_pronoun_stood_for() -> None:
     turns = ["How do I install Isaac Sim?", "what GPU do I need for it?", "and how much RAM?"]
     assert standalone_query(turns[-1], turns[:-1]) == "and how much RAM (GPU, Isaac Sim)?"
+
+
+def test_why_not_x_leans_on_the_previous_turn() -> None:
+    assert is_followup("why not Cyclone?")
+    assert standalone_query("why not Cyclone?", ["Which DDS does ROS 2 use by default?"]) == (
+        "why not Cyclone (ROS 2 DDS by default)?"
+    )
