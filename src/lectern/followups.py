@@ -829,6 +829,10 @@ _CLAUSE_WORDS = _SUBORDINATE | _word_set("where while that which who")
 _DOING_MARK = "\x00"  # where the subject of "how does X do Y" ends, for `subject_parts`
 
 
+# "make the robot turn", "let the node run": the thing, then what it is made to do.
+_CAUSATIVES = _word_set("make let help get have")
+
+
 def _subject_phrase(text: str) -> str:
     return _marked_subject(text).replace(f" {_DOING_MARK}", "")
 
@@ -872,6 +876,14 @@ def _marked_subject(text: str) -> str:
             # verb of its own
             drop_verb = tokens[1].lower() in _VERBS | ACTION_WORDS or text.lower().startswith("how")
             doing = tokens[2:] if drop_verb else tokens[1:]
+            verb = _verb_at(doing) if tokens[1].lower() in _CAUSATIVES else None
+            if (
+                verb is not None
+                and _strip_edges(doing[:verb])
+                and not any(w.lower() in _PREPOSITIONS for w in doing[:verb])
+            ):
+                # "how do I make the robot turn its head toward the speaker": the robot, and its doing
+                return " ".join([*_strip_edges(doing[:verb]), _DOING_MARK, *doing[verb:]])
             return " ".join(_strip_edges(doing))
         # "what does a cover letter look like?": the verb is the last one ("cover" is a noun there);
         # "how does the robot collect details over several turns?": the first one

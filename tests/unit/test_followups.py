@@ -1280,3 +1280,15 @@ def test_why_not_x_leans_on_the_previous_turn() -> None:
     assert standalone_query("why not Cyclone?", ["Which DDS does ROS 2 use by default?"]) == (
         "why not Cyclone (ROS 2 DDS by default)?"
     )
+
+
+def test_make_x_do_y_leans_on_x() -> None:
+    assert subject_parts("How do I make the robot turn its head toward the speaker?") == (
+        "robot",
+        "turn its head toward the speaker",
+    )
+    # a phrase with a preposition before the verb is no plain "make X do"
+    assert (
+        subject_parts("How do I make my Python ROS 2 node runnable with ros2 run?")[0]
+        != "Python ROS 2 node runnable with ros2"
+    )
