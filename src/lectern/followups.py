@@ -580,7 +580,12 @@ def _with_previous(question: str, previous_questions: Sequence[str]) -> str:
     if other is not None:
         # "What about on Windows?", "and at half speed?" ask the previous question again about something
         # else.
-        return swapped_question(previous, question) or f"{previous.rstrip('?.! ')} {other}?"
+        swapped = swapped_question(previous, question)
+        if swapped is None and _is_statement(previous):
+            # "what about running it on the GPU?" after "Whisper is too slow on my laptop": a report is
+            # no question to ask again, so the follow-up is asked after it, as any follow-up to a report
+            return _after_statement(question, previous)
+        return swapped or f"{previous.rstrip('?.! ')} {other}?"
     # "and in Isaac Sim?", "and the motor commands?": the previous question asked again about the new thing
     swapped = swapped_question(previous, question)
     if swapped:

@@ -1292,3 +1292,26 @@ def test_make_x_do_y_leans_on_x() -> None:
         subject_parts("How do I make my Python ROS 2 node runnable with ros2 run?")[0]
         != "Python ROS 2 node runnable with ros2"
     )
+
+
+@pytest.mark.parametrize(
+    ("previous", "question", "query"),
+    [
+        (
+            "Whisper is too slow on my laptop",
+            "what about running it on the GPU?",
+            "what about running it on the GPU (Whisper is too slow on my laptop)?",
+        ),
+        (
+            "Isaac Sim crashes on startup with a Vulkan error",
+            "and if that doesn't help?",
+            "and if that doesn't help (Isaac Sim crashes on startup with a Vulkan error)?",
+        ),
+        # after a question the phrase still goes into it
+        ("How do I install ROS 2 on Ubuntu?", "what about on Windows?", "How do I install ROS 2 on Windows?"),
+    ],
+)
+def test_what_about_after_a_report_is_asked_after_the_report(
+    previous: str, question: str, query: str
+) -> None:
+    assert standalone_query(question, [previous]) == query
