@@ -99,7 +99,23 @@ FOLLOWUP_OPENERS = (
     "like what",
     # "what if I hand one in late?": the same situation with one thing changed
     "what if ",
+    # "compared to Vosk?", "same thing in Isaac Sim?": the previous question weighed against another thing
+    "compared to ",
+    "compared with ",
+    "same thing",
+    "same for ",
+    "same question",
 )
+# "ok and Whisper?", "so what about Unity?": a word that carries the conversation on before the opener.
+_LEAD_FILLER = re.compile(
+    r"^\s*(?:ok(?:ay)?|so|right|hmm|alright|well)[\s,]+(?=(?:and|what|how|same|compared)\b)", re.I
+)
+
+
+def _opens_followup(question: str) -> bool:
+    lowered = _LEAD_FILLER.sub("", question.strip().lower())
+    return any(lowered.startswith(opener) for opener in FOLLOWUP_OPENERS)
+
 
 MIN_OWN_CONTENT_WORDS = 2
 SELF_CONTAINED_WORDS = 4  # this many topic words of its own: a question stands alone
@@ -223,8 +239,7 @@ def _object_pronoun_points_back(question: str, topical: list[str]) -> bool:
 
 
 def points_back(question: str) -> bool:
-    lowered = question.strip().lower()
-    if any(lowered.startswith(opener) for opener in FOLLOWUP_OPENERS):
+    if _opens_followup(question):
         return True
     tokens = [w.lower() for w in words(question)]
     if any(t in ANAPHORA for t in tokens):
@@ -276,7 +291,7 @@ def is_followup(question: str) -> bool:
     service and how does it differ from actions?") stands alone even when it has a pronoun: its
     pronoun points inside the question."""
     lowered = question.strip().lower()
-    if any(lowered.startswith(opener) for opener in FOLLOWUP_OPENERS) or correction(question):
+    if _opens_followup(question) or correction(question):
         return True
     if _says_its_setting_first(question):
         return False
@@ -330,8 +345,7 @@ def _points_outside(question: str, topical: list[str]) -> bool:
     themselves), an "it" that stands for what follows ("is it a bad idea to ..."), a quoted "it", a
     "that" that opens a clause ("show that it's confused"), and a subject or object pronoun after the
     question's own topic ("What does the robot say when it can't ...?")."""
-    lowered = question.strip().lower()
-    if any(lowered.startswith(opener) for opener in FOLLOWUP_OPENERS):
+    if _opens_followup(question):
         return True
     tokens = [w.lower() for w in words(_QUOTED.sub(" ", question))]
     own = {w.lower() for w in topical}
@@ -576,7 +590,12 @@ def _with_previous(question: str, previous_questions: Sequence[str]) -> str:
     previous = standalone_query(previous_questions[-1], previous_questions[:-1])
     phrase = and_phrase(question)
     # "and on a real robot, where do ... come from?" asks a question of its own after the phrase
-    other = what_about(question) or (phrase if phrase and "," not in phrase else None)
+    compared = _COMPARED.match(question)
+    other = (
+        what_about(question)
+        or (phrase if phrase and "," not in phrase else None)
+        or (compared.group(1) if compared else None)
+    )
     if other is not None:
         # "What about on Windows?", "and at half speed?" ask the previous question again about something
         # else.
@@ -645,6 +664,13 @@ _QUESTION_OPENERS = (
     | _word_set("am shall tell explain describe show give list compare define any anything")
 )
 _FILLERS = _word_set("so ok okay and but hmm well also then hi hey please")
+
+
+# "compared to Vosk?": the previous question weighed against another thing.
+_COMPARED = re.compile(
+    r"^\s*(?:(?:ok(?:ay)?|so|and|but)[\s,]+)*((?:compared\s+(?:to|with)|versus|vs\.?)\s+[^?]+?)[\s?.!]*$",
+    re.I,
+)
 
 
 def _covers(subject: str, question: str) -> bool:

@@ -35,11 +35,13 @@ from lectern.english import (
 )
 
 # "and X?", "what about X?", "and what about X too?": the X (plain English word lists throughout).
+# "ok and Whisper?", "so what about Unity?": a word that carries the conversation on may come first.
+_LEAD = r"(?:(?:ok(?:ay)?|so|right|hmm|alright|well)[\s,]+)?"
 _OPENER = re.compile(
-    r"^\s*(?:(?:and|but|also)\s+)?(?:(?:what|how)\s+about\s+|(?:and|also)\s+)?(.+?)[\s?.!]*$",
+    rf"^\s*{_LEAD}(?:(?:and|but|also)\s+)?(?:(?:what|how)\s+about\s+|(?:and|also)\s+)?(.+?)[\s?.!]*$",
     re.IGNORECASE,
 )
-_HAS_OPENER = re.compile(r"^\s*(?:and|also|but|what\s+about|how\s+about)\b", re.IGNORECASE)
+_HAS_OPENER = re.compile(rf"^\s*{_LEAD}(?:and|also|but|what\s+about|how\s+about)\b", re.IGNORECASE)
 _AUX = AUXILIARIES | word_set("am be been shall")
 _PRONOUNS = word_set(
     """
@@ -290,12 +292,16 @@ def and_phrase(question: str) -> str | None:
 
 
 # "What about on Windows?", "and what about AWS too?": the other thing the previous question is asked of.
-_WHAT_ABOUT = re.compile(r"^\s*(?:and\s+)?(?:what|how)\s+about\s+(.+)$", re.IGNORECASE)
+# "same thing in Isaac Sim?", "same for Unity?": the previous question asked of something else too.
+_WHAT_ABOUT = re.compile(
+    rf"^\s*{_LEAD}(?:and\s+)?(?:(?:what|how)\s+about\s+|(?:the\s+)?same\s+(?:thing\s+|question\s+)?(?:for\s+)?)(.+)$",
+    re.IGNORECASE,
+)
 # "And in Isaac Sim?": only a phrase, which asks the previous question again with that phrase changed.
 # "and when it has to go faster?" is a phrase; "and when is it the wrong choice?" (a question word and
 # its auxiliary) asks a question of its own.
 _AND_PHRASE = re.compile(
-    r"^\s*(?:and|but)\s+((?:in|on|at|with|from|under|inside|using|via|(?:when|if)(?!\s+(?:"
+    rf"^\s*{_LEAD}(?:and|but)\s+((?:in|on|at|with|from|under|inside|using|via|(?:when|if)(?!\s+(?:"
     + "|".join(sorted(AUXILIARIES))
     + r")\b))\s+.+)$",
     re.IGNORECASE,

@@ -1315,3 +1315,27 @@ def test_what_about_after_a_report_is_asked_after_the_report(
     previous: str, question: str, query: str
 ) -> None:
     assert standalone_query(question, [previous]) == query
+
+
+@pytest.mark.parametrize(
+    ("previous", "question", "query"),
+    [
+        (
+            "How do I spawn a robot in Gazebo?",
+            "same thing in Isaac Sim?",
+            "How do I spawn a robot in Isaac Sim?",
+        ),
+        ("How accurate is Whisper?", "compared to Vosk?", "How accurate is Whisper compared to Vosk?"),
+        (
+            "How do I install ROS 2 on Ubuntu?",
+            "ok, what about on Windows?",
+            "How do I install ROS 2 on Windows?",
+        ),
+        ("What is Vosk?", "ok and Whisper?", "ok and Whisper (Vosk)?"),
+    ],
+)
+def test_same_thing_compared_to_and_a_lead_word_before_an_opener(
+    previous: str, question: str, query: str
+) -> None:
+    assert is_followup(question)
+    assert standalone_query(question, [previous]) == query
