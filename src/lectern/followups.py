@@ -637,6 +637,10 @@ def _with_previous(question: str, previous_questions: Sequence[str]) -> str:
         # "that" is the part the answer picked, which the whole question describes, not the words it
         # picked among ("why does that help?" after "What is intermittent fasting?" is about the fasting)
         return _after_statement(question, previous)
+    if standing and _ASKS_A_DOING.match(previous) and _bare_demonstrative(question):
+        # "can I change that?" after "What does the robot do when the user is silent?": "that" is what
+        # the robot does then, which the whole question describes, not the robot
+        return _after_statement(question, previous)
     if standing and _WHAT_IF.match(question):
         # "what if I hand one in late?" after "what format do my code submissions need to follow?": the
         # same situation with one thing changed, so the whole question is its setting
@@ -731,6 +735,22 @@ def _picks_one(question: str) -> bool:
     tokens = [w.lower() for w in words(question)]
     first = next((t for t in tokens if t not in skip), "")
     return first in _SUPERLATIVES
+
+
+# "What does the robot do when the user is silent?": asks what something does, not what it is.
+_ASKS_A_DOING = re.compile(
+    r"^\s*what\s+(?:does|do|did|will|would|should)\s+.+?\s+do\b(?!\s*[?.!]*\s*$)", re.I
+)
+
+
+def _bare_demonstrative(question: str) -> bool:
+    """Whether the question has a "that" or "this" standing alone ("can I change that?"), and no pronoun
+    for the thing itself."""
+    tokens = re.split(r"(\W+)", question)
+    lowered = [t.lower() for t in words(question)]
+    if any(t in REPLACEABLE for t in lowered):
+        return False
+    return any(t.lower() in {"that", "this"} and _ends_phrase(tokens, i) for i, t in enumerate(tokens))
 
 
 def _reports_first(question: str) -> bool:

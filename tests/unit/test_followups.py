@@ -1339,3 +1339,12 @@ def test_same_thing_compared_to_and_a_lead_word_before_an_opener(
 ) -> None:
     assert is_followup(question)
     assert standalone_query(question, [previous]) == query
+
+
+def test_a_bare_that_after_what_does_x_do_is_the_doing() -> None:
+    previous = "What does the robot do when the user is silent?"
+    assert (
+        standalone_query("can I change that?", [previous]) == f"can I change that ({previous.rstrip('?')})?"
+    )
+    # after "what does X do?" alone, "that" is still the thing
+    assert standalone_query("why is that useful?", ["What does cuVSLAM do?"]) == "why is cuVSLAM useful?"
