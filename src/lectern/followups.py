@@ -306,7 +306,11 @@ def is_followup(question: str) -> bool:
         return False  # "What is a launch file and how do I pass arguments to it?": "it" is the file
     own = content_words(question)
     # "what's the hardest part?": a superlative picks among what was talked about, naming nothing
-    topical = [w for w in own if not _is_action(w) and w.lower() not in ANAPHORA | _SUPERLATIVES]
+    topical = [
+        w for w in own if not _is_action(w) and w.lower() not in ANAPHORA | _SUPERLATIVES | _COMPARATIVES
+    ]
+    if _INSTEAD_END.search(question):
+        return True  # "can I use an AMD card instead?": instead of what was just said
     if _object_pronoun_points_back(question, topical):
         return True
     if _BARE_MEASURE.search(question) and not any(_is_specific(w) for w in topical):
@@ -726,6 +730,16 @@ _SUPERLATIVES = _word_set(
     smallest greatest highest lowest top
     """
 )
+
+
+# "any cheaper option?": a comparative weighs against what was talked about, naming nothing.
+_COMPARATIVES = _word_set(
+    """
+    cheaper faster slower easier simpler smaller bigger larger lighter heavier quicker safer worse newer
+    older
+    """
+)
+_INSTEAD_END = re.compile(r"\binstead\s*[?.!]*\s*$", re.IGNORECASE)
 
 
 def _picks_one(question: str) -> bool:

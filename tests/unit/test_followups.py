@@ -1348,3 +1348,19 @@ def test_a_bare_that_after_what_does_x_do_is_the_doing() -> None:
     )
     # after "what does X do?" alone, "that" is still the thing
     assert standalone_query("why is that useful?", ["What does cuVSLAM do?"]) == "why is cuVSLAM useful?"
+
+
+@pytest.mark.parametrize(
+    ("question", "query"),
+    [
+        ("any cheaper option?", "any cheaper option (course GPU)?"),
+        ("can I use an AMD card instead?", "can I use an AMD card instead (course GPU)?"),
+    ],
+)
+def test_a_comparative_or_instead_weighs_against_the_previous_turn(question: str, query: str) -> None:
+    assert is_followup(question)
+    assert standalone_query(question, ["Which GPU does the course recommend?"]) == query
+
+
+def test_a_comparison_that_names_its_things_stands_alone() -> None:
+    assert not is_followup("Is Isaac Sim faster than Gazebo for training policies?")
