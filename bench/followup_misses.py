@@ -93,6 +93,33 @@ previous question whole. dev4 follow-ups cited 85 -> 100 %, dev4hold 90 -> 95 %.
 rewrite of the previous turn as the anchor of a third one ("how long does it take?" after "does it work on
 Windows?" after "How do I install Isaac Sim?" still reads "Windows" as the subject): the subject cut from
 "does Isaac Sim work on Windows?" runs on to "work on Windows", so it read worse.
+
+For the fifth development set (bench/questions/followups-dev5-*, 12 conversations per book in readers' own
+words, split dev5 tuned on, dev5hold measured once at the end; three more unanswerable follow-ups per book
+above, 23 of the 28 refused before and after this round, near misses 107 of 120): kept, each measured on
+dev5, dev, dev2, dev3, dev4, reader tune and train (no other row changed) and with this script: "and when
+is it the wrong choice?" is a question of its own, not a clause, and "when is Unity a better pick than
+Gazebo?" leans on Unity; "why did they bother making ROS 2, what was wrong with the first one?" is taken
+whole; "why is that so hard?" after a question that picks one ("the hardest part of ...") takes that
+question whole. dev5 follow-ups cited 18 -> 21 of 24. Readings kept that no set row asks (each checked on
+probe conversations through the engine): "does the new one ...", "is the old one still ...", "isn't that
+slow?", "what's that called?", "would a 3060 do?", "would an IMU help?", "something like it", "faster than
+it", "and the max?", "one camera" (a number), "what's the hardest part?", a third turn keeping what the
+second one's pronoun stood for, "why not X?", "make the robot turn ..." (the robot), "what about ...?" after
+a report, "same thing in X?", "compared to X?", "ok and X?", "can I change that?" after "what does X do
+when ...?", a comparative ("any cheaper option?") and a question ending in "instead". Held back, measured
+once at the end: dev5hold follow-ups cited 79.2 % before and after (19 of 24; one query reads better, same
+answer). Its misses, read after measuring and not tuned on: two follow-ups with a definite noun phrase of
+their own ("how do I see the tree as a picture?", "how far out should the padding around obstacles go?")
+searched alone, two refused with the relevant file in the top 5, one cited from the lab file.
+Tried, not kept: a determiner inside a subject ending it ("hooking a language model planner"
+cut at "a": dev5 queries read worse); dropping "how fast" from the subject ("how fast can the robot drive"):
+scores fell (0.75 -> 0.51, 0.87 -> 0.83), no answer changed; a bare request after a rewritten second turn
+taking that rewrite whole: d3b-fu-05 lost its keyword; "how many X does Y ..." read like "which X does Y":
+better readings, no answer changed, three scores lower (0.86 -> 0.74, 0.76 -> 0.63, 0.93 -> 0.87). Still
+missed on dev5: the reader's word is not the book's ("Mac" for macOS, "redo its whole route" for
+recomputing the path, a jar held in one hand for bimanual tasks); the spelling fix reads "patching" as
+"watching" (zipf 2.9 against 4.9, within `spelling.MARGIN`).
 """
 
 from __future__ import annotations
@@ -114,12 +141,18 @@ MISSES: dict[str, list[tuple[str, str]]] = {
         ("How do I simulate a LiDAR in Gazebo?", "can I do the same in Webots?"),
         ("What is Unity used for in the book?", "how do I publish the app to the App Store?"),
         ("What is cuVSLAM?", "how much does a license for it cost?"),
+        ("How do I set up the bridge between Unity and ROS 2?", "does it work with Godot as well?"),
+        ("How do I install ROS 2 on Windows with WSL2?", "and on a Chromebook?"),
+        ("Which speech recognizer does the robot use?", "how accurate is it in Mandarin?"),
     ],
     "textbook-b": [
         ("What is XACRO?", "can it be converted to MJCF?"),
         ("What is visual SLAM?", "how does it compare with ORB-SLAM3 on the EuRoC benchmark?"),
         ("How do I install Gazebo?", "and on a Raspberry Pi 5?"),
         ("What is XACRO?", "who wrote it?"),
+        ("What is Isaac Sim?", "how much is a license per seat?"),
+        ("How do I add a Button component to a page?", "does it work in Vue too?"),
+        ("What is a ROS 2 service?", "what's the biggest message it can send back?"),
     ],
     "textbook-c": [
         ("What is the ReAct pattern?", "who wrote the original paper on it?"),
@@ -129,12 +162,18 @@ MISSES: dict[str, list[tuple[str, str]]] = {
             "how do I calibrate its magnetometer with a figure-eight motion?",
         ),
         ("What is the ReAct pattern?", "is it patented?"),
+        ("Which Whisper model should I use on the robot?", "can it run on an Arduino?"),
+        ("How do I install Unity 2022.3 LTS?", "and on a Chromebook?"),
+        ("How do I configure a LiDAR sensor in Gazebo?", "how do I simulate rain hitting it?"),
     ],
     "textbook-d": [
         ("What is forward kinematics?", "how do I do it with screw theory and the product of exponentials?"),
         ("What are the phases of bipedal walking?", "how do hexapod tripod gaits differ?"),
         ("What is dynamics randomization?", "which cloud GPU provider is cheapest for it?"),
         ("What is forward kinematics?", "who came up with it first?"),
+        ("What is a central pattern generator?", "how do snake robots use one?"),
+        ("What does the grading scale look like?", "can I get a refund if I drop the course?"),
+        ("What are Asimov's three laws of robotics?", "which movie made them famous?"),
     ],
 }
 

@@ -91,13 +91,31 @@ FOLLOWUP_OPENERS = (
     "go on",
     "why is that",
     "why?",
+    # "why not Cyclone?": instead of what was just said
+    "why not ",
     "how so",
     "such as",
     "for example",
     "like what",
     # "what if I hand one in late?": the same situation with one thing changed
     "what if ",
+    # "compared to Vosk?", "same thing in Isaac Sim?": the previous question weighed against another thing
+    "compared to ",
+    "compared with ",
+    "same thing",
+    "same for ",
+    "same question",
 )
+# "ok and Whisper?", "so what about Unity?": a word that carries the conversation on before the opener.
+_LEAD_FILLER = re.compile(
+    r"^\s*(?:ok(?:ay)?|so|right|hmm|alright|well)[\s,]+(?=(?:and|what|how|same|compared)\b)", re.I
+)
+
+
+def _opens_followup(question: str) -> bool:
+    lowered = _LEAD_FILLER.sub("", question.strip().lower())
+    return any(lowered.startswith(opener) for opener in FOLLOWUP_OPENERS)
+
 
 MIN_OWN_CONTENT_WORDS = 2
 SELF_CONTAINED_WORDS = 4  # this many topic words of its own: a question stands alone
@@ -131,7 +149,13 @@ _DEMONSTRATIVE_BACK = re.compile(
 )
 # "will 8 gigs of memory be enough?", "could plain white walls be the reason?": enough for what, the
 # reason for what; the question weighs its own words against what was just asked.
-_RELATIVE_END = re.compile(r"\b(?:enough|the\s+(?:reason|cause|culprit|problem))\s*[?.!]*\s*$", re.IGNORECASE)
+_RELATIVE_END = re.compile(
+    r"\b(?:enough|the\s+(?:reason|cause|culprit|problem))\s*[?.!]*\s*$"
+    # "would a 3060 do?", "will 8 gigs do?", "would an IMU help?": do or help with what was just asked
+    r"|^\W*(?:would|will|could|can|does|do|might)\s+(?!(?:i|we|you|it|they|that|this)\b)[^?]{1,40}?\s+"
+    r"(?:do|help)\s*[?.!]*\s*$",
+    re.IGNORECASE,
+)
 # "can I skip installing everything locally?", "can I do without the graphical window?": leaving out a
 # step presupposes the procedure that was just discussed.
 # "so what value does a static walk have?": a value, number or figure with nothing saying of which
@@ -169,7 +193,7 @@ def _is_specific(word: str) -> bool:
     )
 
 
-_TAKES_OBJECT = _word_set("at with for on in into onto to about from of inside through")
+_TAKES_OBJECT = _word_set("at with for on in into onto to about from of inside through than")
 # Conjunctions that open a clause whose subject pronoun, before any word of the question's own topic,
 # can only stand for something said earlier.
 _CLAUSES = re.compile(r"[,;:]|\bwhen\b|\bif\b|\bbecause\b", re.IGNORECASE)
@@ -180,6 +204,9 @@ _EXPLETIVE_IT = re.compile(
 )
 
 
+_LIKE_AFTER = _word_set("something anything nothing one ones just exactly more much")
+
+
 def _object_pronoun_points_back(question: str, topical: list[str]) -> bool:
     """ "How do I look at it in 3D and wiggle the joints?": "it" comes before any topic word of the
     question but the verb that takes it, so it points back to the conversation, however many words of
@@ -187,6 +214,10 @@ def _object_pronoun_points_back(question: str, topical: list[str]) -> bool:
     topic it stands for."""
     tokens = [w.lower() for w in words(question)]
     own = {w.lower() for w in topical}
+    # "something like it": "like" as a preposition (not "would you like it")
+    tokens = [
+        "with" if t == "like" and i > 0 and tokens[i - 1] in _LIKE_AFTER else t for i, t in enumerate(tokens)
+    ]
     for i, token in enumerate(tokens):
         if token not in {"it", "them", "they"}:
             continue
@@ -208,13 +239,12 @@ def _object_pronoun_points_back(question: str, topical: list[str]) -> bool:
 
 
 def points_back(question: str) -> bool:
-    lowered = question.strip().lower()
-    if any(lowered.startswith(opener) for opener in FOLLOWUP_OPENERS):
+    if _opens_followup(question):
         return True
     tokens = [w.lower() for w in words(question)]
     if any(t in ANAPHORA for t in tokens):
         return True
-    return _pronoun_one(tokens) is not None
+    return _pronoun_one(tokens) is not None or _one_of_a_kind(tokens)
 
 
 def _pronoun_one(tokens: list[str]) -> int | None:
@@ -222,8 +252,38 @@ def _pronoun_one(tokens: list[str]) -> int | None:
     after a verb ("How do I choose one in the world file?")."""
     for i, token in enumerate(tokens):
         if token in {"one", "ones"} and (i == len(tokens) - 1 or (i > 0 and tokens[i - 1] in _TAKES_ONE)):
+            if i + 1 < len(tokens) and _noun_like(tokens[i + 1]):
+                continue  # "if I only have one camera": a number before its noun
             return i
     return None
+
+
+_KIND_DETERMINERS = _word_set("the this that these those")
+_AFTER_ONE = _word_set("still even ever really actually also usually always never")
+
+
+def _one_of_a_kind(tokens: list[str]) -> bool:
+    """ "does the new one run on a Mac?": "the <word> one" before a verb or a small word is another of
+    the thing just talked about, so the question points back; not "the one thing", "this one node".
+    Only for telling a follow-up: which word of the previous question the "one" takes is left to the
+    brackets."""
+    for i, token in enumerate(tokens[2:-1], start=2):
+        if token not in {"one", "ones"} or tokens[i - 2] not in _KIND_DETERMINERS:
+            continue
+        after = tokens[i + 1]
+        if tokens[i - 1] not in STOP_WORDS and (
+            after in STOP_WORDS | _AFTER_ONE or after in _VERBS or after in AUXILIARIES
+        ):
+            return True
+    return False
+
+
+# Words after a "one" that say how, not what: "cancel one halfway through", "pick one now".
+_ADVERBS = _word_set("halfway now again instead too more less later first quickly safely anyway already")
+
+
+def _noun_like(word: str) -> bool:
+    return word not in STOP_WORDS and word not in _ADVERBS and not word.endswith("ly")
 
 
 def is_followup(question: str) -> bool:
@@ -231,7 +291,7 @@ def is_followup(question: str) -> bool:
     service and how does it differ from actions?") stands alone even when it has a pronoun: its
     pronoun points inside the question."""
     lowered = question.strip().lower()
-    if any(lowered.startswith(opener) for opener in FOLLOWUP_OPENERS) or correction(question):
+    if _opens_followup(question) or correction(question):
         return True
     if _says_its_setting_first(question):
         return False
@@ -245,7 +305,12 @@ def is_followup(question: str) -> bool:
     if names_first and _names_a_topic(names_first.group(1)):
         return False  # "What is a launch file and how do I pass arguments to it?": "it" is the file
     own = content_words(question)
-    topical = [w for w in own if not _is_action(w) and w.lower() not in ANAPHORA]
+    # "what's the hardest part?": a superlative picks among what was talked about, naming nothing
+    topical = [
+        w for w in own if not _is_action(w) and w.lower() not in ANAPHORA | _SUPERLATIVES | _COMPARATIVES
+    ]
+    if _INSTEAD_END.search(question):
+        return True  # "can I use an AMD card instead?": instead of what was just said
     if _object_pronoun_points_back(question, topical):
         return True
     if _BARE_MEASURE.search(question) and not any(_is_specific(w) for w in topical):
@@ -284,8 +349,7 @@ def _points_outside(question: str, topical: list[str]) -> bool:
     themselves), an "it" that stands for what follows ("is it a bad idea to ..."), a quoted "it", a
     "that" that opens a clause ("show that it's confused"), and a subject or object pronoun after the
     question's own topic ("What does the robot say when it can't ...?")."""
-    lowered = question.strip().lower()
-    if any(lowered.startswith(opener) for opener in FOLLOWUP_OPENERS):
+    if _opens_followup(question):
         return True
     tokens = [w.lower() for w in words(_QUOTED.sub(" ", question))]
     own = {w.lower() for w in topical}
@@ -304,7 +368,7 @@ def _points_outside(question: str, topical: list[str]) -> bool:
         if token in {"it", "they", "them"} and inside and any(t in own for t in tokens[:i]):
             continue
         return True
-    return _pronoun_one(tokens) is not None
+    return _pronoun_one(tokens) is not None or _one_of_a_kind(tokens)
 
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
@@ -530,11 +594,21 @@ def _with_previous(question: str, previous_questions: Sequence[str]) -> str:
     previous = standalone_query(previous_questions[-1], previous_questions[:-1])
     phrase = and_phrase(question)
     # "and on a real robot, where do ... come from?" asks a question of its own after the phrase
-    other = what_about(question) or (phrase if phrase and "," not in phrase else None)
+    compared = _COMPARED.match(question)
+    other = (
+        what_about(question)
+        or (phrase if phrase and "," not in phrase else None)
+        or (compared.group(1) if compared else None)
+    )
     if other is not None:
         # "What about on Windows?", "and at half speed?" ask the previous question again about something
         # else.
-        return swapped_question(previous, question) or f"{previous.rstrip('?.! ')} {other}?"
+        swapped = swapped_question(previous, question)
+        if swapped is None and _is_statement(previous):
+            # "what about running it on the GPU?" after "Whisper is too slow on my laptop": a report is
+            # no question to ask again, so the follow-up is asked after it, as any follow-up to a report
+            return _after_statement(question, previous)
+        return swapped or f"{previous.rstrip('?.! ')} {other}?"
     # "and in Isaac Sim?", "and the motor commands?": the previous question asked again about the new thing
     swapped = swapped_question(previous, question)
     if swapped:
@@ -547,11 +621,30 @@ def _with_previous(question: str, previous_questions: Sequence[str]) -> str:
         return _after_statement(question, anchor)
     head, context = subject_parts(anchor)
     topic = _subject_phrase(anchor)
-    if _reports_first(anchor):
+    raw = " ".join(previous_questions[-1].split())
+    if anchor == raw and previous != raw and "(" not in previous:
+        # "and how much RAM?" after "what GPU do I need for it?" after "How do I install Isaac Sim?": the
+        # previous turn's subject ("GPU"), and what its pronoun stood for ("Isaac Sim") as its setting
+        kept = {w.lower() for w in words(raw)}
+        extra = [w for w in _tokens(previous) if w.lower() not in kept and w.lower() not in STOP_WORDS]
+        if extra:
+            added = " ".join(extra)
+            context = f"{context}, {added}" if context else added
+            topic = f"{topic}, {added}" if topic else added
+    if _reports_first(anchor) or _asks_back_after_a_question(anchor):
         # "my simulated humanoid shakes uncontrollably even with nothing pushing it, is there an exercise
         # on that?": a question after a report of its own is followed up like a report, whole
         return _after_statement(question, anchor)
     standing = previous == " ".join(previous_questions[-1].split())
+    if standing and _WHY_THAT.match(question) and _picks_one(previous) and not _before_a_verb(question):
+        # "why is that so hard?" after "what's the hardest part of hooking a planner up to a robot?": the
+        # "that" is the part the answer picked, which the whole question describes, not the words it
+        # picked among ("why does that help?" after "What is intermittent fasting?" is about the fasting)
+        return _after_statement(question, previous)
+    if standing and _ASKS_A_DOING.match(previous) and _bare_demonstrative(question):
+        # "can I change that?" after "What does the robot do when the user is silent?": "that" is what
+        # the robot does then, which the whole question describes, not the robot
+        return _after_statement(question, previous)
     if standing and _WHAT_IF.match(question):
         # "what if I hand one in late?" after "what format do my code submissions need to follow?": the
         # same situation with one thing changed, so the whole question is its setting
@@ -579,6 +672,13 @@ _QUESTION_OPENERS = (
     | _word_set("am shall tell explain describe show give list compare define any anything")
 )
 _FILLERS = _word_set("so ok okay and but hmm well also then hi hey please")
+
+
+# "compared to Vosk?": the previous question weighed against another thing.
+_COMPARED = re.compile(
+    r"^\s*(?:(?:ok(?:ay)?|so|and|but)[\s,]+)*((?:compared\s+(?:to|with)|versus|vs\.?)\s+[^?]+?)[\s?.!]*$",
+    re.I,
+)
 
 
 def _covers(subject: str, question: str) -> bool:
@@ -615,6 +715,58 @@ _SETTING_OPENERS = _PREPOSITIONS | _SUBORDINATE | _word_set("for as during withi
 _WHAT_IF = re.compile(r"^\s*(?:(?:and|but|so)\s*,?\s+)?what\s+if\b", re.IGNORECASE)
 
 
+# "why is that so hard?", "and why does this happen?": why of what was just said.
+_WHY_THAT = re.compile(
+    r"^\W*(?:(?:and|but|so|ok(?:ay)?)\W+)?why\s+(?:is|was|are|does|did|do|would|should)(?:n['\u2019]t)?\s+"
+    r"(?:that|this)\b",
+    re.IGNORECASE,
+)
+
+
+# Words that make a question pick one of many: "the hardest part of ...", "the best way to ...".
+_SUPERLATIVES = _word_set(
+    """
+    best worst main most least biggest hardest easiest simplest fastest slowest cheapest safest largest
+    smallest greatest highest lowest top
+    """
+)
+
+
+# "any cheaper option?": a comparative weighs against what was talked about, naming nothing.
+_COMPARATIVES = _word_set(
+    """
+    cheaper faster slower easier simpler smaller bigger larger lighter heavier quicker safer worse newer
+    older
+    """
+)
+_INSTEAD_END = re.compile(r"\binstead\s*[?.!]*\s*$", re.IGNORECASE)
+
+
+def _picks_one(question: str) -> bool:
+    """Whether the question asks for the one of many: "what's the hardest part of ...?", "which is the
+    best way to ...?"."""
+    skip = QUESTION_WORDS | AUXILIARIES | _DETERMINERS | _word_set("what's which's s")
+    tokens = [w.lower() for w in words(question)]
+    first = next((t for t in tokens if t not in skip), "")
+    return first in _SUPERLATIVES
+
+
+# "What does the robot do when the user is silent?": asks what something does, not what it is.
+_ASKS_A_DOING = re.compile(
+    r"^\s*what\s+(?:does|do|did|will|would|should)\s+.+?\s+do\b(?!\s*[?.!]*\s*$)", re.I
+)
+
+
+def _bare_demonstrative(question: str) -> bool:
+    """Whether the question has a "that" or "this" standing alone ("can I change that?"), and no pronoun
+    for the thing itself."""
+    tokens = re.split(r"(\W+)", question)
+    lowered = [t.lower() for t in words(question)]
+    if any(t in REPLACEABLE for t in lowered):
+        return False
+    return any(t.lower() in {"that", "this"} and _ends_phrase(tokens, i) for i, t in enumerate(tokens))
+
+
 def _reports_first(question: str) -> bool:
     """Whether the question comes after a report of its own ("my simulated humanoid shakes uncontrollably
     even with nothing pushing it, is there an exercise on that?"), not after a clause that sets a scene
@@ -624,6 +776,17 @@ def _reports_first(question: str) -> bool:
         return False
     tokens = [w.lower() for w in words(lead.group(1))]
     return len(tokens) >= 4 and tokens[0] not in _SETTING_OPENERS and tokens[0] not in _QUESTION_OPENERS
+
+
+def _asks_back_after_a_question(question: str) -> bool:
+    """ "why did they bother making ROS 2, what was wrong with the first one?": a question, then a second
+    one that points back into it. Neither has the subject alone ("wrong" is no thing), so a follow-up
+    takes the whole turn."""
+    lead = _LEAD_CLAUSE.match(" ".join(question.strip().split()))
+    if lead is None:
+        return False
+    opening = [w.lower() for w in words(lead.group(1))]
+    return bool(opening) and opening[0] in QUESTION_WORDS | AUXILIARIES and points_back(lead.group(2))
 
 
 def _after_statement(question: str, statement: str) -> str:
@@ -683,6 +846,11 @@ _WHAT_DOES_X = re.compile(rf"^\s*(?:what|how|why)\s+{_AUX}\s+(.+)$", re.IGNORECA
 _LEAD_CLAUSE = re.compile(
     r"^\s*([^,]+),\s*((?:what|which|how|why|when|where|who|is|are|does|do|can)\b.+)$", re.IGNORECASE
 )
+# "when is Unity a better pick than Gazebo?", "why is the robot a hazard here?": the subject, then what
+# the question says it is.
+_COPULA_PREDICATE = re.compile(
+    r"^\s*(?:when|why|where)\s+(?:is|are|was|were)\s+(.+?)\s+(?:a|an|the)\s+(.+)$", re.I
+)
 _USED_FOR = re.compile(r"\s+(?:used|good|meant)\s+for\b", re.IGNORECASE)
 # Words that end a head noun phrase: a preposition, a comparison, a clause ("chain-of-thought prompting
 # when an LLM plans").
@@ -726,6 +894,10 @@ _CLAUSE_WORDS = _SUBORDINATE | _word_set("where while that which who")
 _DOING_MARK = "\x00"  # where the subject of "how does X do Y" ends, for `subject_parts`
 
 
+# "make the robot turn", "let the node run": the thing, then what it is made to do.
+_CAUSATIVES = _word_set("make let help get have")
+
+
 def _subject_phrase(text: str) -> str:
     return _marked_subject(text).replace(f" {_DOING_MARK}", "")
 
@@ -748,6 +920,11 @@ def _marked_subject(text: str) -> str:
         end = next((i for i, w in enumerate(opening) if i > 0 and w.lower() in AUXILIARIES), len(opening))
         return " ".join(_strip_edges(opening[:end]))
     text = _USED_FOR.sub("", text)
+    copula = _COPULA_PREDICATE.match(text)
+    if copula and _tokens(copula.group(1))[-1].lower() not in STOP_WORDS:
+        # "when is Unity a better pick than Gazebo?": what is said of the subject is no part of it
+        subject, said = _strip_edges(_tokens(copula.group(1))), _strip_edges(_tokens(copula.group(2)))
+        return " ".join([*subject, _DOING_MARK, *said]) if said else " ".join(subject)
     which = _WHICH_NOUNS.match(text)
     if which:
         nouns, rest = which.group(1), _tokens(which.group(2))
@@ -764,6 +941,14 @@ def _marked_subject(text: str) -> str:
             # verb of its own
             drop_verb = tokens[1].lower() in _VERBS | ACTION_WORDS or text.lower().startswith("how")
             doing = tokens[2:] if drop_verb else tokens[1:]
+            verb = _verb_at(doing) if tokens[1].lower() in _CAUSATIVES else None
+            if (
+                verb is not None
+                and _strip_edges(doing[:verb])
+                and not any(w.lower() in _PREPOSITIONS for w in doing[:verb])
+            ):
+                # "how do I make the robot turn its head toward the speaker": the robot, and its doing
+                return " ".join([*_strip_edges(doing[:verb]), _DOING_MARK, *doing[verb:]])
             return " ".join(_strip_edges(doing))
         # "what does a cover letter look like?": the verb is the last one ("cover" is a noun there);
         # "how does the robot collect details over several turns?": the first one
@@ -805,8 +990,13 @@ def subject_parts(question: str) -> tuple[str, str]:
 
 
 _GROUP_OF = re.compile(r"\b(of|among|between)\s+(?:those|these|them)\b", re.IGNORECASE)
+# "does that hurt accuracy?", "isn't that slow though?", "what's that called?": the demonstrative is the
+# subject after its auxiliary, plain, negated or contracted (then only last or before a participle: in
+# "what's that step for?" it is the step's).
 _SUBJECT_DEMONSTRATIVE = re.compile(
-    r"\b((?:does|did|do|is|was|are|were|will|would|can|could|should|has|must|might)\s+)(?:that|this)\b"
+    r"\b((?:does|did|do|is|was|are|were|will|would|can|could|should|has|must|might"
+    r"|(?:does|did|do|is|was|are|were|would|could|should|has)n['\u2019]t|can['\u2019]t|won['\u2019]t)\s+"
+    r"|(?<=[a-z])['\u2019]s\s+(?=(?:that|this)(?:\s*[?.!]*\s*$|\s+[a-z]+ed\b)))(?:that|this)\b"
     r"(?!\s+(?:one|ones)\b)",
     re.IGNORECASE,
 )

@@ -35,11 +35,13 @@ from lectern.english import (
 )
 
 # "and X?", "what about X?", "and what about X too?": the X (plain English word lists throughout).
+# "ok and Whisper?", "so what about Unity?": a word that carries the conversation on may come first.
+_LEAD = r"(?:(?:ok(?:ay)?|so|right|hmm|alright|well)[\s,]+)?"
 _OPENER = re.compile(
-    r"^\s*(?:(?:and|but|also)\s+)?(?:(?:what|how)\s+about\s+|(?:and|also)\s+)?(.+?)[\s?.!]*$",
+    rf"^\s*{_LEAD}(?:(?:and|but|also)\s+)?(?:(?:what|how)\s+about\s+|(?:and|also)\s+)?(.+?)[\s?.!]*$",
     re.IGNORECASE,
 )
-_HAS_OPENER = re.compile(r"^\s*(?:and|also|but|what\s+about|how\s+about)\b", re.IGNORECASE)
+_HAS_OPENER = re.compile(rf"^\s*{_LEAD}(?:and|also|but|what\s+about|how\s+about)\b", re.IGNORECASE)
 _AUX = AUXILIARIES | word_set("am be been shall")
 _PRONOUNS = word_set(
     """
@@ -216,6 +218,8 @@ def swap_noun_phrase(previous: str, question: str, *, names: bool = False) -> st
         # name stands for the thing or a setting of it takes knowing the name, so names are not swapped;
         # a correction ("no, I meant Gazebo") says the name is the thing meant (`names`)
         return None
+    if len(new) == 2 and _bare(new[0]) in DETERMINERS and _bare(new[1]) in _MEASURES:
+        new = [*new, "one"]  # "and the max?" after "what's the default voxel size?": the max voxel size
     if any(_bare(t) in {"one", "ones"} for t in new):
         new = _with_ones(new, replaced)
     owner = next((i for i, t in enumerate(replaced) if _bare(t).endswith(("'s", "\u2019s"))), None)
@@ -225,6 +229,10 @@ def swap_noun_phrase(previous: str, question: str, *, names: bool = False) -> st
     elif _bare(new[0]) not in DETERMINERS and replaced and _bare(replaced[0]) in DETERMINERS:
         new = [replaced[0], *new]  # "and cucumbers?" for "the tomatoes": "the cucumbers"
     return " ".join([*tokens[:start], *new, *tokens[end:]]) + "?"
+
+
+# Words that say which value of a quantity, standing for the quantity ("and the max?").
+_MEASURES = word_set("max maximum min minimum default recommended typical average upper lower")
 
 
 def _is_code(token: str) -> bool:
@@ -284,10 +292,19 @@ def and_phrase(question: str) -> str | None:
 
 
 # "What about on Windows?", "and what about AWS too?": the other thing the previous question is asked of.
-_WHAT_ABOUT = re.compile(r"^\s*(?:and\s+)?(?:what|how)\s+about\s+(.+)$", re.IGNORECASE)
+# "same thing in Isaac Sim?", "same for Unity?": the previous question asked of something else too.
+_WHAT_ABOUT = re.compile(
+    rf"^\s*{_LEAD}(?:and\s+)?(?:(?:what|how)\s+about\s+|(?:the\s+)?same\s+(?:thing\s+|question\s+)?(?:for\s+)?)(.+)$",
+    re.IGNORECASE,
+)
 # "And in Isaac Sim?": only a phrase, which asks the previous question again with that phrase changed.
+# "and when it has to go faster?" is a phrase; "and when is it the wrong choice?" (a question word and
+# its auxiliary) asks a question of its own.
 _AND_PHRASE = re.compile(
-    r"^\s*(?:and|but)\s+((?:in|on|at|with|from|under|inside|using|via|when|if)\s+.+)$", re.IGNORECASE
+    rf"^\s*{_LEAD}(?:and|but)\s+((?:in|on|at|with|from|under|inside|using|via|(?:when|if)(?!\s+(?:"
+    + "|".join(sorted(AUXILIARIES))
+    + r")\b))\s+.+)$",
+    re.IGNORECASE,
 )
 
 

@@ -16,7 +16,14 @@ from lectern.followups import (
     with_previous_topic,
     without_context,
 )
-from lectern.swaps import asked_about, correction, noun_phrase_of, swap_noun_phrase, swap_same_head
+from lectern.swaps import (
+    and_phrase,
+    asked_about,
+    correction,
+    noun_phrase_of,
+    swap_noun_phrase,
+    swap_same_head,
+)
 
 
 @pytest.mark.parametrize(
@@ -1058,3 +1065,302 @@ def test_a_bare_noun_phrase_sharing_the_noun_is_not_read_as_a_correction() -> No
     assert standalone_query("and the z axis?", ["which way does the x axis point on a humanoid?"]) != (
         "which way does the z axis point on a humanoid?"
     )
+
+
+def test_and_with_a_question_word_and_its_auxiliary_is_a_question_not_a_phrase() -> None:
+    # "and when it has to go faster?" is a clause to put in the previous question; "and when is it the
+    # wrong choice?" asks a question of its own, whose "it" is the previous subject
+    assert and_phrase("and when it has to go faster?") == "when it has to go faster"
+    assert and_phrase("and if I need really precise results?") == "if I need really precise results"
+    assert and_phrase("and when is it the wrong choice?") is None
+    assert and_phrase("but if does it crash?") is None
+    query = standalone_query("and when is it the wrong choice?", ["when is Unity a better pick than Gazebo?"])
+    assert query == "and when is Unity the wrong choice (better pick than Gazebo)?"
+
+
+@pytest.mark.parametrize(
+    ("question", "parts"),
+    [
+        ("when is Unity a better pick than Gazebo?", ("Unity", "better pick than Gazebo")),
+        ("why is the robot a hazard near stairs?", ("robot", "hazard near stairs")),
+        # a determiner after a preposition is inside the subject, not what is said of it
+        (
+            "Where is the origin of the robot's body frame usually put?",
+            ("origin of the robot's body frame usually put", ""),
+        ),
+    ],
+)
+def test_a_copula_question_keeps_what_it_says_of_its_subject_out_of_the_subject(
+    question: str, parts: tuple[str, str]
+) -> None:
+    assert subject_parts(question) == parts
+
+
+def test_the_new_one_points_back() -> None:
+    # "the <word> one" before a verb or a small word is another of the thing just talked about
+    assert is_followup("does the new one run on a Mac?")
+    assert standalone_query(
+        "does the new one run on a Mac?", ["what was so bad about the first version of ROS?"]
+    ) == ("does the new one run on a Mac (version of ROS)?")
+    # a numeral before a noun is no pointer
+    assert not is_followup("What is the first one thing to do after installing ROS 2?")
+
+
+@pytest.mark.parametrize(
+    ("previous", "question", "query"),
+    [
+        # a negated auxiliary takes its demonstrative subject like a plain one
+        (
+            "when should the robot redo its whole route instead of just patching the next bit?",
+            "isn't that slow though?",
+            "isn't robot redo its whole route slow though (instead of just patching the next bit)?",
+        ),
+        # a contracted one too, when "that" ends the question or comes before a participle
+        ("What is Gazebo?", "what's that for?", "what's Gazebo for?"),
+        (
+            "What is the Nav2 controller server?",
+            "what's that called?",
+            "what's Nav2 controller server called?",
+        ),
+        # "that step" is the step's: not the subject
+        ("What is Gazebo?", "what's that step for?", "what's the step for (Gazebo)?"),
+    ],
+)
+def test_a_negated_or_contracted_auxiliary_takes_its_demonstrative_subject(
+    previous: str, question: str, query: str
+) -> None:
+    assert standalone_query(question, [previous]) == query
+
+
+def test_a_question_then_a_second_one_pointing_back_is_taken_whole() -> None:
+    previous = "why did they bother making ROS 2, what was wrong with the first one?"
+    assert standalone_query("is it any good on small embedded boards?", [previous]) == (
+        f"is it any good on small embedded boards ({previous.rstrip('?')})?"
+    )
+    # an opening clause that sets the scene still gives the subject
+    assert standalone_query("what does it publish?", ["Once the node is running, what does it publish?"]) == (
+        "what does node publish?"
+    )
+
+
+@pytest.mark.parametrize(
+    ("previous", "question", "query"),
+    [
+        # "that" is what the answer said: the whole question describes it
+        (
+            "what's the hardest part of hooking a language model planner up to a real robot?",
+            "why is that so hard?",
+            "why is that so hard (what's the hardest part of hooking a language model planner up to a real"
+            " robot)?",
+        ),
+        (
+            "what's the best way to stop my robot drifting?",
+            "and why does this work?",
+            "and why does this work (what's the best way to stop my robot drifting)?",
+        ),
+        # after a question about a thing, "that" is the thing
+        ("What is intermittent fasting?", "why does that help?", "why does intermittent fasting help?"),
+        # after a how-to, "that" is still the doing
+        (
+            "How do I build the workspace?",
+            "why does that take so long?",
+            "why does that take so long to build the workspace?",
+        ),
+    ],
+)
+def test_why_of_that_after_a_pick_takes_the_whole_previous_question(
+    previous: str, question: str, query: str
+) -> None:
+    assert standalone_query(question, [previous]) == query
+
+
+def test_would_x_do_leans_on_the_previous_turn() -> None:
+    # "do" for what was just asked: a value or a thing weighed against the previous question
+    assert is_followup("would a 3060 do?")
+    assert standalone_query("would a 3060 do?", ["What's the recommended GPU for Isaac Sim?"]) == (
+        "would a 3060 do (GPU for Isaac Sim)?"
+    )
+    assert is_followup("will 8 gigs do?")
+    # "do" as the question's own verb
+    assert not is_followup("What does the controller manager do?")
+
+
+@pytest.mark.parametrize(
+    ("previous", "question", "query"),
+    [
+        (
+            "What is NITROS?",
+            "does regular ROS 2 have something like it?",
+            "does regular ROS 2 have something like NITROS?",
+        ),
+        ("What is Gazebo?", "is Webots any faster than it?", "is Webots any faster than Gazebo?"),
+    ],
+)
+def test_a_last_it_after_like_or_than_points_back(previous: str, question: str, query: str) -> None:
+    assert is_followup(question)
+    assert standalone_query(question, [previous]) == query
+
+
+@pytest.mark.parametrize(
+    ("previous", "question", "query"),
+    [
+        # help with what was just reported or asked
+        (
+            "my VSLAM loses tracking in dark rooms",
+            "would an IMU help?",
+            "would an IMU help (my VSLAM loses tracking in dark rooms)?",
+        ),
+        (
+            "How do I reduce speech latency?",
+            "would a smaller model help?",
+            "would a smaller model help (speech latency)?",
+        ),
+        # "the <word> one" before an adverb
+        (
+            "What is the difference between Gazebo Classic and Gazebo Harmonic?",
+            "is the old one still supported?",
+            "is the old one still supported (Gazebo Classic and Gazebo Harmonic)?",
+        ),
+    ],
+)
+def test_would_x_help_and_the_old_one_still_lean_on_the_previous_turn(
+    previous: str, question: str, query: str
+) -> None:
+    assert standalone_query(question, [previous]) == query
+
+
+def test_how_does_x_help_stands_alone() -> None:
+    assert not is_followup("How does ROS 2 help?")
+
+
+@pytest.mark.parametrize(
+    ("previous", "question", "query"),
+    [
+        # a word for which value of a quantity stands for the quantity, like "the max one"
+        (
+            "What is the minimum step time for walking?",
+            "and the maximum?",
+            "What is the maximum step time for walking?",
+        ),
+        (
+            "What are the minimum computer specs for this course?",
+            "and the recommended?",
+            "What are the recommended computer specs for this course?",
+        ),
+    ],
+)
+def test_and_the_max_swaps_the_value_not_the_quantity(previous: str, question: str, query: str) -> None:
+    assert standalone_query(question, [previous]) == query
+
+
+def test_one_before_its_noun_is_a_number() -> None:
+    turns = ["What is cuVSLAM?", "does it need a stereo camera?", "what if I only have one camera?"]
+    assert standalone_query(turns[-1], turns[:-1]) == "what if I only have one camera (cuVSLAM)?"
+    # before a word that says how, "one" is still the thing
+    assert standalone_query("how do I cancel one halfway through?", ["What is an action in ROS 2?"]) == (
+        "how do I cancel action in ROS 2 halfway through?"
+    )
+
+
+def test_a_superlative_names_no_topic() -> None:
+    assert is_followup("what's the hardest part?")
+    assert standalone_query("what's the hardest part?", ["What is sim-to-real transfer?"]) == (
+        "what's the hardest part (sim-to-real transfer)?"
+    )
+    assert not is_followup("What is the best physics engine for humanoid robots?")
+
+
+def test_a_third_turn_keeps_what_the_second_ones_pronoun_stood_for() -> None:
+    turns = ["How do I install Isaac Sim?", "what GPU do I need for it?", "and how much RAM?"]
+    assert standalone_query(turns[-1], turns[:-1]) == "and how much RAM (GPU, Isaac Sim)?"
+
+
+def test_why_not_x_leans_on_the_previous_turn() -> None:
+    assert is_followup("why not Cyclone?")
+    assert standalone_query("why not Cyclone?", ["Which DDS does ROS 2 use by default?"]) == (
+        "why not Cyclone (ROS 2 DDS by default)?"
+    )
+
+
+def test_make_x_do_y_leans_on_x() -> None:
+    assert subject_parts("How do I make the robot turn its head toward the speaker?") == (
+        "robot",
+        "turn its head toward the speaker",
+    )
+    # a phrase with a preposition before the verb is no plain "make X do"
+    assert (
+        subject_parts("How do I make my Python ROS 2 node runnable with ros2 run?")[0]
+        != "Python ROS 2 node runnable with ros2"
+    )
+
+
+@pytest.mark.parametrize(
+    ("previous", "question", "query"),
+    [
+        (
+            "Whisper is too slow on my laptop",
+            "what about running it on the GPU?",
+            "what about running it on the GPU (Whisper is too slow on my laptop)?",
+        ),
+        (
+            "Isaac Sim crashes on startup with a Vulkan error",
+            "and if that doesn't help?",
+            "and if that doesn't help (Isaac Sim crashes on startup with a Vulkan error)?",
+        ),
+        # after a question the phrase still goes into it
+        ("How do I install ROS 2 on Ubuntu?", "what about on Windows?", "How do I install ROS 2 on Windows?"),
+    ],
+)
+def test_what_about_after_a_report_is_asked_after_the_report(
+    previous: str, question: str, query: str
+) -> None:
+    assert standalone_query(question, [previous]) == query
+
+
+@pytest.mark.parametrize(
+    ("previous", "question", "query"),
+    [
+        (
+            "How do I spawn a robot in Gazebo?",
+            "same thing in Isaac Sim?",
+            "How do I spawn a robot in Isaac Sim?",
+        ),
+        ("How accurate is Whisper?", "compared to Vosk?", "How accurate is Whisper compared to Vosk?"),
+        (
+            "How do I install ROS 2 on Ubuntu?",
+            "ok, what about on Windows?",
+            "How do I install ROS 2 on Windows?",
+        ),
+        ("What is Vosk?", "ok and Whisper?", "ok and Whisper (Vosk)?"),
+    ],
+)
+def test_same_thing_compared_to_and_a_lead_word_before_an_opener(
+    previous: str, question: str, query: str
+) -> None:
+    assert is_followup(question)
+    assert standalone_query(question, [previous]) == query
+
+
+def test_a_bare_that_after_what_does_x_do_is_the_doing() -> None:
+    previous = "What does the robot do when the user is silent?"
+    assert (
+        standalone_query("can I change that?", [previous]) == f"can I change that ({previous.rstrip('?')})?"
+    )
+    # after "what does X do?" alone, "that" is still the thing
+    assert standalone_query("why is that useful?", ["What does cuVSLAM do?"]) == "why is cuVSLAM useful?"
+
+
+@pytest.mark.parametrize(
+    ("question", "query"),
+    [
+        ("any cheaper option?", "any cheaper option (course GPU)?"),
+        ("can I use an AMD card instead?", "can I use an AMD card instead (course GPU)?"),
+    ],
+)
+def test_a_comparative_or_instead_weighs_against_the_previous_turn(question: str, query: str) -> None:
+    assert is_followup(question)
+    assert standalone_query(question, ["Which GPU does the course recommend?"]) == query
+
+
+def test_a_comparison_that_names_its_things_stands_alone() -> None:
+    assert not is_followup("Is Isaac Sim faster than Gazebo for training policies?")
