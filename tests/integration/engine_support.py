@@ -11,6 +11,7 @@ from lectern.engine import Engine
 from lectern.index import open_index
 from lectern.ingest.manifest import Manifest
 from lectern.ingest.pipeline import IngestPipeline
+from lectern.models import Chunk, content_hash
 from lectern.retrieval import Retriever
 from lectern.sentences import SentenceVectors
 from lectern.settings import Settings
@@ -31,3 +32,15 @@ def ingested_engine(settings: Settings, folders: Sequence[Path], *, sentences: b
     ).ingest_paths(list(folders))
     index.optimize()
     return Engine(Retriever(embedder, index, settings), create_writer(settings, embedder=embedder), settings)
+
+
+def bare_chunk(text: str, path: str, index: int) -> Chunk:
+    """A chunk of `text` with no title or headings, keyed by its content hash: the index tests' rows."""
+    return Chunk(
+        text=text,
+        content_hash=content_hash(text),
+        chunk_index=index,
+        token_count=len(text.split()),
+        title="",
+        source_path=path,
+    )

@@ -28,7 +28,8 @@ from lectern.index.pgvector_index import PgVectorIndex
 from lectern.index.pgvector_sql import where_clause
 from lectern.index.qdrant_connect import Connection
 from lectern.index.qdrant_index import QdrantIndex
-from lectern.models import Chunk, SearchHit, content_hash
+from lectern.models import Chunk, SearchHit
+from tests.integration.engine_support import bare_chunk as chunk
 from tests.integration.test_index_engines import DIM, INFO
 from tests.services import unique_name
 
@@ -73,17 +74,6 @@ def tied_chunks() -> tuple[list[Chunk], NDArray[np.float32]]:
 
 def unit(v: NDArray[Any]) -> NDArray[np.float32]:
     return (v / np.linalg.norm(v)).astype(np.float32)
-
-
-def chunk(text: str, path: str, index: int) -> Chunk:
-    return Chunk(
-        text=text,
-        content_hash=content_hash(text),
-        chunk_index=index,
-        token_count=len(text.split()),
-        title="",
-        source_path=path,
-    )
 
 
 CHUNKS, VECTORS = tied_chunks()

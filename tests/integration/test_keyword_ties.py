@@ -14,7 +14,8 @@ import pytest
 
 from lectern.index.lancedb_index import LanceDBIndex, _collect, _keywords_now
 from lectern.index.lancedb_keywords import KeywordCache
-from lectern.models import Chunk, SearchHit, SearchModeName, content_hash
+from lectern.models import Chunk, SearchHit, SearchModeName
+from tests.integration.engine_support import bare_chunk as chunk
 from tests.integration.test_index_engines import INFO, axis
 
 pytestmark = pytest.mark.integration
@@ -46,17 +47,6 @@ def tied_chunks() -> tuple[list[Chunk], np.ndarray]:
         chunks.append(chunk(f"{text} f{k}", f"filler{k % 5}.md", k))
         vectors.append(axis(3 + k % 5, tilt=k % 3))
     return chunks, np.stack(vectors)
-
-
-def chunk(text: str, path: str, index: int) -> Chunk:
-    return Chunk(
-        text=text,
-        content_hash=content_hash(text),
-        chunk_index=index,
-        token_count=len(text.split()),
-        title="",
-        source_path=path,
-    )
 
 
 def served_by(root: Path, path: str, ann_min_rows: int = 1000) -> LanceDBIndex:
