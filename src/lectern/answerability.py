@@ -18,7 +18,9 @@ single lexical rule decides. The signals, all computed from what retrieval alrea
   sun. Which type of 3D camera will struggle there?") adds words no passage uses, though the passages
   answer the question sentence: a question of several sentences is covered as well as its best-covered
   sentence (`sentence_parts`). The missing-word signals still read the whole question, so a name the
-  collection lacks weighs wherever it stands;
+  collection lacks weighs wherever it stands. So is a question of one sentence that opens with a
+  phrase framing its request ("For the learning exercises, how much of the grade goes to the code?"):
+  as well as its best-covered clause (`clause_parts`);
 - whether the best passage's headings name the question's topic;
 - how long the question is beyond ten words (`q_words`): every word a reader adds ("I'm trying to
   plan my last few weeks...") pulls the question's vector away from the passage that answers it, so a
@@ -338,6 +340,29 @@ def sentence_parts(question: str) -> list[str]:
     return named if len(named) >= 2 else []
 
 
+# A question that opens with a phrase or clause framing its request ("For the learning exercises, how
+# much of the grade ...?", "If I'm streaming camera frames ..., which delivery setting ...?") is cut
+# where the request begins: at a comma before a question word, "so" or "but", at ";" or a dash.
+_FRAMING = re.compile(
+    r"(?:for|if|in|when|whenever|once|beyond|besides|apart from|aside from|after|before|while|with|"
+    r"without|since|because|as|although|though|on|at|during|unless|until|given|to)\b",
+    re.I,
+)
+_ASKS = r"(?:so|but|what|how|why|which|where|when|who|should|can|could|do|does|did|is|are|will|would)"
+_CLAUSE_END = re.compile(rf"\s*;\s+|\s+[-\u2013\u2014]+\s+|,\s+(?={_ASKS}\b)", re.I)
+
+
+def clause_parts(question: str) -> list[str]:
+    """The clauses of a question that opens with a framing phrase or clause (`_FRAMING`) before its
+    request, each naming `PART_TERMS` topic words or more; [] for any other question. A situation told
+    as a clause of its own ("my humanoid has to climb stairs, how do I ...?") is not cut: there the
+    situation often is the topic, and near misses were answered. Brackets: as `sentence_parts`."""
+    if "(" in question or not _FRAMING.match(question.strip()):
+        return []
+    named = [p for p in _CLAUSE_END.split(question.strip()) if len(question_terms(p)) >= PART_TERMS]
+    return named if len(named) >= 2 else []
+
+
 @dataclass(frozen=True)
 class Signals:
     values: tuple[float, ...]
@@ -410,7 +435,7 @@ def signals(
             heading += weight
     cov_share = cov / total if terms else 1.0
     cov_top1_share = cov_top1 / total if terms else 1.0
-    for part in sentence_parts(question):
+    for part in sentence_parts(question) or clause_parts(question):
         part_terms = question_terms(part)
         part_weights = [WORD_WEIGHT + rarity(w) for w, _ in part_terms]
         part_total = sum(part_weights) or 1.0

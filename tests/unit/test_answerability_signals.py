@@ -18,6 +18,7 @@ from lectern.answerability import (
     Signals,
     StepFunction,
     _with_root,
+    clause_parts,
     is_compound,
     load_model,
     rarity,
@@ -128,6 +129,46 @@ def test_sentence_parts() -> None:
     assert sentence_parts("Is Gazebo vs. Unity better for lidar sensors?") == []
     # a follow-up's query carries the previous question in brackets: left whole
     assert sentence_parts("how do I stop it? (my robot arm shakes. it hits the table)") == []
+
+
+def test_clause_parts() -> None:
+    # a phrase or clause framing the request is cut where the request begins
+    assert clause_parts("For the lidar exercises, how much of the grade goes to the write-up?") == [
+        "For the lidar exercises",
+        "how much of the grade goes to the write-up?",
+    ]
+    assert clause_parts("If my camera frames arrive too fast, which delivery setting should I use?") == [
+        "If my camera frames arrive too fast",
+        "which delivery setting should I use?",
+    ]
+    assert clause_parts("When my two ROS nodes start on two laptops - which network setting matters?") == [
+        "When my two ROS nodes start on two laptops",
+        "which network setting matters?",
+    ]
+    # a comma before no question word is no cut ("like a drawer")
+    assert clause_parts("For a sliding part, like a drawer, which joint type fits the slide?") == [
+        "For a sliding part, like a drawer",
+        "which joint type fits the slide?",
+    ]
+    # a situation told as a clause of its own is not cut: there it often is the topic
+    assert clause_parts("my humanoid has to climb stairs, how do I plan where each foot lands?") == []
+    assert clause_parts("How do I simulate lidar in Gazebo?") == []
+    # a part naming fewer than two topic words is no part; one part is no split
+    assert clause_parts("For Gazebo lidar sensors, why?") == []
+    # a follow-up's query carries the previous question in brackets: left whole
+    assert clause_parts("For my arm, how do I stop it? (my robot arm shakes, it hits the table)") == []
+
+
+def test_a_framed_question_is_covered_as_well_as_its_request() -> None:
+    framed = "For my grandmother's birthday party, how does Gazebo simulate lidar sensors?"
+    plain = "How does Gazebo simulate lidar sensors for my grandmother's birthday party?"
+    s_framed = signals(framed, PASSAGES, None, None, known=lambda w: True)
+    s_plain = signals(plain, PASSAGES, None, None, known=lambda w: True)
+    assert s_framed.as_dict()["cov"] == 1.0
+    assert s_plain.as_dict()["cov"] < 1.0
+    # the missing-word signals still read the whole question
+    assert s_framed.missing == s_plain.missing
+    assert s_framed.missing
 
 
 def test_sentence_signals_use_the_best_sentence() -> None:
