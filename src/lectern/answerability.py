@@ -418,8 +418,18 @@ def signals(
     heading_terms = stem_terms(" ".join(top[0].chunk.heading_hierarchy)) if top else frozenset()
     heading_text = " ".join(top[0].chunk.heading_hierarchy).lower() if top else ""
     hyphenless = frozenset().union(*map(_hyphenless, per_passage))
+    top1_hyphenless = _hyphenless(per_passage[0]) if per_passage else frozenset()
+
+    def found(word: str) -> tuple[bool, bool]:
+        """Whether the passages contain `word`, and whether the best one does."""
+        in_top1 = bool(per_passage) and _present(word, per_passage[0], texts[0], top1_hyphenless)
+        return _present(word, everything, all_text, hyphenless), in_top1
+
+    # each word looked up once: a question's sentences or clauses reuse the whole question's words
+    seen_words: dict[str, tuple[bool, bool]] = {}
     for (word, name), weight in zip(terms, weights, strict=True):
-        if _present(word, everything, all_text, hyphenless):
+        in_all, in_top1 = seen_words[word] = found(word)
+        if in_all:
             cov += weight
         else:
             missing.append(word)
@@ -429,7 +439,7 @@ def signals(
                 miss_unknown = max(miss_unknown, rarity(word))
                 if name:
                     miss_name_unknown = 1.0
-        if per_passage and _present(word, per_passage[0], texts[0], _hyphenless(per_passage[0])):
+        if in_top1:
             cov_top1 += weight
         if _present(word, heading_terms, heading_text, _hyphenless(heading_terms)):
             heading += weight
@@ -441,9 +451,10 @@ def signals(
         part_total = sum(part_weights) or 1.0
         covered = top1 = 0.0
         for (word, _), weight in zip(part_terms, part_weights, strict=True):
-            if _present(word, everything, all_text, hyphenless):
+            in_all, in_top1 = seen_words[word] if word in seen_words else found(word)
+            if in_all:
                 covered += weight
-            if per_passage and _present(word, per_passage[0], texts[0], _hyphenless(per_passage[0])):
+            if in_top1:
                 top1 += weight
         cov_share = max(cov_share, covered / part_total)
         cov_top1_share = max(cov_top1_share, top1 / part_total)
