@@ -60,10 +60,9 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
-from common import build
+from common import single_turn_searches
 from lectern import answerability
 
-BOOKS = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "textbooks"
 _SHIPPED = answerability.sentence_parts
 _CLAUSES = answerability.clause_parts  # kept: "ask, lead" below
 _ASK = r"(?:what|what's|how|why|which|where|when|who|should|can|could|do|does|did|is|are|will|would)"
@@ -127,37 +126,27 @@ def replay(paths: list[Path]) -> None:
         books = json.loads(path.read_text())["rows"]
         counts: dict[str, list[int]] = {v: [0, 0, 0, 0] for v in parts}
         changed: dict[str, list[str]] = {v: [] for v in parts}
-        for book, rows in books.items():
-            engine = build(BOOKS / f"textbook-{book.rsplit('-', 1)[1]}")[0]
-            model = answerability.load_model(engine.retriever.embedder.name)
-            assert model is not None
-            for r in rows:
-                if len(r["turns"]) != 1:
-                    continue
-                query = r["search_query"] or r["question"]
-                result = engine.retriever.retrieve_sync(engine.retriever.params(query, top_k=5))
-                if not result.hits:
-                    continue
-                base_p = None
-                for name, fn in parts.items():
-                    answerability.sentence_parts = fn  # type: ignore[assignment]
-                    answerability.clause_parts = _none  # type: ignore[assignment]
-                    try:
-                        p = model.probability(engine._signals(query, result))
-                    finally:
-                        answerability.sentence_parts = _SHIPPED  # type: ignore[assignment]
-                        answerability.clause_parts = _CLAUSES  # type: ignore[assignment]
-                    if base_p is None:
-                        base_p = p
-                    c = counts[name]
-                    if r["kind"] == "in_scope":
-                        c[0] += p >= model.threshold
-                        c[1] += p >= model.threshold and bool(r["relevant_top5"])
-                    else:
-                        c[2] += p < model.threshold
-                        c[3] += 1
-                    if (p >= model.threshold) != (base_p >= model.threshold) or abs(p - base_p) > 0.1:
-                        changed[name].append(f"{r['id']} {r['kind']} {base_p:.2f}->{p:.2f} {r['question']}")
+        for engine, model, r, query, result in single_turn_searches(books):
+            base_p = None
+            for name, fn in parts.items():
+                answerability.sentence_parts = fn  # type: ignore[assignment]
+                answerability.clause_parts = _none  # type: ignore[assignment]
+                try:
+                    p = model.probability(engine._signals(query, result))
+                finally:
+                    answerability.sentence_parts = _SHIPPED  # type: ignore[assignment]
+                    answerability.clause_parts = _CLAUSES  # type: ignore[assignment]
+                if base_p is None:
+                    base_p = p
+                c = counts[name]
+                if r["kind"] == "in_scope":
+                    c[0] += p >= model.threshold
+                    c[1] += p >= model.threshold and bool(r["relevant_top5"])
+                else:
+                    c[2] += p < model.threshold
+                    c[3] += 1
+                if (p >= model.threshold) != (base_p >= model.threshold) or abs(p - base_p) > 0.1:
+                    changed[name].append(f"{r['id']} {r['kind']} {base_p:.2f}->{p:.2f} {r['question']}")
         for name, (a, a5, refused, unanswerable) in counts.items():
             print(
                 f"{path.stem:16} {name:16} in-scope answered {a} (relevant in top 5: {a5}), "

@@ -22,6 +22,7 @@ from lectern.settings import Settings, load_settings
 from lectern.writers import create_writer
 
 RESULTS = Path(__file__).parent / "results"
+TEXTBOOKS = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "textbooks"
 
 
 class _MiniLMShim:
@@ -133,6 +134,27 @@ def pin_keyword_path(index: Any, path: str) -> None:
         raise SystemExit(f"{KEYWORD_PATH_VARIABLE}=memory: the table's FTS index does not qualify")
     index._keywords._seen = snapshot.version
     index._keywords._held = (snapshot.version, built)
+
+
+def single_turn_searches(
+    books: dict[str, list[dict[str, Any]]],
+) -> Iterator[tuple[Engine, Any, dict[str, Any], str, Any]]:
+    """The single-turn rows of a bench/answer_quality.py result (its "rows": question set -> rows, the
+    set named after its textbook) with their searches run again: (engine, answerability model, row, the
+    query the engine searched, the search). Rows whose search finds nothing are left out."""
+    from lectern import answerability
+
+    for book, rows in books.items():
+        engine = build(TEXTBOOKS / f"textbook-{book.rsplit('-', 1)[1]}")[0]
+        model = answerability.load_model(engine.retriever.embedder.name)
+        assert model is not None
+        for r in rows:
+            if len(r["turns"]) != 1:
+                continue
+            query = r["search_query"] or r["question"]
+            result = engine.retriever.retrieve_sync(engine.retriever.params(query, top_k=5))
+            if result.hits:
+                yield engine, model, r, query, result
 
 
 def read_jsonl(path: Path) -> Iterator[dict[str, Any]]:

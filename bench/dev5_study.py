@@ -91,10 +91,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from common import build
+from common import single_turn_searches
 from lectern import answerability, word_frequency
 
-BOOKS = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "textbooks"
 EVERYDAY = (5.0, 5.5, 6.0)
 _QUESTION_TERMS = answerability.question_terms  # as shipped: `everyday` swaps the module's in and out
 
@@ -139,36 +138,26 @@ def everyday(paths: list[Path]) -> None:
         counts = {
             z: [0, 0, 0, 0] for z in (0.0, *EVERYDAY)
         }  # answered, top 5 answered, refused, unanswerable
-        for book, rows in books.items():
-            engine = build(BOOKS / f"textbook-{book.rsplit('-', 1)[1]}")[0]
-            model = answerability.load_model(engine.retriever.embedder.name)
-            assert model is not None
-            for r in rows:
-                if len(r["turns"]) != 1:
-                    continue
-                query = r["search_query"] or r["question"]
-                result = engine.retriever.retrieve_sync(engine.retriever.params(query, top_k=5))
-                if not result.hits:
-                    continue
-                full = engine._signals(query, result)
-                for z, c in counts.items():
-                    values = list(full.values)
-                    if z:
-                        answerability.question_terms = lambda q, z=z: _without_everyday(q, z)  # type: ignore[misc]
-                        try:
-                            reduced = engine._signals(query, result)
-                        finally:
-                            answerability.question_terms = original
-                        for feature in ("cov", "cov_top1", "heading"):
-                            i = answerability.FEATURES.index(feature)
-                            values[i] = reduced.values[i]
-                    p = model.probability(answerability.Signals(tuple(values), full.missing, full.unknown))
-                    if r["kind"] == "in_scope":
-                        c[0] += p >= model.threshold
-                        c[1] += p >= model.threshold and bool(r["relevant_top5"])
-                    else:
-                        c[2] += p < model.threshold
-                        c[3] += 1
+        for engine, model, r, query, result in single_turn_searches(books):
+            full = engine._signals(query, result)
+            for z, c in counts.items():
+                values = list(full.values)
+                if z:
+                    answerability.question_terms = lambda q, z=z: _without_everyday(q, z)  # type: ignore[misc]
+                    try:
+                        reduced = engine._signals(query, result)
+                    finally:
+                        answerability.question_terms = original
+                    for feature in ("cov", "cov_top1", "heading"):
+                        i = answerability.FEATURES.index(feature)
+                        values[i] = reduced.values[i]
+                p = model.probability(answerability.Signals(tuple(values), full.missing, full.unknown))
+                if r["kind"] == "in_scope":
+                    c[0] += p >= model.threshold
+                    c[1] += p >= model.threshold and bool(r["relevant_top5"])
+                else:
+                    c[2] += p < model.threshold
+                    c[3] += 1
         for z, (a, a5, refused, unanswerable) in counts.items():
             label = f"zipf >= {z}" if z else "as shipped"
             print(
