@@ -83,6 +83,9 @@ _DOCUMENT_WORDS = frozenset({"book", "textbook", "course", "chapter", "tutorial"
 # Latin abbreviations a reader writes between the topic's words ("e.g. PPO"): read as a dotted name, "e.g"
 # would be matched by its parts anywhere ("eg" in "leg").
 _ABBREVIATIONS = frozenset({"e.g", "i.e", "eg", "ie", "etc", "cf", "viz"})
+# "per" makes a rate ("messages per second", "readings per sweep"); the documents write "/s", "Hz" or
+# "each": a preposition, no topic (the stop words have "via" and "vs" but not it).
+_RATE_WORDS = frozenset({"per"})
 # Small numbers as a reader writes them and as the documents may ("five seconds", "5 seconds").
 _SMALL_NUMBERS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
 _NUMBER_WORDS = {word: str(i) for i, word in enumerate((*_SMALL_NUMBERS, "eleven", "twelve"))}
@@ -149,7 +152,13 @@ def question_terms(question: str) -> list[tuple[str, bool]]:
     out: list[tuple[str, bool]] = []
     for word in tokens:
         key = word.lower()
-        if key in seen or key in GENERIC_WORDS or key in _DOCUMENT_WORDS or key in _ABBREVIATIONS:
+        if (
+            key in seen
+            or key in GENERIC_WORDS
+            or key in _DOCUMENT_WORDS
+            or key in _ABBREVIATIONS
+            or key in _RATE_WORDS
+        ):
             continue
         seen.add(key)
         out.append((word, is_name(word, first=word == first)))

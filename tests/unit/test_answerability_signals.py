@@ -275,6 +275,16 @@ def test_latin_abbreviations_are_not_the_topic() -> None:
     assert s.missing == ("PPO", "quickly")
 
 
+def test_per_of_a_rate_is_not_the_topic() -> None:
+    s = signals(
+        "How many scans per minute does the lidar publish?",
+        [hit("The lidar publishes scans at 10 Hz.", 0.5)],
+        None,
+        None,
+    )
+    assert s.missing == ("minute",)
+
+
 def test_a_small_number_counts_in_words_or_digits() -> None:
     digits = [hit("Planning takes 5 seconds on the 3 cards.", 0.5)]
     s = signals("Why does planning take five seconds on three cards?", digits, None, None)
