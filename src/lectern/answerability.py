@@ -162,7 +162,18 @@ def question_terms(question: str) -> list[tuple[str, bool]]:
             continue
         seen.add(key)
         out.append((word, is_name(word, first=word == first)))
+    if not question.isupper():
+        # "a CAN bus", "the IT team": an acronym the stop words would drop as "can", "it"
+        for word in _STOP_ACRONYM.findall(question):
+            if word.lower() not in seen:
+                seen.add(word.lower())
+                out.append((word, True))
     return out
+
+
+# Stop words that, written in capitals, are acronyms ("CAN bus", "IT", "US", "OR" for operations
+# research, "AM" radio); not those a reader capitalises for emphasis ("NOT", "DO", "ALL", "ONLY").
+_STOP_ACRONYM = re.compile(r"\b(?:CAN|IT|US|OR|AM|AS)\b")
 
 
 _COMPOUND = re.compile(r"[a-z][_./][a-z0-9]|[a-z]\d|\d[a-z]", re.I)

@@ -22,6 +22,7 @@ from lectern.answerability import (
     is_compound,
     load_model,
     measures_asked,
+    question_terms,
     rarity,
     sentence_parts,
     signals,
@@ -273,6 +274,22 @@ def test_words_for_the_book_itself_are_not_the_topic() -> None:
 def test_latin_abbreviations_are_not_the_topic() -> None:
     s = signals("How do I train a policy, e.g. PPO, i.e. quickly?", [hit("A policy.", 0.5)], None, None)
     assert s.missing == ("PPO", "quickly")
+
+
+def test_a_stop_word_in_capitals_is_an_acronym() -> None:
+    passages = [hit("Read the motor controllers on a bus.", 0.5)]
+    s = signals(
+        "How can I read the motor controllers over a CAN bus?",
+        passages,
+        None,
+        None,
+        known=lambda w: w != "CAN",
+    )
+    assert s.missing == ("CAN",)
+    assert s.as_dict()["miss_name_unknown"] == 1.0
+    # as a plain word, or in a question shouted in capitals, it is the stop word
+    assert signals("Can I read the motor controllers over a bus?", passages, None, None).missing == ()
+    assert question_terms("HOW CAN I READ THE BUS?") == [("READ", True), ("BUS", True)]
 
 
 def test_per_of_a_rate_is_not_the_topic() -> None:
