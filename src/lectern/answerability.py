@@ -83,6 +83,9 @@ _DOCUMENT_WORDS = frozenset({"book", "textbook", "course", "chapter", "tutorial"
 # Latin abbreviations a reader writes between the topic's words ("e.g. PPO"): read as a dotted name, "e.g"
 # would be matched by its parts anywhere ("eg" in "leg").
 _ABBREVIATIONS = frozenset({"e.g", "i.e", "eg", "ie", "etc", "cf", "viz"})
+# "per" makes a rate ("messages per second", "readings per sweep"); the documents write "/s", "Hz" or
+# "each": a preposition, no topic (the stop words have "via" and "vs" but not it).
+_RATE_WORDS = frozenset({"per"})
 # Small numbers as a reader writes them and as the documents may ("five seconds", "5 seconds").
 _SMALL_NUMBERS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
 _NUMBER_WORDS = {word: str(i) for i, word in enumerate((*_SMALL_NUMBERS, "eleven", "twelve"))}
@@ -149,11 +152,28 @@ def question_terms(question: str) -> list[tuple[str, bool]]:
     out: list[tuple[str, bool]] = []
     for word in tokens:
         key = word.lower()
-        if key in seen or key in GENERIC_WORDS or key in _DOCUMENT_WORDS or key in _ABBREVIATIONS:
+        if (
+            key in seen
+            or key in GENERIC_WORDS
+            or key in _DOCUMENT_WORDS
+            or key in _ABBREVIATIONS
+            or key in _RATE_WORDS
+        ):
             continue
         seen.add(key)
         out.append((word, is_name(word, first=word == first)))
+    if not question.isupper():
+        # "a CAN bus", "the IT team": an acronym the stop words would drop as "can", "it"
+        for word in _STOP_ACRONYM.findall(question):
+            if word.lower() not in seen:
+                seen.add(word.lower())
+                out.append((word, True))
     return out
+
+
+# Stop words that, written in capitals, are acronyms ("CAN bus", "IT", "US", "OR" for operations
+# research, "AM" radio); not those a reader capitalises for emphasis ("NOT", "DO", "ALL", "ONLY").
+_STOP_ACRONYM = re.compile(r"\b(?:CAN|IT|US|OR|AM|AS)\b")
 
 
 _COMPOUND = re.compile(r"[a-z][_./][a-z0-9]|[a-z]\d|\d[a-z]", re.I)
@@ -363,6 +383,26 @@ def clause_parts(question: str) -> list[str]:
     return named if len(named) >= 2 else []
 
 
+# Adjectives that, after "how", ask for a measure ("how far can it see", "how big is its outline"): the
+# documents answer with the number and its noun ("range: 30 m", "footprint"), seldom with the adjective.
+_MEASURES = frozenset(
+    {
+        "long", "far", "big", "fast", "heavy", "wide", "tall", "large", "high", "close", "old", "deep",
+        "strong", "hard", "quickly", "accurate", "precise", "small", "low", "short", "loud", "bright",
+        "hot", "warm", "cold", "soon", "late", "early", "stiff", "smooth", "thick", "thin", "narrow",
+    }
+)  # fmt: skip
+_HOW_MEASURE = re.compile(r"\bhow\s+([a-z]+)\b", re.I)
+
+
+def measures_asked(question: str) -> frozenset[str]:
+    """The adjectives of the question that follow "how" and ask for a measure ("how far", "how big"),
+    lower-cased: a passage that gives the measure need not use the adjective."""
+    return frozenset(
+        m.group(1).lower() for m in _HOW_MEASURE.finditer(question) if m.group(1).lower() in _MEASURES
+    )
+
+
 @dataclass(frozen=True)
 class Signals:
     values: tuple[float, ...]
@@ -408,8 +448,6 @@ def signals(
     everything = frozenset().union(*per_passage) if per_passage else frozenset()
     texts = [h.chunk.search_text.lower() for h in top]
     all_text = "\n".join(texts)
-    weights = [WORD_WEIGHT + rarity(w) for w, _ in terms]
-    total = sum(weights) or 1.0
     cov = cov_top1 = heading = 0.0
     missing: list[str] = []
     unknown: list[str] = []
@@ -427,8 +465,18 @@ def signals(
 
     # each word looked up once: a question's sentences or clauses reuse the whole question's words
     seen_words: dict[str, tuple[bool, bool]] = {}
+    asked = measures_asked(question)
+    if asked:
+        # "how far", "how big": the word asks for a quantity the passages give as a number ("30 m",
+        # "0.5 m radius"); missing, it is no part of the topic (present, it counts like any word).
+        for word, _ in terms:
+            if word.lower() in asked:
+                seen_words[word] = found(word)
+        terms = [(w, n) for w, n in terms if w.lower() not in asked or seen_words[w][0]]
+    weights = [WORD_WEIGHT + rarity(w) for w, _ in terms]
+    total = sum(weights) or 1.0
     for (word, name), weight in zip(terms, weights, strict=True):
-        in_all, in_top1 = seen_words[word] = found(word)
+        in_all, in_top1 = seen_words[word] = seen_words[word] if word in seen_words else found(word)
         if in_all:
             cov += weight
         else:
@@ -446,7 +494,11 @@ def signals(
     cov_share = cov / total if terms else 1.0
     cov_top1_share = cov_top1 / total if terms else 1.0
     for part in sentence_parts(question) or clause_parts(question):
-        part_terms = question_terms(part)
+        part_terms = [
+            (w, n)
+            for w, n in question_terms(part)
+            if w.lower() not in asked or w not in seen_words or seen_words[w][0]
+        ]
         part_weights = [WORD_WEIGHT + rarity(w) for w, _ in part_terms]
         part_total = sum(part_weights) or 1.0
         covered = top1 = 0.0

@@ -48,7 +48,7 @@ def misspelt(text: str) -> bool:
 
 
 def _respelt_word(word: str, knows: KnownTerm) -> str:
-    if word_frequency.zipf(word) >= RARE or knows(word):
+    if word_frequency.zipf(word) >= RARE or knows(word) or _inflected(word):
         return word
     slips = word_frequency.plain_zipfs(_one_slip(word))  # one query for all of them
     scored = sorted(((z, c) for c, z in slips.items()), reverse=True)
@@ -59,6 +59,29 @@ def _respelt_word(word: str, knows: KnownTerm) -> str:
         if zipf >= EVERYDAY or knows(candidate):
             return candidate
     return word
+
+
+# A consonant after a single vowel (after a consonant) at the end of a base: "-ed" and "-ing" often double
+# it ("stop": "stopped", "occur": "occurred"), so "stoped", "occured", "begining" are slips, not words.
+_DOUBLES = re.compile(r"(?:^|[^aeiou])[aeiou][b-df-hj-np-tvz]$")
+
+
+def _inflected(word: str) -> bool:
+    """Whether the word is an everyday word (zipf `RARE` or more) with a regular ending: wordfreq counts
+    each form apart, so a real word's rarer forms ("patching", "copes") read as rare as a slip
+    ("patching" 2.9, "patch" 4.2). Not where "-ed" or "-ing" would have doubled the last letter."""
+    bases: list[str] = []
+    if word.endswith("s") and not word.endswith("ss"):
+        bases += [word[:-1], word[:-2]] if word.endswith("es") else [word[:-1]]
+    for ending in ("ed", "ing"):
+        if word.endswith(ending):
+            stem = word[: -len(ending)]
+            if not _DOUBLES.search(stem) and stem[-2:-1] != stem[-1:]:  # "comming" is no form of "comm"
+                bases.append(stem)
+            # "coping": "cope"; not "runing" ("rune"), a slip of "running" as "run" is the commoner word
+            if word_frequency.zipf(stem + "e") > word_frequency.zipf(stem):
+                bases.append(stem + "e")
+    return any(len(b) >= 3 and word_frequency.zipf(b) >= RARE for b in bases)
 
 
 def _one_slip(word: str) -> set[str]:

@@ -21,6 +21,8 @@ from lectern.answerability import (
     clause_parts,
     is_compound,
     load_model,
+    measures_asked,
+    question_terms,
     rarity,
     sentence_parts,
     signals,
@@ -59,6 +61,26 @@ def test_a_missing_everyday_word_still_weighs_in_coverage() -> None:
     keep, gazebo, lidar = rarity("keep"), rarity("Gazebo"), rarity("lidar")
     expected = 1 - (WORD_WEIGHT + keep) / (3 * WORD_WEIGHT + keep + gazebo + lidar)
     assert s.as_dict()["cov"] == pytest.approx(expected)
+
+
+def test_an_adjective_that_asks_for_a_measure_is_no_topic_word_when_missing() -> None:
+    assert measures_asked("How far can the laser see, and how big is it?") == {"far", "big"}
+    assert measures_asked("How does a far-field microphone work?") == frozenset()
+    assert measures_asked("How many lidar beams?") == frozenset()  # "many" is no topic word anyway
+    # Missing, "far" neither lowers coverage nor is reported missing ...
+    s = signals("How far can Gazebo lidar see?", PASSAGES, None, None, known=lambda w: True)
+    assert "far" not in s.missing
+    plain = signals("Can Gazebo lidar see?", PASSAGES, None, None, known=lambda w: True)
+    assert s.as_dict()["cov"] == plain.as_dict()["cov"]
+    # ... while a missing "far" anywhere else in the question still counts.
+    s = signals("Can Gazebo lidar see far?", PASSAGES, None, None, known=lambda w: True)
+    assert "far" in s.missing
+    # Present in the passages, the word counts like any other.
+    near = [*PASSAGES, hit("The lidar reaches far: 30 m.", 0.4)]
+    s = signals("How far can Gazebo lidar fly?", near, None, None, known=lambda w: True)
+    assert s.missing == ("fly",)
+    weights = {w: WORD_WEIGHT + rarity(w) for w in ("far", "Gazebo", "lidar", "fly")}
+    assert s.as_dict()["cov"] == pytest.approx(1 - weights["fly"] / sum(weights.values()))
 
 
 def test_compound_names_must_appear_as_written() -> None:
@@ -252,6 +274,32 @@ def test_words_for_the_book_itself_are_not_the_topic() -> None:
 def test_latin_abbreviations_are_not_the_topic() -> None:
     s = signals("How do I train a policy, e.g. PPO, i.e. quickly?", [hit("A policy.", 0.5)], None, None)
     assert s.missing == ("PPO", "quickly")
+
+
+def test_a_stop_word_in_capitals_is_an_acronym() -> None:
+    passages = [hit("Read the motor controllers on a bus.", 0.5)]
+    s = signals(
+        "How can I read the motor controllers over a CAN bus?",
+        passages,
+        None,
+        None,
+        known=lambda w: w != "CAN",
+    )
+    assert s.missing == ("CAN",)
+    assert s.as_dict()["miss_name_unknown"] == 1.0
+    # as a plain word, or in a question shouted in capitals, it is the stop word
+    assert signals("Can I read the motor controllers over a bus?", passages, None, None).missing == ()
+    assert question_terms("HOW CAN I READ THE BUS?") == [("READ", True), ("BUS", True)]
+
+
+def test_per_of_a_rate_is_not_the_topic() -> None:
+    s = signals(
+        "How many scans per minute does the lidar publish?",
+        [hit("The lidar publishes scans at 10 Hz.", 0.5)],
+        None,
+        None,
+    )
+    assert s.missing == ("minute",)
 
 
 def test_a_small_number_counts_in_words_or_digits() -> None:

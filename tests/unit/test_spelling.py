@@ -63,3 +63,27 @@ def test_a_word_in_its_own_right_is_not_a_slip_of_a_commoner_one(word: str, near
     # both near words are common and used by the documents, but only a few times commoner
     question = f"what is {word} used for?"
     assert respelt(question, lambda w: w == near) == question
+
+
+@pytest.mark.parametrize(
+    ("question", "near"),
+    [
+        ("instead of just patching the next bit?", "watching"),  # patch (4.2) + ing; watching 4.9
+        ("how the planner copes with stairs", "comes"),  # cope + s
+    ],
+)
+def test_an_everyday_word_with_a_regular_ending_is_no_slip(question: str, near: str) -> None:
+    # wordfreq counts "patching" (2.9) apart from "patch": rare as a slip, but a form of a common word
+    assert respelt(question, lambda w: w == near) == question
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("from the begining", "from the beginning"),  # "begin" would have doubled its n
+        ("it stoped moving", "it stopped moving"),
+        ("keeps runing out", "keeps running out"),  # "rune" is no likelier a stem than "run"
+    ],
+)
+def test_a_missed_double_letter_is_still_a_slip(question: str, expected: str) -> None:
+    assert respelt(question, lambda w: w in {"beginning", "stopped", "running"}) == expected
