@@ -523,14 +523,14 @@ def refusal_topic(question: str) -> str:
 def standalone_query(question: str, previous_questions: Sequence[str]) -> str:
     """The search query for `question` given the earlier user questions of the conversation (oldest first)."""
     question = " ".join(question.split())
-    meant = correction_then_question(question)
-    if meant is not None:
-        # "no, I meant Isaac Sim, how do I install that?": the question is asked of the thing it names
-        thing, asked = meant
-        return _rewrite(asked, thing, "", thing) if points_back(asked) else asked
+    if correction_then_question(question) is not None:
+        # "no, I meant Isaac Sim, how do I install that?": a question of its own about the thing it
+        # names, which stands alone and is searched as asked (its "that" is no doing of the previous turn)
+        return question
     if not previous_questions or not _leans_on(question, previous_questions[-1]):
         return question
-    return _with_previous(question, previous_questions)
+    # "how come?" asks why; "come" is no word of the topic to search for
+    return _with_previous(_HOW_COME.sub("why", question), previous_questions)
 
 
 def _leans_on(question: str, previous: str) -> bool:
@@ -641,6 +641,11 @@ def _with_previous(question: str, previous_questions: Sequence[str]) -> str:
             # "what about running it on the GPU?" after "Whisper is too slow on my laptop": a report is
             # no question to ask again, so the follow-up is asked after it, as any follow-up to a report
             return _after_statement(question, previous)
+        if swapped is None and "(" not in previous and _is_bare_thing(other):
+            # "what about slopes?" after "how high a step can a two-legged robot take ...?": a thing
+            # glued after the last words reads as part of them ("... its path slopes"), so the follow-up
+            # is asked as it stands with the previous question after it in brackets
+            return _after_statement(question, previous)
         return swapped or f"{previous.rstrip('?.! ')} {other}?"
     # "and in Isaac Sim?", "and the motor commands?": the previous question asked again about the new thing
     swapped = swapped_question(previous, question)
@@ -696,6 +701,20 @@ def _with_previous(question: str, previous_questions: Sequence[str]) -> str:
     if topic.lower() in question.lower() or (own and named and all(w.lower() in own for w in named)):
         return question
     return _rewrite(question, head, context, topic)
+
+
+def _is_bare_thing(phrase: str) -> bool:
+    """Whether a "what about ...?" names a common thing ("slopes", "the ankles"), not a phrase of a
+    setting ("on Windows", "when it rains", "compared to Vosk") that reads well after the previous
+    question's last words, nor a name ("Windows": where, which the previous question takes after it)."""
+    tokens = phrase.split()
+    first = tokens[0].lower() if tokens else ""
+    setting = _PREPOSITIONS | _SUBORDINATE | _SETTING_OPENERS | _word_set("to compared versus vs")
+    return bool(first) and first not in setting and not any(_is_specific(w) for w in words(phrase))
+
+
+# "how come?": why.
+_HOW_COME = re.compile(r"\bhow\s+come\b", re.IGNORECASE)
 
 
 # "and put it down again?", "and echo?": another doing, after "and" or "then".

@@ -1396,14 +1396,13 @@ def test_a_correction_of_any_shape_is_read_against_the_previous_question(
     assert standalone_query(question, [previous]) == query
 
 
-def test_a_correction_then_a_question_asks_it_of_the_thing_named() -> None:
-    # the question is searched as asked, with its "that" the thing the correction names
-    assert standalone_query(
-        "no, I meant Gazebo, how do I install that?", ["How do I install Isaac Sim?"]
-    ) == ("how do I install Gazebo?")
-    assert standalone_query("no, I meant Gazebo, what is a world file?", ["What is Isaac Sim?"]) == (
-        "what is a world file?"
-    )
+def test_a_correction_then_a_question_stands_alone() -> None:
+    # the question names what it asks about itself: searched as asked, its "that" no doing of the last turn
+    for question, previous in [
+        ("no, I meant Gazebo, how do I install that?", "How do I install Isaac Sim?"),
+        ("no, I meant Gazebo, what is a world file?", "What is Isaac Sim?"),
+    ]:
+        assert standalone_query(question, [previous]) == question
 
 
 @pytest.mark.parametrize(
@@ -1479,3 +1478,22 @@ def test_which_size_without_of_what_is_a_followup() -> None:
         "which size should I use on a Jetson (Whisper models)?"
     )
     assert not is_followup("which version of ROS 2 does the course use?")
+
+
+def test_what_about_a_common_thing_takes_the_previous_question_in_brackets() -> None:
+    # glued after the last words the thing would read as part of them ("... its path slopes")
+    previous = ["how high a step can a two-legged robot take when it plans its path?"]
+    assert standalone_query("what about slopes?", previous) == (
+        "what about slopes (how high a step can a two-legged robot take when it plans its path)?"
+    )
+    # a name or a setting still follows the previous question's words
+    assert standalone_query("what about on Windows?", ["How do I install Gazebo Harmonic?"]) == (
+        "How do I install Gazebo Harmonic on Windows?"
+    )
+
+
+def test_how_come_is_asked_as_why() -> None:
+    assert standalone_query("how come?", ["my robot blows apart as soon as it appears in Gazebo"]) == (
+        "why (my robot blows apart as soon as it appears in Gazebo)?"
+    )
+    assert standalone_query("how come Gazebo is slow?", []) == "how come Gazebo is slow?"
