@@ -683,6 +683,10 @@ def _with_previous(question: str, previous_questions: Sequence[str]) -> str:
         # "can I change that?" after "What does the robot do when the user is silent?": "that" is what
         # the robot does then, which the whole question describes, not the robot
         return _after_statement(question, previous)
+    if standing and _asks_yes_or_no(previous) and _that_for_what_was_asked(question):
+        # "so what should I use for that?" after "can a URDF describe a whole room with furniture in
+        # it?": "that" is what the whole question asked about (describing the room), not its subject
+        return _after_statement(question, previous)
     if standing and _WHAT_IF.match(question):
         # "what if I hand one in late?" after "what format do my code submissions need to follow?": the
         # same situation with one thing changed, so the whole question is its setting
@@ -890,6 +894,34 @@ def _bare_demonstrative(question: str) -> bool:
     if any(t in REPLACEABLE for t in lowered):
         return False
     return any(t.lower() in {"that", "this"} and _ends_phrase(tokens, i) for i, t in enumerate(tokens))
+
+
+# Words that may end a short predicate ("isn't that slow though?").
+_PREDICATE_ENDS = _word_set("though then too enough anyway really still")
+
+
+def _asks_yes_or_no(question: str) -> bool:
+    """Whether the question opens with an auxiliary ("can a URDF describe ...?", "does Gazebo ...?")."""
+    tokens = [w.lower() for w in words(question) if w.lower() not in _FILLERS]
+    return bool(tokens) and tokens[0] in AUXILIARIES
+
+
+def _that_for_what_was_asked(question: str) -> bool:
+    """Whether the question's "that" or "this" stands alone for something said ("what should I use for
+    that?", "what's that called?"), with no pronoun for a thing ("it", "them") and no noun after it."""
+    if any(w.lower() in REPLACEABLE for w in words(question)):
+        return False
+    match = _SUBJECT_DEMONSTRATIVE.search(question)
+    after = [w.lower() for w in words(question[match.end() :])] if match else []
+    # "is that slow (though)?", "what's that called?": the demonstrative is the subject; "is that node
+    # for ...?": a noun's
+    subject = match is not None and (
+        not after
+        or after[0] in STOP_WORDS
+        or after[0].endswith("ed")
+        or all(w in _PREDICATE_ENDS for w in after[1:])
+    )
+    return _bare_demonstrative(question) or (subject and not _before_a_verb(question))
 
 
 def _reports_first(question: str) -> bool:

@@ -1497,3 +1497,37 @@ def test_how_come_is_asked_as_why() -> None:
         "why (my robot blows apart as soon as it appears in Gazebo)?"
     )
     assert standalone_query("how come Gazebo is slow?", []) == "how come Gazebo is slow?"
+
+
+@pytest.mark.parametrize(
+    ("previous", "question", "query"),
+    [
+        (
+            "can a URDF describe a whole room with furniture in it?",
+            "so what should I use for that?",
+            "so what should I use for that (can a URDF describe a whole room with furniture in it)?",
+        ),
+        (
+            "can a humanoid use both hands at once?",
+            "what's that called?",
+            "what's that called (can a humanoid use both hands at once)?",
+        ),
+        (
+            "can the robot redo its whole route?",
+            "isn't that slow though?",
+            "isn't that slow though (can the robot redo its whole route)?",
+        ),
+    ],
+)
+def test_that_after_a_yes_or_no_question_is_what_it_asked(previous: str, question: str, query: str) -> None:
+    # "that" is what the whole question asked about, not its subject cut out of it
+    assert standalone_query(question, [previous]) == query
+
+
+def test_that_before_a_noun_or_a_pronoun_after_a_yes_or_no_question_is_not_the_whole_question() -> None:
+    assert "(does Nav2" not in standalone_query(
+        "what is that node for?", ["does Nav2 have a planner server?"]
+    )
+    assert standalone_query("how do I install it?", ["is Gazebo Harmonic free?"]).startswith(
+        "how do I install Gazebo"
+    )
