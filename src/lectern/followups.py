@@ -753,6 +753,10 @@ def _another_doing(question: str, previous: str) -> str | None:
         if subject is None:
             return None
         subject_end = subject[1]
+        # "the robot grasp the mug": a verb no word list has ends the subject before the next determiner
+        inner = [k for k in range(2, subject_end) if tokens[k].lower() in _DETERMINERS]
+        if inner and tokens[inner[0] - 1].lower() not in _DETERMINERS:
+            subject_end = inner[0] - 1
     after = subject_end + 1  # the previous verb, then its particles ("pick up")
     while after < len(tokens) and tokens[after].lower() in _PARTICLES:
         after += 1

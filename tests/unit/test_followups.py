@@ -1415,6 +1415,12 @@ def test_a_correction_then_a_question_stands_alone() -> None:
             "how does the robot put the cup down again?",
         ),
         ("how does the robot detect obstacles?", "and avoid them?", "how does the robot avoid obstacles?"),
+        # a verb no word list has ends the subject before the next determiner
+        (
+            "how can the robot grasp the mug?",
+            "and then put it on the shelf?",
+            "how can the robot put the mug on the shelf?",
+        ),
         # a bare how-to verb swaps the verb, not the thing
         (
             "how do I publish a message from the terminal?",
