@@ -26,7 +26,15 @@ from lectern.english import PREPOSITIONS as _PREPOSITIONS
 from lectern.english import SUBORDINATE as _SUBORDINATE
 from lectern.english import VERBS as _VERBS
 from lectern.english import word_set as _word_set
-from lectern.swaps import and_phrase, correction, swapped_question, what_about
+from lectern.swaps import (
+    and_phrase,
+    corrected_words,
+    correction,
+    correction_then_question,
+    phrase_span,
+    swapped_question,
+    what_about,
+)
 
 _WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9_+#./-]*[A-Za-z0-9+#]|[A-Za-z0-9]")
 
@@ -70,7 +78,7 @@ ACTION_WORDS = _word_set(
     install set setup configure create make build run start launch write implement add use deploy
     connect test debug fix train load save visualize visualise spawn control move publish subscribe
     call define get update upgrade enable disable check find compute calculate simulate integrate
-    program code handle choose select skip
+    program code handle choose select skip echo
     """
 )
 
@@ -163,6 +171,13 @@ _RELATIVE_END = re.compile(
 _BARE_MEASURE = re.compile(
     r"^\W*(?:(?:so|and|ok(?:ay)?|then)\W+)?what(?:'s|\s+is|\s+are)?\s+(?:the\s+)?"
     r"(?:value|values|number|numbers|figure|figures)\b(?!\s+(?:of|for)\b)",
+    re.IGNORECASE,
+)
+# "which size should I use on a Jetson?": a size or version with nothing saying of what is one of the
+# thing just talked about, whatever else the question names (the Jetson is where, not what).
+_WHICH_SIZE = re.compile(
+    r"^\W*(?:(?:so|and|ok(?:ay)?|then|but)\W+)?which\s+(?:size|sizes|version|versions)\b"
+    r"(?!\s+(?:of|for)\b)",
     re.IGNORECASE,
 )
 # "which package carries the messages back and forth?": back and forth between what, both ways between
@@ -291,7 +306,7 @@ def is_followup(question: str) -> bool:
     service and how does it differ from actions?") stands alone even when it has a pronoun: its
     pronoun points inside the question."""
     lowered = question.strip().lower()
-    if _opens_followup(question) or correction(question):
+    if _opens_followup(question) or correction(question) or corrected_words(question):
         return True
     if _says_its_setting_first(question):
         return False
@@ -314,6 +329,8 @@ def is_followup(question: str) -> bool:
     if _object_pronoun_points_back(question, topical):
         return True
     if _BARE_MEASURE.search(question) and not any(_is_specific(w) for w in topical):
+        return True
+    if _WHICH_SIZE.search(question):
         return True
     between = _BETWEEN_UNNAMED.search(question)
     if between and not any(_is_specific(w) for w in topical):
@@ -506,9 +523,14 @@ def refusal_topic(question: str) -> str:
 def standalone_query(question: str, previous_questions: Sequence[str]) -> str:
     """The search query for `question` given the earlier user questions of the conversation (oldest first)."""
     question = " ".join(question.split())
+    if correction_then_question(question) is not None:
+        # "no, I meant Isaac Sim, how do I install that?": a question of its own about the thing it
+        # names, which stands alone and is searched as asked (its "that" is no doing of the previous turn)
+        return question
     if not previous_questions or not _leans_on(question, previous_questions[-1]):
         return question
-    return _with_previous(question, previous_questions)
+    # "how come?" asks why; "come" is no word of the topic to search for
+    return _with_previous(_HOW_COME.sub("why", question), previous_questions)
 
 
 def _leans_on(question: str, previous: str) -> bool:
@@ -592,6 +614,17 @@ def _with_doing(question: str, previous: str) -> str | None:
 
 def _with_previous(question: str, previous_questions: Sequence[str]) -> str:
     previous = standalone_query(previous_questions[-1], previous_questions[:-1])
+    doing = _another_doing(question, previous) or _another_measure(question, previous)
+    if doing is not None:
+        return doing
+    meant = corrected_words(question)
+    if meant is not None and swapped_question(previous, question) is None:
+        # "no, I meant the thing it ends up learning, its strategy": no part of the previous question to
+        # swap, so what was meant is asked in the previous question's setting (what the previous
+        # question asked of it is what the reader did not mean)
+        head, context = subject_parts(previous)
+        setting = context or head
+        return f"{meant} ({setting})?" if setting else f"{meant}?"
     phrase = and_phrase(question)
     # "and on a real robot, where do ... come from?" asks a question of its own after the phrase
     compared = _COMPARED.match(question)
@@ -607,6 +640,11 @@ def _with_previous(question: str, previous_questions: Sequence[str]) -> str:
         if swapped is None and _is_statement(previous):
             # "what about running it on the GPU?" after "Whisper is too slow on my laptop": a report is
             # no question to ask again, so the follow-up is asked after it, as any follow-up to a report
+            return _after_statement(question, previous)
+        if swapped is None and "(" not in previous and _is_bare_thing(other):
+            # "what about slopes?" after "how high a step can a two-legged robot take ...?": a thing
+            # glued after the last words reads as part of them ("... its path slopes"), so the follow-up
+            # is asked as it stands with the previous question after it in brackets
             return _after_statement(question, previous)
         return swapped or f"{previous.rstrip('?.! ')} {other}?"
     # "and in Isaac Sim?", "and the motor commands?": the previous question asked again about the new thing
@@ -645,6 +683,10 @@ def _with_previous(question: str, previous_questions: Sequence[str]) -> str:
         # "can I change that?" after "What does the robot do when the user is silent?": "that" is what
         # the robot does then, which the whole question describes, not the robot
         return _after_statement(question, previous)
+    if standing and _asks_yes_or_no(previous) and _that_for_what_was_asked(question):
+        # "so what should I use for that?" after "can a URDF describe a whole room with furniture in
+        # it?": "that" is what the whole question asked about (describing the room), not its subject
+        return _after_statement(question, previous)
     if standing and _WHAT_IF.match(question):
         # "what if I hand one in late?" after "what format do my code submissions need to follow?": the
         # same situation with one thing changed, so the whole question is its setting
@@ -663,6 +705,97 @@ def _with_previous(question: str, previous_questions: Sequence[str]) -> str:
     if topic.lower() in question.lower() or (own and named and all(w.lower() in own for w in named)):
         return question
     return _rewrite(question, head, context, topic)
+
+
+def _is_bare_thing(phrase: str) -> bool:
+    """Whether a "what about ...?" names a common thing ("slopes", "the ankles"), not a phrase of a
+    setting ("on Windows", "when it rains", "compared to Vosk") that reads well after the previous
+    question's last words, nor a name ("Windows": where, which the previous question takes after it)."""
+    tokens = phrase.split()
+    first = tokens[0].lower() if tokens else ""
+    setting = _PREPOSITIONS | _SUBORDINATE | _SETTING_OPENERS | _word_set("to compared versus vs")
+    return bool(first) and first not in setting and not any(_is_specific(w) for w in words(phrase))
+
+
+# "how come?": why.
+_HOW_COME = re.compile(r"\bhow\s+come\b", re.IGNORECASE)
+
+
+# "and put it down again?", "and echo?": another doing, after "and" or "then".
+_AND_DOING = re.compile(r"^\s*(?:and\s+then|and|then)\s+([a-z]+)\b\s*(.*?)[\s?.!]*$", re.IGNORECASE)
+# "how does the robot pick up the cup?": how a subject does something.
+_HOW_AUX = re.compile(r"^\s*how\s+(do|does|did|can|could|should|would|will)\s+(.+?)[\s?.!]*$", re.IGNORECASE)
+_NOT_DOINGS = STOP_WORDS | QUESTION_WORDS | AUXILIARIES | _PREPOSITIONS | GENERIC_WORDS
+
+
+def _another_doing(question: str, previous: str) -> str | None:
+    """ "and put it down again?" after "how does the robot pick up the cup?": the same subject does
+    something else, and the pronoun right after the new verb is what the previous doing was done to
+    ("how does the robot put the cup down again?"), not the subject. "and echo?" after "how do I publish
+    a message from the terminal?": a bare how-to verb swaps the verb ("how do I echo a message from the
+    terminal?"), not the thing. None for any other shape: a word after "and" that may be a noun ("and
+    Whisper?") is left to the swaps, and a previous question that is no "how does X <verb> ...?"."""
+    asked = _AND_DOING.match(question)
+    how = _HOW_AUX.match(previous)
+    if asked is None or how is None or "(" in previous:
+        return None
+    verb, rest = asked.group(1), asked.group(2).split()
+    if verb.lower() in _NOT_DOINGS or verb.lower() in ANAPHORA:
+        return None
+    pointing = bool(rest) and rest[0].lower() in {"it", "them"}
+    if not pointing and (rest or verb.lower() not in ACTION_WORDS):
+        return None
+    tokens = how.group(2).split()
+    if tokens[0].lower() in _PRONOUN_I:
+        subject_end = 1
+    else:
+        subject = phrase_span(tokens, 0)
+        if subject is None:
+            return None
+        subject_end = subject[1]
+        # "the robot grasp the mug": a verb no word list has ends the subject before the next determiner
+        inner = [k for k in range(2, subject_end) if tokens[k].lower() in _DETERMINERS]
+        if inner and tokens[inner[0] - 1].lower() not in _DETERMINERS:
+            subject_end = inner[0] - 1
+    after = subject_end + 1  # the previous verb, then its particles ("pick up")
+    while after < len(tokens) and tokens[after].lower() in _PARTICLES:
+        after += 1
+    if subject_end >= len(tokens) or tokens[subject_end].lower() in _NOT_DOINGS:
+        return None
+    if pointing:
+        thing = phrase_span(tokens, after)
+        if thing is None:
+            return None
+        new = [*tokens[:subject_end], verb, *tokens[thing[0] : thing[1]], *rest[1:]]
+    else:
+        new = [*tokens[:subject_end], verb, *tokens[after:]]
+    return f"how {how.group(1)} {' '.join(new)}?"
+
+
+# "and how fast?", "and how high a step?": the same question with another measure.
+_AND_HOW = re.compile(r"^\s*(?:(?:and|but|so|ok(?:ay)?)[\s,]+)+how\s+([a-z]+)\b\s*(.*?)[\s?.!]*$", re.I)
+_HOW_MEASURE = re.compile(r"^\s*how\s+([a-z]+)\s+(.+?)[\s?.!]*$", re.IGNORECASE)
+_COUNTS = _word_set("much many")
+
+
+def _another_measure(question: str, previous: str) -> str | None:
+    """ "and how high a step?" after "how long a step can a two-legged robot take ...?", "and how fast?"
+    after "how far can the robot walk on one charge?": the previous question asked again with the new
+    measure in place of the old ("how high a step can a two-legged robot take ...?"), not the old one
+    beside it. None when the previous question asks no measure ("how do I ...?"), or the follow-up
+    names something the previous question did not ("and how much memory?"), or either measure counts
+    ("how many joints" has no "how much" of the same thing)."""
+    asked = _AND_HOW.match(question)
+    measured = _HOW_MEASURE.match(previous)
+    if asked is None or measured is None or "(" in previous:
+        return None
+    new, old = asked.group(1).lower(), measured.group(1).lower()
+    if new == old or {new, old} & (AUXILIARIES | _COUNTS | QUESTION_WORDS) or new in STOP_WORDS:
+        return None
+    own, rest = asked.group(2).split(), measured.group(2).split()
+    if [w.lower() for w in own] != [w.lower() for w in rest[: len(own)]]:
+        return None
+    return f"how {asked.group(1)} {' '.join(rest)}?"
 
 
 # How a question opens (what a statement does not): a question word, an auxiliary, a request.
@@ -767,6 +900,34 @@ def _bare_demonstrative(question: str) -> bool:
     return any(t.lower() in {"that", "this"} and _ends_phrase(tokens, i) for i, t in enumerate(tokens))
 
 
+# Words that may end a short predicate ("isn't that slow though?").
+_PREDICATE_ENDS = _word_set("though then too enough anyway really still")
+
+
+def _asks_yes_or_no(question: str) -> bool:
+    """Whether the question opens with an auxiliary ("can a URDF describe ...?", "does Gazebo ...?")."""
+    tokens = [w.lower() for w in words(question) if w.lower() not in _FILLERS]
+    return bool(tokens) and tokens[0] in AUXILIARIES
+
+
+def _that_for_what_was_asked(question: str) -> bool:
+    """Whether the question's "that" or "this" stands alone for something said ("what should I use for
+    that?", "what's that called?"), with no pronoun for a thing ("it", "them") and no noun after it."""
+    if any(w.lower() in REPLACEABLE for w in words(question)):
+        return False
+    match = _SUBJECT_DEMONSTRATIVE.search(question)
+    after = [w.lower() for w in words(question[match.end() :])] if match else []
+    # "is that slow (though)?", "what's that called?": the demonstrative is the subject; "is that node
+    # for ...?": a noun's
+    subject = match is not None and (
+        not after
+        or after[0] in STOP_WORDS
+        or after[0].endswith("ed")
+        or all(w in _PREDICATE_ENDS for w in after[1:])
+    )
+    return _bare_demonstrative(question) or (subject and not _before_a_verb(question))
+
+
 def _reports_first(question: str) -> bool:
     """Whether the question comes after a report of its own ("my simulated humanoid shakes uncontrollably
     even with nothing pushing it, is there an exercise on that?"), not after a clause that sets a scene
@@ -851,6 +1012,13 @@ _LEAD_CLAUSE = re.compile(
 _COPULA_PREDICATE = re.compile(
     r"^\s*(?:when|why|where)\s+(?:is|are|was|were)\s+(.+?)\s+(?:a|an|the)\s+(.+)$", re.I
 )
+# "why is it so hard for a robot to walk on two legs?", "is it possible for the node to restart itself?":
+# an "it" that stands for the "to" clause after whom it is said of.
+_IT_FOR_TO = re.compile(
+    r"^\s*(?:(?:why|how|when)\s+)?(?:is|was|isn['\u2019]t|wasn['\u2019]t)\s+it\s+(?:\w+\s+){1,3}?"
+    r"for\s+(.+?)\s+to\s+(.+)$",
+    re.IGNORECASE,
+)
 _USED_FOR = re.compile(r"\s+(?:used|good|meant)\s+for\b", re.IGNORECASE)
 # Words that end a head noun phrase: a preposition, a comparison, a clause ("chain-of-thought prompting
 # when an LLM plans").
@@ -920,6 +1088,14 @@ def _marked_subject(text: str) -> str:
         end = next((i for i, w in enumerate(opening) if i > 0 and w.lower() in AUXILIARIES), len(opening))
         return " ".join(_strip_edges(opening[:end]))
     text = _USED_FOR.sub("", text)
+    expletive = _IT_FOR_TO.match(text)
+    if expletive:
+        # "why is it so hard for a robot to walk on two legs?": the "it" stands for the "to" clause, the
+        # subject is the one the clause is said of, its doing what is said of it
+        subject = [w for w in _strip_edges(_tokens(expletive.group(1))) if w.lower() not in _META_WORDS]
+        doing = _strip_edges(_tokens(expletive.group(2)))
+        if subject and doing:
+            return " ".join([*subject, _DOING_MARK, *doing])
     copula = _COPULA_PREDICATE.match(text)
     if copula and _tokens(copula.group(1))[-1].lower() not in STOP_WORDS:
         # "when is Unity a better pick than Gazebo?": what is said of the subject is no part of it
@@ -1001,6 +1177,19 @@ _SUBJECT_DEMONSTRATIVE = re.compile(
     re.IGNORECASE,
 )
 _DEMONSTRATIVE_NOUN = re.compile(r"\b(?:that|this|those|these|such\s+an?)\s+(?=[A-Za-z])", re.IGNORECASE)
+
+
+def _the_for_demonstrative(match: re.Match[str]) -> str:
+    """ "the" for a demonstrative before its noun ("does that node ..." -> "does the node ..."), but not
+    for a "that" after a noun, which opens a clause about it ("for robots that drive around outdoors")."""
+    before = words(match.string[: match.start()])[-1:]
+    opens_clause = (
+        match.group(0).lower().startswith("that")
+        and bool(before)
+        and before[0].lower() not in STOP_WORDS | GENERIC_WORDS | _VERBS
+        and not _is_action(before[0])
+    )
+    return match.group(0) if opens_clause else "the "
 
 
 def _anchor(previous_questions: Sequence[str]) -> str:
@@ -1100,7 +1289,7 @@ def _rewrite(question: str, head: str, context: str, topic: str) -> str:
                 text = "".join(tokens)
                 break
     if not placed:
-        text = _DEMONSTRATIVE_NOUN.sub("the ", text, count=1)
+        text = _DEMONSTRATIVE_NOUN.sub(_the_for_demonstrative, text, count=1)
     own = {w.lower() for w in _tokens(text)}
     missing = " ".join(w for w in _tokens(f"{'' if placed else head} {context}") if w.lower() not in own)
     if missing:

@@ -84,10 +84,19 @@ def _bare(token: str) -> str:
     return token.lower().strip(",;:")
 
 
-def noun_phrase_of(question: str) -> str | None:
+# Whose thing a phrase names ("my whole robot", "its URDF file"): determiners, not pronouns.
+_POSSESSIVES = word_set("my your our its their his her")
+# A correction names what was meant in full ("no, I meant my whole robot from its URDF file"), so it may
+# run longer than the phrase of an "and ...?".
+_LONGEST_CORRECTION = 8
+
+
+def noun_phrase_of(question: str, *, corrected: bool = False) -> str | None:
     """The noun phrase a follow-up is made of ("and the subscriber?" -> "the subscriber"; "what about
     depth images instead?" -> "depth images"), or None when it has a verb, a pronoun, a question word,
-    opens with a preposition or clause word, or runs longer than a short phrase."""
+    opens with a preposition or clause word, or runs longer than a short phrase. `corrected`: the phrase
+    a correction puts right, which may be longer and say whose thing it is ("my whole robot from its
+    URDF file")."""
     text = " ".join(question.split())
     if not _HAS_OPENER.match(text) and not SWITCH.search(text.rstrip("?.! ")):
         return None  # "the ankles too?" or "and the ankles?", not any short question
@@ -96,12 +105,14 @@ def noun_phrase_of(question: str) -> str | None:
         return None
     phrase = SWITCH.sub("", match.group(1).rstrip("?.! "))
     tokens = phrase.split()
-    if not 1 <= len(tokens) <= 5 or any(c in phrase for c in ",;:()\"'"):
+    longest = _LONGEST_CORRECTION if corrected else 5
+    if not 1 <= len(tokens) <= longest or any(c in phrase for c in ",;:()\"'"):
         return None
     lowered = [_bare(t) for t in tokens]
     if lowered[0] in _VERBS | _PREPOSITIONS | _CLAUSE_WORDS | {"and", "or", "but"}:
         return None
-    if any(t in _AUX | _QUESTION_WORDS | _PRONOUNS or t.endswith("n't") for t in lowered):
+    pronouns = _PRONOUNS - _POSSESSIVES if corrected else _PRONOUNS
+    if any(t in _AUX | _QUESTION_WORDS | pronouns or t.endswith("n't") for t in lowered):
         return None
     own = [t for t in lowered if t not in DETERMINERS]
     if not own or own[0] in _FILLERS:
@@ -130,6 +141,11 @@ def _span(tokens: list[str], start: int) -> tuple[int, int] | None:
     if not core or any(t in _PRONOUNS for t in lowered[start:end]):
         return None
     return start, end
+
+
+def phrase_span(tokens: list[str], start: int) -> tuple[int, int] | None:
+    """The token span of the noun phrase that starts at `start` (`_span`), or None."""
+    return _span(tokens, start) if 0 <= start < len(tokens) else None
 
 
 def asked_about(question: str) -> tuple[int, int] | None:
@@ -182,18 +198,21 @@ def _with_ones(phrase_tokens: list[str], replaced: list[str]) -> list[str]:
     return out
 
 
-def swap_noun_phrase(previous: str, question: str, *, names: bool = False) -> str | None:
+def swap_noun_phrase(
+    previous: str, question: str, *, names: bool = False, corrected: bool = False
+) -> str | None:
     """`previous` with the phrase it asks about swapped for the follow-up's noun phrase, or None when the
     follow-up is no bare noun phrase, the previous question has no phrase of a known shape to swap, or
-    the new phrase shares a word with the rest of the previous question (it may replace another part)."""
-    phrase = noun_phrase_of(question)
+    the new phrase shares a word with the rest of the previous question (it may replace another part).
+    `corrected`: the phrase is what a correction says was meant (`noun_phrase_of`)."""
+    phrase = noun_phrase_of(question, corrected=corrected)
     if phrase is None:
         return None
     setting = _BRACKETED.search(previous)
     if setting is not None:
         # "so what value does a static walk have (duty factor)?": the question before its brackets is
         # swapped, the setting the rewrite put in them stays
-        swapped = swap_noun_phrase(previous[: setting.start()], question, names=names)
+        swapped = swap_noun_phrase(previous[: setting.start()], question, names=names, corrected=corrected)
         return None if swapped is None else f"{swapped.rstrip('?')} {setting.group(1)}?"
     if "(" in previous:
         return None
@@ -328,7 +347,41 @@ def correction(question: str) -> str | None:
     if opener in _SWAPPED_PREPOSITIONS | _SWAPPED_CLAUSES and len(phrase.split()) > 1:
         return phrase  # "on the real robot": a phrase of the setting
     # a thing, not a clause ("I mean it is confusing" explains, it corrects nothing)
-    return phrase if noun_phrase_of(f"and {phrase}?") else None
+    return phrase if noun_phrase_of(f"and {phrase}?", corrected=True) else None
+
+
+# "no, I meant Isaac Sim, how do I install that?": a correction that names the thing, then asks a
+# question of its own about it.
+_CORRECTION_THEN_ASKS = re.compile(
+    r"^\s*(?:(?:no|nope|sorry|oops|actually|wait|err?|um|ah)\b[\s,.!]*)*"
+    r"i\s+(?:meant|mean|was\s+(?:asking|talking)\s+about)\s+([^,;:?!.]+?)\s*[,;:]\s*"
+    r"((?:what|which|how|why|when|where|who|is|are|does|do|can|could|should|will|would)\b.+)$",
+    re.IGNORECASE,
+)
+# "no, I meant ...", "sorry, I mean ...": what opens a correction, whatever follows it.
+_CORRECTION_LEAD = re.compile(
+    r"^\s*(?:(?:no|nope|sorry|oops|actually|wait|err?|um|ah)\b[\s,.!]*)+"
+    r"i\s+(?:meant|mean|was\s+(?:asking|talking)\s+about)\s+",
+    re.IGNORECASE,
+)
+
+
+def correction_then_question(question: str) -> tuple[str, str] | None:
+    """The thing and the question of "no, I meant Isaac Sim, how do I install that?" ("Isaac Sim", "how
+    do I install that?"), or None."""
+    asked = _CORRECTION_THEN_ASKS.match(" ".join(question.split()))
+    return (asked.group(1), asked.group(2)) if asked else None
+
+
+def corrected_words(question: str) -> str | None:
+    """What a correction that opens with "no, ..." or "sorry, ..." says was meant, whatever its shape
+    ("no, I meant the thing it ends up learning, its strategy": "the thing it ends up learning, its
+    strategy"), or None for no such correction or one that asks a question of its own."""
+    if correction_then_question(question) is not None:
+        return None
+    lead = _CORRECTION_LEAD.match(question)
+    rest = question[lead.end() :].strip().rstrip("?.! ") if lead else ""
+    return rest or None
 
 
 def what_about(question: str) -> str | None:
@@ -348,7 +401,8 @@ def swapped_question(previous: str, question: str) -> str | None:
         return (
             swap_phrase(previous, fixed, settings=True)
             or swap_same_head(previous, fixed)
-            or swap_noun_phrase(previous, f"and {fixed}?", names=True)
+            or swap_kind(previous, fixed)
+            or swap_noun_phrase(previous, f"and {fixed}?", names=True, corrected=True)
         )
     return (swap_phrase(previous, other) if other else None) or swap_noun_phrase(previous, question)
 
@@ -381,3 +435,32 @@ def swap_same_head(previous: str, phrase: str) -> str | None:
     if _bare(new[0]) in DETERMINERS and start > 0 and _bare(tokens[start - 1]) in DETERMINERS:
         new = new[1:]  # "the early fusion" after "the": one determiner
     return " ".join([*tokens[:start], *new, *tokens[end + 1 :]]) + "?"
+
+
+def swap_kind(previous: str, phrase: str) -> str | None:
+    """ "no, I meant the split-into-stages one" after "what are the upsides of the one-big-model
+    approach for ...?": "one" is another of a thing the previous question named with words that say
+    which kind ("the one-big-model approach"), so those words are swapped for the new ones ("the
+    split-into-stages approach"); not the thing asked about when it has no such words ("the upsides").
+    The first such phrase counts; a phrase of three words or more keeps all but its first ("the minimum
+    computer specs" -> "the recommended computer specs"). None when the new phrase does not end in
+    "one" or "ones" after words of its own, or the previous question has no such phrase."""
+    new = phrase.split()
+    if len(new) < 2 or _bare(new[-1]) not in {"one", "ones"}:
+        return None
+    modifiers = [t for t in new[:-1] if _bare(t) not in DETERMINERS]
+    tokens = previous.rstrip("?.! ").split()
+    if not modifiers or "(" in previous:
+        return None
+    for i, token in enumerate(tokens):
+        span = _span(tokens, i) if _bare(token) in DETERMINERS else None
+        if span is None:
+            continue
+        core = [k for k in range(span[0], span[1]) if _bare(tokens[k]) not in DETERMINERS]
+        if len(core) < 2:
+            continue
+        if {_bare(t) for t in modifiers} <= {_bare(tokens[k]) for k in core}:
+            return None  # the same kind again
+        kept = core[1] if len(core) >= 3 else core[-1]
+        return " ".join([*tokens[: core[0]], *modifiers, *tokens[kept:]]) + "?"
+    return None

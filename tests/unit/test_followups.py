@@ -1364,3 +1364,176 @@ def test_a_comparative_or_instead_weighs_against_the_previous_turn(question: str
 
 def test_a_comparison_that_names_its_things_stands_alone() -> None:
     assert not is_followup("Is Isaac Sim faster than Gazebo for training policies?")
+
+
+@pytest.mark.parametrize(
+    ("previous", "question", "query"),
+    [
+        # a longer correction that says whose thing it is swaps the thing asked about
+        (
+            "how do I drop a simple box into a running Gazebo world?",
+            "no, I meant my whole robot from its URDF file",
+            "how do I drop my whole robot from its URDF file into a running Gazebo world?",
+        ),
+        # "the X one": another kind of the thing the previous question named with words of kind
+        (
+            "what are the upsides of the one-big-model approach for voice-to-action robots?",
+            "no, I meant the split-into-stages one",
+            "what are the upsides of the split-into-stages approach for voice-to-action robots?",
+        ),
+        # nothing to swap: what was meant, in the previous question's setting
+        (
+            "what does the learner see at each step in reinforcement learning?",
+            "no, I meant the thing it ends up learning, its strategy",
+            "the thing it ends up learning, its strategy (step in reinforcement learning)?",
+        ),
+    ],
+)
+def test_a_correction_of_any_shape_is_read_against_the_previous_question(
+    previous: str, question: str, query: str
+) -> None:
+    assert is_followup(question)
+    assert standalone_query(question, [previous]) == query
+
+
+def test_a_correction_then_a_question_stands_alone() -> None:
+    # the question names what it asks about itself: searched as asked, its "that" no doing of the last turn
+    for question, previous in [
+        ("no, I meant Gazebo, how do I install that?", "How do I install Isaac Sim?"),
+        ("no, I meant Gazebo, what is a world file?", "What is Isaac Sim?"),
+    ]:
+        assert standalone_query(question, [previous]) == question
+
+
+@pytest.mark.parametrize(
+    ("previous", "question", "query"),
+    [
+        # the pronoun after the new verb is what the previous doing was done to, not the subject
+        (
+            "how does the robot pick up the cup?",
+            "and put it down again?",
+            "how does the robot put the cup down again?",
+        ),
+        ("how does the robot detect obstacles?", "and avoid them?", "how does the robot avoid obstacles?"),
+        # a verb no word list has ends the subject before the next determiner
+        (
+            "how can the robot grasp the mug?",
+            "and then put it on the shelf?",
+            "how can the robot put the mug on the shelf?",
+        ),
+        # a bare how-to verb swaps the verb, not the thing
+        (
+            "how do I publish a message from the terminal?",
+            "and echo?",
+            "how do I echo a message from the terminal?",
+        ),
+    ],
+)
+def test_and_another_doing_keeps_the_subject(previous: str, question: str, query: str) -> None:
+    assert standalone_query(question, [previous]) == query
+
+
+def test_and_a_noun_is_not_read_as_a_doing() -> None:
+    assert standalone_query("and Whisper?", ["how do I install Vosk?"]) != "how do I Whisper?"
+    assert "robot" in standalone_query("and then?", ["how does the robot pick up the cup?"])
+
+
+@pytest.mark.parametrize(
+    ("previous", "question", "query"),
+    [
+        (
+            "how far can the robot walk on one charge?",
+            "and how fast?",
+            "how fast can the robot walk on one charge?",
+        ),
+        (
+            "how long a step can a two-legged robot take?",
+            "and how high a step?",
+            "how high a step can a two-legged robot take?",
+        ),
+    ],
+)
+def test_and_how_another_measure_asks_the_question_again(previous: str, question: str, query: str) -> None:
+    assert standalone_query(question, [previous]) == query
+
+
+def test_and_how_keeps_a_new_thing_or_a_count_beside_the_previous_question() -> None:
+    assert standalone_query("and how much memory?", ["how many cores does the computer need?"]).startswith(
+        "and how much memory"
+    )
+    assert standalone_query("and how fast?", ["how do I limit the head's turn?"]).startswith("and how fast")
+
+
+def test_an_it_for_a_to_clause_leaves_the_subject_the_clause_is_said_of() -> None:
+    query = standalone_query(
+        "so how does it keep from falling over?", ["why is it so hard for a robot to walk on two legs?"]
+    )
+    assert query == "so how does robot keep from falling over (walk on two legs)?"
+
+
+def test_a_that_after_a_noun_opens_a_clause_and_stays() -> None:
+    query = standalone_query(
+        "and for robots that drive around outdoors?", ["which sensors can Gazebo fake for me?"]
+    )
+    assert "robots that drive" in query
+
+
+def test_which_size_without_of_what_is_a_followup() -> None:
+    assert is_followup("which size should I use on a Jetson?")
+    assert standalone_query("which size should I use on a Jetson?", ["What Whisper models are there?"]) == (
+        "which size should I use on a Jetson (Whisper models)?"
+    )
+    assert not is_followup("which version of ROS 2 does the course use?")
+
+
+def test_what_about_a_common_thing_takes_the_previous_question_in_brackets() -> None:
+    # glued after the last words the thing would read as part of them ("... its path slopes")
+    previous = ["how high a step can a two-legged robot take when it plans its path?"]
+    assert standalone_query("what about slopes?", previous) == (
+        "what about slopes (how high a step can a two-legged robot take when it plans its path)?"
+    )
+    # a name or a setting still follows the previous question's words
+    assert standalone_query("what about on Windows?", ["How do I install Gazebo Harmonic?"]) == (
+        "How do I install Gazebo Harmonic on Windows?"
+    )
+
+
+def test_how_come_is_asked_as_why() -> None:
+    assert standalone_query("how come?", ["my robot blows apart as soon as it appears in Gazebo"]) == (
+        "why (my robot blows apart as soon as it appears in Gazebo)?"
+    )
+    assert standalone_query("how come Gazebo is slow?", []) == "how come Gazebo is slow?"
+
+
+@pytest.mark.parametrize(
+    ("previous", "question", "query"),
+    [
+        (
+            "can a URDF describe a whole room with furniture in it?",
+            "so what should I use for that?",
+            "so what should I use for that (can a URDF describe a whole room with furniture in it)?",
+        ),
+        (
+            "can a humanoid use both hands at once?",
+            "what's that called?",
+            "what's that called (can a humanoid use both hands at once)?",
+        ),
+        (
+            "can the robot redo its whole route?",
+            "isn't that slow though?",
+            "isn't that slow though (can the robot redo its whole route)?",
+        ),
+    ],
+)
+def test_that_after_a_yes_or_no_question_is_what_it_asked(previous: str, question: str, query: str) -> None:
+    # "that" is what the whole question asked about, not its subject cut out of it
+    assert standalone_query(question, [previous]) == query
+
+
+def test_that_before_a_noun_or_a_pronoun_after_a_yes_or_no_question_is_not_the_whole_question() -> None:
+    assert "(does Nav2" not in standalone_query(
+        "what is that node for?", ["does Nav2 have a planner server?"]
+    )
+    assert standalone_query("how do I install it?", ["is Gazebo Harmonic free?"]).startswith(
+        "how do I install Gazebo"
+    )
