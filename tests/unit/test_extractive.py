@@ -1193,3 +1193,26 @@ def test_best_is_the_first_candidate_max_finds_by_mmr_value_ties_included() -> N
         expected = max(candidates, key=lambda c: extractive._mmr_value(c, closest[c], quoted))
         assert pick is expected
         assert value == extractive._mmr_value(expected, closest[expected], quoted)
+
+
+def test_a_heading_is_named_exactly_when_the_quoted_texts_terms_hold_its_words() -> None:
+    # `_names` rules a heading out by the units' own terms before it stems the quoted text: a unit's
+    # terms hold its text's (and the parts of hyphenated words, its short items'), so the answer is the
+    # text's terms' either way, including where only a hyphen's part or an item has the heading's word.
+    text = (
+        "### Spring-mass damping\n\nThe spring-mass model damps the joint at every simulation step.\n\n"
+        "Contact forces are solved after the damping is applied to each link:\n\n"
+        "- Damping\n- Friction\n\n"
+        "```python\nset_damping(link, 0.2)\n```\n\nSpring constants are tuned by hand for each robot."
+    )
+    units = units_of(text)
+    headings = ["Spring-mass damping", "Damping", "Friction", "Spring constants", "Mass", "Link forces"]
+    headings += ["Overview", "Simulation step", "set_damping", "Robot tuning by hand"]
+    for start in range(len(units)):
+        for end in range(start + 1, len(units) + 1):
+            run = units[start:end]
+            joined = " ".join(u.text for u in run)
+            for heading in headings:
+                wanted = stem_terms(heading) - extractive._IGNORED
+                assert extractive._names(run, heading) == (not wanted or wanted <= stem_terms(joined))
+    assert any(u.terms > stem_terms(u.text) for u in units)  # terms beyond the text's were there to skip
