@@ -12,6 +12,7 @@ import pytest
 
 from lectern import engine as engine_module
 from lectern.api import create_app
+from lectern.api.openai_sources import MAX_REPLAYED
 from lectern.engine import Engine
 from lectern.models import SearchHit
 from tests.api_support import ON_TOPIC, app_client, make_engine, make_settings
@@ -94,3 +95,69 @@ async def test_the_answerability_probability_is_reported(tmp_path: Path) -> None
     extension = response.json()["lectern"]
     assert "answerability" in extension
     assert extension["answerability"] is None or 0.0 <= extension["answerability"] <= 1.0
+
+
+THIRD = "And how do I list them?"
+
+
+@pytest.mark.parametrize("kind", ["content", "users"])
+async def test_a_third_turn_is_searched_as_in_a_session(
+    tmp_path: Path, favoured: list[frozenset[str]], kind: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The second answer's files, which the third turn favours, came from a search that favoured the
+    first answer's files: both answers are recalled, oldest first, as a session had them."""
+    settings = make_settings(tmp_path)
+    engine = make_engine(settings)
+    conversation = engine.new_conversation()
+    texts = []
+    favoured.clear()
+    for question in (ON_TOPIC, FOLLOW_UP, THIRD):
+        texts.append((await engine.run(question, conversation)).text)
+    in_session = list(favoured)
+    assert len(in_session) == 2
+    assert all(in_session)
+    history: list[dict[str, Any]] = []
+    for question, text in zip((ON_TOPIC, FOLLOW_UP), texts, strict=False):
+        history.append({"role": "user", "content": question})
+        if kind == "content":
+            history.append({"role": "assistant", "content": text})
+    history.append({"role": "user", "content": THIRD})
+    replayed: list[str] = []
+    run = engine.run
+
+    async def counting(question: str, *args: Any, **kwargs: Any) -> Any:
+        replayed.append(question)
+        return await run(question, *args, **kwargs)
+
+    monkeypatch.setattr(engine, "run", counting)
+    async with app_client(create_app(settings, engine=engine)) as client:
+        favoured.clear()
+        response = await client.post("/v1/chat/completions", json={"model": "lectern", "messages": history})
+    assert response.status_code == 200
+    assert response.json()["choices"][0]["message"]["content"] == texts[2]
+    assert replayed == [ON_TOPIC, FOLLOW_UP]  # the third is streamed, not replayed
+    assert [f for f in favoured if f] == in_session
+
+
+async def test_answers_are_recalled_so_far_back_at_most(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    settings = make_settings(tmp_path)
+    engine = make_engine(settings)
+    questions = [ON_TOPIC, FOLLOW_UP, THIRD, "And how do I remove them?", "And rename them?", "Why?"]
+    replayed: list[str] = []
+    run = engine.run
+
+    async def counting(question: str, *args: Any, **kwargs: Any) -> Any:
+        replayed.append(question)
+        return await run(question, *args, **kwargs)
+
+    monkeypatch.setattr(engine, "run", counting)
+    async with app_client(create_app(settings, engine=engine)) as client:
+        response = await client.post(
+            "/v1/chat/completions",
+            json={"model": "lectern", "messages": [{"role": "user", "content": q} for q in questions]},
+        )
+    assert response.status_code == 200
+    # the three questions before the last one, oldest first (the last one is streamed)
+    assert replayed == questions[-1 - MAX_REPLAYED : -1]

@@ -6,8 +6,10 @@ assistant's ``content``, or its own questions alone. So, for the last earlier qu
 - the assistant message's ``citations`` (a client that sends the message back as it came) are used;
 - else, with the extractive writer (deterministic and cheap: one retrieval), that question is asked again
   on the history before it, and its answer's citations stand for the ones the client dropped: the
-  follow-up is then answered as in a session (bench/answer_quality.py --via both). An LLM writer's turn
-  is not replayed (a second model call per request); its follow-ups go without the bonus.
+  follow-up is then answered as in a session (bench/answer_quality.py --via both). That earlier answer
+  was itself a follow-up searched with the bonus of the one before it, so its own previous answer is
+  recalled first, up to `MAX_REPLAYED` answers back (one retrieval each). An LLM writer's turn is not
+  replayed (a second model call per request); its follow-ups go without the bonus.
 """
 
 from __future__ import annotations
@@ -21,6 +23,10 @@ from lectern.errors import LecternError
 from lectern.models import Citation
 
 log = logging.getLogger("lectern.api")
+
+# Earlier answers replayed for one request at most: a third turn's search depends on the second answer's
+# files, which depended on the first's; further back, a chain of follow-ups rarely still leans on them.
+MAX_REPLAYED = 3
 
 
 def citations_of(extra: dict[str, Any] | None) -> list[Citation]:
@@ -39,16 +45,19 @@ def citations_of(extra: dict[str, Any] | None) -> list[Citation]:
     return out
 
 
-async def recall_previous_sources(conversation: Conversation, engine: Engine, options: AskOptions) -> None:
+async def recall_previous_sources(
+    conversation: Conversation, engine: Engine, options: AskOptions, depth: int = MAX_REPLAYED
+) -> None:
     """Give the answer to the conversation's last question the citations the client did not send back
-    (adding that answer where the client sent only its questions)."""
+    (adding that answer where the client sent only its questions), recalling the answers before it
+    the same way, `depth` answers back at most."""
     history = conversation.history
     asked = [i for i, m in enumerate(history) if m.role == "user"]
     if not asked:
         return
     last = asked[-1]
     answer = next((m for m in history[last + 1 :] if m.role == "assistant"), None)
-    if (answer is not None and answer.citations) or engine.settings.llm_provider != "extractive":
+    if depth < 1 or (answer is not None and answer.citations) or engine.settings.llm_provider != "extractive":
         return
     earlier = Conversation(
         system_prompt=conversation.system_prompt,
@@ -56,6 +65,8 @@ async def recall_previous_sources(conversation: Conversation, engine: Engine, op
         messages=[conversation.messages[0], *history[:last]],
     )
     earlier.turns = len(asked) - 1
+    # the earlier question was searched with the files of the answer before it: recall those first
+    await recall_previous_sources(earlier, engine, options, depth - 1)
     try:
         replayed = await engine.run(history[last].content, earlier, options)
     except LecternError as exc:  # the follow-up is still answered, without the bonus
