@@ -157,7 +157,8 @@ def question_terms(question: str) -> list[tuple[str, bool]]:
             or key in GENERIC_WORDS
             or key in _DOCUMENT_WORDS
             or key in _ABBREVIATIONS
-            or key in _RATE_WORDS
+            # "PER" (prioritised experience replay) in a question not shouted in capitals is a name
+            or (key in _RATE_WORDS and (not word.isupper() or question.isupper()))
         ):
             continue
         seen.add(key)

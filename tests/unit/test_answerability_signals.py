@@ -331,6 +331,16 @@ def test_per_of_a_rate_is_not_the_topic() -> None:
     assert s.missing == ("minute",)
 
 
+def test_per_in_capitals_is_a_name() -> None:
+    # "PER" (prioritised experience replay) is the topic, not the preposition of a rate
+    assert ("PER", True) in question_terms("How does PER sample transitions?")
+    assert question_terms("Per the course, how many scans per minute?") == [
+        ("scans", False),
+        ("minute", False),
+    ]
+    assert [w for w, _ in question_terms("HOW MANY SCANS PER MINUTE?")] == ["SCANS", "MINUTE"]
+
+
 def test_a_small_number_counts_in_words_or_digits() -> None:
     digits = [hit("Planning takes 5 seconds on the 3 cards.", 0.5)]
     s = signals("Why does planning take five seconds on three cards?", digits, None, None)
