@@ -157,7 +157,8 @@ def question_terms(question: str) -> list[tuple[str, bool]]:
             or key in GENERIC_WORDS
             or key in _DOCUMENT_WORDS
             or key in _ABBREVIATIONS
-            or key in _RATE_WORDS
+            # "PER" (prioritised experience replay) in a question not shouted in capitals is a name
+            or (key in _RATE_WORDS and (not word.isupper() or question.isupper()))
         ):
             continue
         seen.add(key)
@@ -171,9 +172,15 @@ def question_terms(question: str) -> list[tuple[str, bool]]:
     return out
 
 
-# Stop words that, written in capitals, are acronyms ("CAN bus", "IT", "US", "OR" for operations
-# research, "AM" radio); not those a reader capitalises for emphasis ("NOT", "DO", "ALL", "ONLY").
-_STOP_ACRONYM = re.compile(r"\b(?:CAN|IT|US|OR|AM|AS)\b")
+# Stop words that, written in capitals after a determiner, are acronyms ("a CAN bus", "the IT team", "the
+# US", "an OR schedule", "its AM band"); not those a reader capitalises for emphasis ("NOT", "DO", "ALL",
+# "ONLY"), nor these ones for emphasis where no determiner comes first ("Gazebo OR Webots?", "is IT safe?",
+# "I AM new to this", "publish AS fast as it can"): read as a name the documents never use, such a word
+# would have the question refused.
+_STOP_ACRONYM = re.compile(
+    r"(?<![\w'\u2019-])(?i:a|an|the|its|my|your|our|their|his|her|this|each|every|any)\s+"
+    r"(CAN|IT|US|OR|AM|AS)\b"
+)
 
 
 _COMPOUND = re.compile(r"[a-z][_./][a-z0-9]|[a-z]\d|\d[a-z]", re.I)

@@ -31,6 +31,9 @@ COMMON = 3.5  # zipf at least this: an everyday word, a likely meaning of the sl
 MARGIN = 2.0
 EVERYDAY = 5.5  # a word this common ("should", "which") needs no check against the documents
 _PLAIN = re.compile(r"(?<![\w./#+-])[a-z]{5,}(?![\w./#+-])")
+# No everyday word is longer: a longer run of letters (a pasted hash, "aaaa...") is no slip of one, and its
+# slips, some 50 per letter and each as long, would take the look-up seconds to minutes.
+_LONGEST = 25
 
 
 def respelt(text: str, knows: KnownTerm) -> str:
@@ -48,7 +51,7 @@ def misspelt(text: str) -> bool:
 
 
 def _respelt_word(word: str, knows: KnownTerm) -> str:
-    if word_frequency.zipf(word) >= RARE or knows(word) or _inflected(word):
+    if len(word) > _LONGEST or word_frequency.zipf(word) >= RARE or knows(word) or _inflected(word):
         return word
     slips = word_frequency.plain_zipfs(_one_slip(word))  # one query for all of them
     scored = sorted(((z, c) for c, z in slips.items()), reverse=True)
@@ -64,6 +67,12 @@ def _respelt_word(word: str, knows: KnownTerm) -> str:
 # A consonant after a single vowel (after a consonant) at the end of a base: "-ed" and "-ing" often double
 # it ("stop": "stopped", "occur": "occurred"), so "stoped", "occured", "begining" are slips, not words.
 _DOUBLES = re.compile(r"(?:^|[^aeiou])[aeiou][b-df-hj-np-tvz]$")
+# Nor where the ending changes the base: "-s" after a hiss or a "y" after a consonant is "-es" or "-ies"
+# ("matchs", "boxs", "studys" are slips of "matches", "boxes", "studies"); a last "e" after a consonant
+# goes ("useing", "makeing": "using", "making"); a "y" after a consonant becomes "i" ("tryed": "tried").
+_TAKES_ES = re.compile(r"(?:[sxz]|ch|sh|[^aeiou]y)$")
+_DROPS_E = re.compile(r"[^aeiouy]e$")
+_Y_TO_I = re.compile(r"[^aeiou]y$")
 
 
 def _inflected(word: str) -> bool:
@@ -73,10 +82,16 @@ def _inflected(word: str) -> bool:
     bases: list[str] = []
     if word.endswith("s") and not word.endswith("ss"):
         bases += [word[:-1], word[:-2]] if word.endswith("es") else [word[:-1]]
+        bases = [b for b in bases if not _TAKES_ES.search(b) or (word.endswith("es") and b == word[:-2])]
     for ending in ("ed", "ing"):
         if word.endswith(ending):
             stem = word[: -len(ending)]
-            if not _DOUBLES.search(stem) and stem[-2:-1] != stem[-1:]:  # "comming" is no form of "comm"
+            if (
+                not _DOUBLES.search(stem)
+                and stem[-2:-1] != stem[-1:]  # "comming" is no form of "comm"
+                and not _DROPS_E.search(stem)
+                and not (ending == "ed" and _Y_TO_I.search(stem))
+            ):
                 bases.append(stem)
             # "coping": "cope"; not "runing" ("rune"), a slip of "running" as "run" is the commoner word
             if word_frequency.zipf(stem + "e") > word_frequency.zipf(stem):

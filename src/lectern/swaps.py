@@ -381,7 +381,17 @@ def corrected_words(question: str) -> str | None:
         return None
     lead = _CORRECTION_LEAD.match(question)
     rest = question[lead.end() :].strip().rstrip("?.! ") if lead else ""
+    if _ASKS.match(rest):
+        # "sorry, I mean how do I install Isaac Sim?": the question put right in full, no thing to set in
+        # the previous question's setting (that setting is what the reader did not mean)
+        return None
     return rest or None
+
+
+# What opens a question of its own.
+_ASKS = re.compile(
+    r"(?:what|which|how|why|when|where|who|is|are|does|do|can|could|should|will|would)\b", re.IGNORECASE
+)
 
 
 def what_about(question: str) -> str | None:

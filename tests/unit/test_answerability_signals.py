@@ -292,6 +292,35 @@ def test_a_stop_word_in_capitals_is_an_acronym() -> None:
     assert question_terms("HOW CAN I READ THE BUS?") == [("READ", True), ("BUS", True)]
 
 
+@pytest.mark.parametrize(
+    ("question", "acronym"),
+    [
+        ("How do I read the motor currents of a real humanoid over its CAN bus?", "CAN"),
+        ("Who on the IT team sets up the lab machines?", "IT"),
+        ("Which safety rules apply in the US?", "US"),
+    ],
+)
+def test_a_stop_word_in_capitals_after_a_determiner_is_an_acronym(question: str, acronym: str) -> None:
+    assert (acronym, True) in question_terms(question)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Should I use Gazebo OR Webots for a walking robot?",
+        "Is IT safe to run a simulated humanoid on my laptop?",
+        "Do I need a GPU, OR can I train on a CPU?",
+        "I AM new to robotics, where do I start with ROS 2?",
+        "Is it OK to publish AS fast as possible on a topic?",
+        "Is Gazebo free AS in open source?",
+        "How do I make IT work with Isaac Sim?",
+    ],
+)
+def test_a_stop_word_in_capitals_for_emphasis_is_no_name(question: str) -> None:
+    # read as a name the documents never use, the word would have the question refused
+    assert not {word for word, _ in question_terms(question)} & {"CAN", "IT", "US", "OR", "AM", "AS"}
+
+
 def test_per_of_a_rate_is_not_the_topic() -> None:
     s = signals(
         "How many scans per minute does the lidar publish?",
@@ -300,6 +329,16 @@ def test_per_of_a_rate_is_not_the_topic() -> None:
         None,
     )
     assert s.missing == ("minute",)
+
+
+def test_per_in_capitals_is_a_name() -> None:
+    # "PER" (prioritised experience replay) is the topic, not the preposition of a rate
+    assert ("PER", True) in question_terms("How does PER sample transitions?")
+    assert question_terms("Per the course, how many scans per minute?") == [
+        ("scans", False),
+        ("minute", False),
+    ]
+    assert [w for w, _ in question_terms("HOW MANY SCANS PER MINUTE?")] == ["SCANS", "MINUTE"]
 
 
 def test_a_small_number_counts_in_words_or_digits() -> None:

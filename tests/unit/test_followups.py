@@ -19,6 +19,7 @@ from lectern.followups import (
 from lectern.swaps import (
     and_phrase,
     asked_about,
+    corrected_words,
     correction,
     noun_phrase_of,
     swap_noun_phrase,
@@ -1403,6 +1404,15 @@ def test_a_correction_then_a_question_stands_alone() -> None:
         ("no, I meant Gazebo, what is a world file?", "What is Isaac Sim?"),
     ]:
         assert standalone_query(question, [previous]) == question
+
+
+@pytest.mark.parametrize(
+    "question", ["sorry, I mean how do I install Isaac Sim?", "No, I meant is Isaac Sim free"]
+)
+def test_a_correction_that_is_a_whole_question_is_not_set_in_the_previous_one(question: str) -> None:
+    # the previous question's setting ("Gazebo free") is what the reader did not mean
+    assert corrected_words(question) is None
+    assert "Gazebo" not in standalone_query(question, ["is Gazebo free?"])
 
 
 @pytest.mark.parametrize(

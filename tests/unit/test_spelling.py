@@ -87,3 +87,22 @@ def test_an_everyday_word_with_a_regular_ending_is_no_slip(question: str, near: 
 )
 def test_a_missed_double_letter_is_still_a_slip(question: str, expected: str) -> None:
     assert respelt(question, lambda w: w in {"beginning", "stopped", "running"}) == expected
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("is it worth useing a simulator", "is it worth using a simulator"),  # "use" drops its e
+        ("when makeing the map", "when making the map"),
+        ("it never matchs the model", "it never matches the model"),  # "-es" after a hiss
+        ("the arm tryed again", "the arm tried again"),  # "y" becomes "i"
+    ],
+)
+def test_an_ending_added_the_wrong_way_is_still_a_slip(question: str, expected: str) -> None:
+    assert respelt(question, lambda w: w in {"using", "making", "matches", "tried"}) == expected
+
+
+def test_a_long_run_of_letters_is_left_quickly() -> None:
+    # a pasted hash or a held key is no slip of an everyday word, and its slips are too many to look up
+    question = "what does " + "a" * 5000 + " mean"
+    assert respelt(question, lambda w: False) == question
