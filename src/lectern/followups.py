@@ -1103,7 +1103,7 @@ def _marked_subject(text: str) -> str:
         return " ".join(_strip_edges([*subject, *_tokens(nouns), *rest[cut:]]))
     measure = _HOW_MEASURE_AUX.match(text)
     if measure:
-        return _measured_subject(measure.group(1), measure.group(2))
+        return _measured_subject(text, measure.group(1), measure.group(2), measure.group(3))
     does = _WHAT_DOES_X.match(text)
     if does:
         tokens = _tokens(does.group(1))
@@ -1149,33 +1149,42 @@ def _marked_subject(text: str) -> str:
 # "how fast can the robot walk?", "how much does a Jetson cost?", "how big is the map?": a measure, then
 # the question it measures ("how can the robot walk").
 _HOW_MEASURE_AUX = re.compile(
-    rf"^\s*how\s+(?!{_AUX}\b|is\b|are\b|was\b|were\b|come\b)[a-z]+\s+({_AUX}|is|are|was|were)\s+(.+)$",
+    rf"^\s*how\s+(?!{_AUX}\b|is\b|are\b|was\b|were\b|come\b)([a-z]+)\s+({_AUX}|is|are|was|were)\s+(.+)$",
     re.IGNORECASE,
 )
 
 
-def _measured_subject(auxiliary: str, rest: str) -> str:
+def _measured_subject(text: str, measure: str, auxiliary: str, rest: str) -> str:
     """The subject of "how <measure> <auxiliary> <rest>": the subject of the question without the measure
-    ("how fast can the robot walk?" -> "robot", its doing "walk"), not the measure and the verbs
-    ("fast can the robot walk"). A verb no word list has is the last word before the first preposition
-    or article after the subject ("the robot walk on one charge")."""
+    ("how fast can the robot walk?" -> "robot"), not the measure and the verbs ("fast can the robot
+    walk"); the measure goes with its doing ("walk fast"), where it still says what was asked. A verb no
+    word list has is the last word before the first preposition or article after the subject ("the
+    robot walk on one charge"). "how big is the map?" is about the map; "how much should I vary the
+    lighting ...?" about what comes after the verb, as a how-to is."""
     unmeasured = f"how {auxiliary} {rest}"
     tokens = _tokens(rest)
-    be = auxiliary.lower() in {"is", "are", "was", "were"}
-    if be or not tokens or tokens[0].lower() in _PRONOUN_I or _verb_at(tokens) is not None:
-        return _marked_subject(unmeasured)  # "how big is the map?": the map
+    if auxiliary.lower() in {"is", "are", "was", "were"}:
+        return _marked_subject(unmeasured)
+    if not tokens or tokens[0].lower() in _PRONOUN_I:
+        return topic_of(unmeasured)
+    if _verb_at(tokens) is not None:
+        thing, mark, doing = _marked_subject(unmeasured).partition(f" {_DOING_MARK} ")
+        if not mark:
+            return thing
+        said, _, after = doing.partition(" ")
+        return " ".join([thing, _DOING_MARK, said, measure, *after.split()])
     start = 1 if tokens[0].lower() in _DETERMINERS else 0
     cut = next(
         (i for i in range(start + 1, len(tokens)) if tokens[i].lower() in _PREPOSITIONS | _DETERMINERS),
         len(tokens),
     )
     # one word before the verb ("the robot walk"), or two before a preposition or article ("the humanoid
-    # robot walk on one charge"); "a humanoid robot climb stairs" may be either, so it is read unmeasured
+    # robot walk on one charge"); "a humanoid robot climb stairs" may be either, so it is read as a whole
     verb = cut - 1
     subject = _strip_edges(tokens[:verb])
     if not subject or not (verb - start == 1 or (cut < len(tokens) and verb - start == 2)):
-        return _marked_subject(unmeasured)
-    return " ".join([*subject, _DOING_MARK, *tokens[verb:]])
+        return topic_of(text)
+    return " ".join([*subject, _DOING_MARK, tokens[verb], measure, *tokens[verb + 1 :]])
 
 
 def subject_parts(question: str) -> tuple[str, str]:
