@@ -915,16 +915,9 @@ def _that_for_what_was_asked(question: str) -> bool:
     that?", "what's that called?"), with no pronoun for a thing ("it", "them") and no noun after it."""
     if any(w.lower() in REPLACEABLE for w in words(question)):
         return False
-    match = _SUBJECT_DEMONSTRATIVE.search(question)
-    after = [w.lower() for w in words(question[match.end() :])] if match else []
-    # "is that slow (though)?", "what's that called?": the demonstrative is the subject; "is that node
-    # for ...?": a noun's
-    subject = match is not None and (
-        not after
-        or after[0] in STOP_WORDS
-        or after[0].endswith("ed")
-        or all(w in _PREDICATE_ENDS for w in after[1:])
-    )
+    # "is that slow (though)?", "what's that called?", "is that really needed?": the demonstrative is
+    # the subject; "is that node for ...?": a noun's
+    subject = _SUBJECT_DEMONSTRATIVE.search(question) is not None and not _before_a_noun(question)
     return _bare_demonstrative(question) or (subject and not _before_a_verb(question))
 
 
@@ -1108,6 +1101,9 @@ def _marked_subject(text: str) -> str:
         subject = [w for w in rest[: max(0, cut - 1)] if w.lower() not in _PRONOUN_I]
         subject = [w for w in _strip_edges(subject) if w.lower() not in _META_WORDS]
         return " ".join(_strip_edges([*subject, *_tokens(nouns), *rest[cut:]]))
+    measure = _HOW_MEASURE_AUX.match(text)
+    if measure:
+        return _measured_subject(text, measure.group(1), measure.group(2), measure.group(3))
     does = _WHAT_DOES_X.match(text)
     if does:
         tokens = _tokens(does.group(1))
@@ -1148,6 +1144,47 @@ def _marked_subject(text: str) -> str:
                 return " ".join(_strip_edges([*subject, *rest]))
             return " ".join(subject)
     return topic_of(text)
+
+
+# "how fast can the robot walk?", "how much does a Jetson cost?", "how big is the map?": a measure, then
+# the question it measures ("how can the robot walk").
+_HOW_MEASURE_AUX = re.compile(
+    rf"^\s*how\s+(?!{_AUX}\b|is\b|are\b|was\b|were\b|come\b)([a-z]+)\s+({_AUX}|is|are|was|were)\s+(.+)$",
+    re.IGNORECASE,
+)
+
+
+def _measured_subject(text: str, measure: str, auxiliary: str, rest: str) -> str:
+    """The subject of "how <measure> <auxiliary> <rest>": the subject of the question without the measure
+    ("how fast can the robot walk?" -> "robot"), not the measure and the verbs ("fast can the robot
+    walk"); the measure goes with its doing ("walk fast"), where it still says what was asked. A verb no
+    word list has is the last word before the first preposition or article after the subject ("the
+    robot walk on one charge"). "how big is the map?" is about the map; "how much should I vary the
+    lighting ...?" about what comes after the verb, as a how-to is."""
+    unmeasured = f"how {auxiliary} {rest}"
+    tokens = _tokens(rest)
+    if auxiliary.lower() in {"is", "are", "was", "were"}:
+        return _marked_subject(unmeasured)
+    if not tokens or tokens[0].lower() in _PRONOUN_I:
+        return topic_of(unmeasured)
+    if _verb_at(tokens) is not None:
+        thing, mark, doing = _marked_subject(unmeasured).partition(f" {_DOING_MARK} ")
+        if not mark:
+            return thing
+        said, _, after = doing.partition(" ")
+        return " ".join([thing, _DOING_MARK, said, measure, *after.split()])
+    start = 1 if tokens[0].lower() in _DETERMINERS else 0
+    cut = next(
+        (i for i in range(start + 1, len(tokens)) if tokens[i].lower() in _PREPOSITIONS | _DETERMINERS),
+        len(tokens),
+    )
+    # one word before the verb ("the robot walk"), or two before a preposition or article ("the humanoid
+    # robot walk on one charge"); "a humanoid robot climb stairs" may be either, so it is read as a whole
+    verb = cut - 1
+    subject = _strip_edges(tokens[:verb])
+    if not subject or not (verb - start == 1 or (cut < len(tokens) and verb - start == 2)):
+        return topic_of(text)
+    return " ".join([*subject, _DOING_MARK, tokens[verb], measure, *tokens[verb + 1 :]])
 
 
 def subject_parts(question: str) -> tuple[str, str]:
@@ -1222,15 +1259,57 @@ def _owner(head: str) -> str:
     return head
 
 
+# Words that say how much or how often, not what: "is that really needed?", "is that still used?".
+_DEGREE = _word_set("well better worse even ever still really actually always never usually often already")
+# Past participles without "-ed": "is that file written by hand?".
+_PARTICIPLES = _word_set(
+    "built made done written taken given known seen shown chosen broken hidden kept found"
+)
+
+
 def _before_a_verb(text: str, pattern: re.Pattern[str] = _SUBJECT_DEMONSTRATIVE) -> bool:
     """Whether the demonstrative `pattern` finds is a determiner, its noun followed by a verb: "does
     that step take long?", "which of those details are needed?"; not "does that hurt accuracy?", "which
-    of those stops the bouncing?"."""
+    of those stops the bouncing?". After "is", a participle or an article after the word says it is a
+    noun too: "is that node needed for SLAM?", "is that file a problem?" (not "is that really needed?",
+    "is that needed though?")."""
     match = pattern.search(text)
     if not match:
         return False
     after = [w.lower() for w in words(text[match.end() :])]
-    return len(after) >= 2 and after[0] not in STOP_WORDS and after[1] in _VERBS | AUXILIARIES
+    if len(after) < 2 or after[0] in STOP_WORDS:
+        return False
+    if after[1] in _VERBS | AUXILIARIES:
+        return True
+    # after "is" or "was" only: "does that hurt trained models?", "which of those stops the robot?" have
+    # a verb before the participle or article
+    auxiliary = match.group(0).lower().lstrip("'\u2019").split()[0]
+    be = auxiliary == "s" or auxiliary.startswith(("is", "are", "was", "were"))
+    noun = _noun_like(after[0]) and after[0] not in _DEGREE and not after[0].endswith("ed")
+    described = after[1].endswith("ed") or after[1] in _PARTICIPLES or after[1] in _ARTICLES
+    return be and noun and described
+
+
+def _is_clause(phrase: str) -> bool:
+    """Whether a subject cut from a question kept a verb ("URDF describe a whole room"): a clause, which
+    cannot stand before a noun the way a name can ("Gazebo node")."""
+    tokens = _tokens(phrase)
+    auxiliary = any(i > 0 and t.lower() in AUXILIARIES for i, t in enumerate(tokens))
+    return auxiliary or _verb_at(tokens) is not None
+
+
+def _before_a_noun(text: str) -> bool:
+    """Whether the subject demonstrative may be a determiner before a noun ("is that node for SLAM?"),
+    not the subject before what is said of it ("is that slow though?", "is that needed?")."""
+    match = _SUBJECT_DEMONSTRATIVE.search(text)
+    after = [w.lower() for w in words(text[match.end() :])] if match else []
+    return (
+        len(after) >= 2
+        and _noun_like(after[0])
+        and after[0] not in _DEGREE | _PREDICATE_ENDS
+        and not after[0].endswith("ed")
+        and not all(w in _PREDICATE_ENDS for w in after[1:])
+    )
 
 
 # "A and B": two things, which a singular "it" or "its" cannot stand for ("what props does it take?" after
@@ -1278,7 +1357,10 @@ def _rewrite(question: str, head: str, context: str, topic: str) -> str:
             else:
                 tokens[word_positions[one]] = head
                 text, placed = "".join(tokens), True
-    if not placed and _SUBJECT_DEMONSTRATIVE.search(text) and not _before_a_verb(text):
+    # "Is that node for SLAM?" after "can a URDF describe a whole room?": a clause cut from the previous
+    # question glued before "node" reads as nothing; the question stays as asked, the subject in brackets
+    as_asked = _is_clause(head) and _before_a_noun(text) and not _before_a_verb(text)
+    if not placed and _SUBJECT_DEMONSTRATIVE.search(text) and not _before_a_verb(text) and not as_asked:
         text, placed = _SUBJECT_DEMONSTRATIVE.sub(lambda m: f"{m.group(1)}{head}", text, count=1), True
     if not placed:
         # "explain this in simpler terms": a demonstrative that stands alone is the subject
@@ -1288,7 +1370,7 @@ def _rewrite(question: str, head: str, context: str, topic: str) -> str:
                 tokens[i], placed = head, True
                 text = "".join(tokens)
                 break
-    if not placed:
+    if not placed and not as_asked:
         text = _DEMONSTRATIVE_NOUN.sub(_the_for_demonstrative, text, count=1)
     own = {w.lower() for w in _tokens(text)}
     missing = " ".join(w for w in _tokens(f"{'' if placed else head} {context}") if w.lower() not in own)

@@ -1547,3 +1547,96 @@ def test_that_before_a_noun_or_a_pronoun_after_a_yes_or_no_question_is_not_the_w
     assert standalone_query("how do I install it?", ["is Gazebo Harmonic free?"]).startswith(
         "how do I install Gazebo"
     )
+
+
+@pytest.mark.parametrize(
+    ("previous", "question", "query"),
+    [
+        # a participle after "is that <word>" marks the word a noun: "the <noun>", the subject in brackets
+        (
+            "can a URDF describe a whole room with furniture?",
+            "Is that node needed for SLAM?",
+            "Is the node needed for SLAM (URDF describe a whole room with furniture)?",
+        ),
+        (
+            "can a URDF describe a whole room with furniture?",
+            "is this step required?",
+            "is the step required (URDF describe a whole room with furniture)?",
+        ),
+        (
+            "can the robot build a map of a room on its own?",
+            "was that map saved to disk?",
+            "was the map saved to disk (robot build a map of a room)?",
+        ),
+        (
+            "can the robot build a map of a room on its own?",
+            "are those maps shared between robots?",
+            "are the maps shared between robots (robot build a map of a room)?",
+        ),
+        # so does an article after it
+        ("What is Gazebo?", "is that file a problem?", "is the file a problem (Gazebo)?"),
+        (
+            "What is Gazebo?",
+            "was that model trained on real data?",
+            "was the model trained on real data (Gazebo)?",
+        ),
+        # no noun before the participle: "that" is still the subject
+        ("What is Gazebo?", "is that really needed?", "is Gazebo really needed?"),
+        # a participle after "does that <verb>" is the verb's object's: "that" is still the subject
+        ("What is Gazebo?", "does that hurt trained models?", "does Gazebo hurt trained models?"),
+        # a noun or an adjective, unsure: a clause of the previous question is never glued before it
+        (
+            "can a URDF describe a whole room with furniture?",
+            "is that node for SLAM?",
+            "is that node for SLAM (URDF describe a whole room with furniture)?",
+        ),
+        ("What is Gazebo?", "is that node for SLAM?", "is Gazebo node for SLAM?"),
+    ],
+)
+def test_that_before_a_noun_takes_no_clause_of_the_previous_question(
+    previous: str, question: str, query: str
+) -> None:
+    assert standalone_query(question, [previous]) == query
+
+
+@pytest.mark.parametrize(
+    ("question", "parts"),
+    [
+        # the measure is no part of the subject; it goes with what the subject does
+        ("how fast can the robot walk?", ("robot", "walk fast")),
+        ("how far can the humanoid robot walk on one charge?", ("humanoid robot", "walk far on one charge")),
+        ("how high can the robot jump?", ("robot", "jump high")),
+        ("how long does a URDF file take to load?", ("URDF file", "take long to load")),
+        ("how fast does the robot arm move?", ("robot arm", "move fast")),
+        ("how big is the map?", ("map", "")),
+        ("how long should I train the model?", ("model", "")),
+    ],
+)
+def test_the_subject_of_a_how_measure_question_is_what_is_measured(
+    question: str, parts: tuple[str, str]
+) -> None:
+    assert subject_parts(question) == parts
+
+
+@pytest.mark.parametrize(
+    ("previous", "question", "query"),
+    [
+        (
+            "how fast can the robot walk?",
+            "so how do I make it faster?",
+            "so how do I make robot faster (walk fast)?",
+        ),
+        (
+            "how far can the humanoid robot walk on one charge?",
+            "so how do I make it go further?",
+            "so how do I make humanoid robot go further (walk far on one charge)?",
+        ),
+        ("how fast does the robot arm move?", "why is it so slow?", "why is robot arm so slow (move fast)?"),
+        # another measure still asks the previous question again
+        ("how fast can the robot walk?", "and how far?", "how far can the robot walk?"),
+    ],
+)
+def test_a_pronoun_after_a_how_measure_question_is_its_subject(
+    previous: str, question: str, query: str
+) -> None:
+    assert standalone_query(question, [previous]) == query
