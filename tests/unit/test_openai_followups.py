@@ -42,6 +42,20 @@ async def in_session(engine: Engine, favoured: list[frozenset[str]]) -> tuple[st
     return first.text, favoured[-1]
 
 
+def questions_run(engine: Engine, monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The questions `engine.run` is asked from now on (a replayed previous question is run; the
+    request's own question is streamed)."""
+    asked: list[str] = []
+    run = engine.run
+
+    async def counting(question: str, *args: Any, **kwargs: Any) -> Any:
+        asked.append(question)
+        return await run(question, *args, **kwargs)
+
+    monkeypatch.setattr(engine, "run", counting)
+    return asked
+
+
 def messages(kind: str, first: dict[str, Any]) -> list[dict[str, Any]]:
     answer = {"role": "assistant", "content": first["content"]}
     if kind == "users":
@@ -68,14 +82,7 @@ async def test_a_follow_up_favours_the_previous_answers_files(
         first = response.json()["choices"][0]["message"]
         assert first["content"] == first_text
         favoured.clear()
-        replayed: list[str] = []
-        run = engine.run
-
-        async def counting(question: str, *args: Any, **kwargs: Any) -> Any:
-            replayed.append(question)
-            return await run(question, *args, **kwargs)
-
-        monkeypatch.setattr(engine, "run", counting)
+        replayed = questions_run(engine, monkeypatch)
         response = await client.post(
             "/v1/chat/completions", json={"model": "lectern", "messages": messages(kind, first)}
         )
@@ -122,14 +129,7 @@ async def test_a_third_turn_is_searched_as_in_a_session(
         if kind == "content":
             history.append({"role": "assistant", "content": text})
     history.append({"role": "user", "content": THIRD})
-    replayed: list[str] = []
-    run = engine.run
-
-    async def counting(question: str, *args: Any, **kwargs: Any) -> Any:
-        replayed.append(question)
-        return await run(question, *args, **kwargs)
-
-    monkeypatch.setattr(engine, "run", counting)
+    replayed = questions_run(engine, monkeypatch)
     async with app_client(create_app(settings, engine=engine)) as client:
         favoured.clear()
         response = await client.post("/v1/chat/completions", json={"model": "lectern", "messages": history})
@@ -145,14 +145,7 @@ async def test_answers_are_recalled_so_far_back_at_most(
     settings = make_settings(tmp_path)
     engine = make_engine(settings)
     questions = [ON_TOPIC, FOLLOW_UP, THIRD, "And how do I remove them?", "And rename them?", "Why?"]
-    replayed: list[str] = []
-    run = engine.run
-
-    async def counting(question: str, *args: Any, **kwargs: Any) -> Any:
-        replayed.append(question)
-        return await run(question, *args, **kwargs)
-
-    monkeypatch.setattr(engine, "run", counting)
+    replayed = questions_run(engine, monkeypatch)
     async with app_client(create_app(settings, engine=engine)) as client:
         response = await client.post(
             "/v1/chat/completions",
