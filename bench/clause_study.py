@@ -60,7 +60,7 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
-from common import single_turn_searches
+from common import single_turn_searches, tally_decision
 from lectern import answerability
 
 _SHIPPED = answerability.sentence_parts
@@ -138,13 +138,7 @@ def replay(paths: list[Path]) -> None:
                     answerability.clause_parts = _CLAUSES  # type: ignore[assignment]
                 if base_p is None:
                     base_p = p
-                c = counts[name]
-                if r["kind"] == "in_scope":
-                    c[0] += p >= model.threshold
-                    c[1] += p >= model.threshold and bool(r["relevant_top5"])
-                else:
-                    c[2] += p < model.threshold
-                    c[3] += 1
+                tally_decision(counts[name], r, p, model.threshold)
                 if (p >= model.threshold) != (base_p >= model.threshold) or abs(p - base_p) > 0.1:
                     changed[name].append(f"{r['id']} {r['kind']} {base_p:.2f}->{p:.2f} {r['question']}")
         for name, (a, a5, refused, unanswerable) in counts.items():

@@ -157,6 +157,17 @@ def single_turn_searches(
                 yield engine, model, r, query, result
 
 
+def tally_decision(counts: list[int], row: dict[str, Any], p: float, threshold: float) -> None:
+    """Add one replayed decision to `counts` (in-scope answered, of them with a relevant file in the
+    top 5, unanswerable refused, unanswerable asked)."""
+    if row["kind"] == "in_scope":
+        counts[0] += p >= threshold
+        counts[1] += p >= threshold and bool(row["relevant_top5"])
+    else:
+        counts[2] += p < threshold
+        counts[3] += 1
+
+
 def read_jsonl(path: Path) -> Iterator[dict[str, Any]]:
     with path.open(encoding="utf-8") as fh:
         for line in fh:

@@ -91,7 +91,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from common import single_turn_searches
+from common import single_turn_searches, tally_decision
 from lectern import answerability, word_frequency
 
 EVERYDAY = (5.0, 5.5, 6.0)
@@ -152,12 +152,7 @@ def everyday(paths: list[Path]) -> None:
                         i = answerability.FEATURES.index(feature)
                         values[i] = reduced.values[i]
                 p = model.probability(answerability.Signals(tuple(values), full.missing, full.unknown))
-                if r["kind"] == "in_scope":
-                    c[0] += p >= model.threshold
-                    c[1] += p >= model.threshold and bool(r["relevant_top5"])
-                else:
-                    c[2] += p < model.threshold
-                    c[3] += 1
+                tally_decision(c, r, p, model.threshold)
         for z, (a, a5, refused, unanswerable) in counts.items():
             label = f"zipf >= {z}" if z else "as shipped"
             print(
