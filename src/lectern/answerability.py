@@ -472,18 +472,24 @@ def signals(
 
     # each word looked up once: a question's sentences or clauses reuse the whole question's words
     seen_words: dict[str, tuple[bool, bool]] = {}
+
+    def lookup(word: str) -> tuple[bool, bool]:
+        if word not in seen_words:
+            seen_words[word] = found(word)
+        return seen_words[word]
+
     asked = measures_asked(question)
-    if asked:
-        # "how far", "how big": the word asks for a quantity the passages give as a number ("30 m",
-        # "0.5 m radius"); missing, it is no part of the topic (present, it counts like any word).
-        for word, _ in terms:
-            if word.lower() in asked:
-                seen_words[word] = found(word)
-        terms = [(w, n) for w, n in terms if w.lower() not in asked or seen_words[w][0]]
+
+    def topical(word: str) -> bool:
+        """ "how far", "how big": the word asks for a quantity the passages give as a number ("30 m",
+        "0.5 m radius"); missing, it is no part of the topic (present, it counts like any word)."""
+        return word.lower() not in asked or lookup(word)[0]
+
+    terms = [(w, n) for w, n in terms if topical(w)]
     weights = [WORD_WEIGHT + rarity(w) for w, _ in terms]
     total = sum(weights) or 1.0
     for (word, name), weight in zip(terms, weights, strict=True):
-        in_all, in_top1 = seen_words[word] = seen_words[word] if word in seen_words else found(word)
+        in_all, in_top1 = lookup(word)
         if in_all:
             cov += weight
         else:
@@ -501,16 +507,12 @@ def signals(
     cov_share = cov / total if terms else 1.0
     cov_top1_share = cov_top1 / total if terms else 1.0
     for part in sentence_parts(question) or clause_parts(question):
-        part_terms = [
-            (w, n)
-            for w, n in question_terms(part)
-            if w.lower() not in asked or w not in seen_words or seen_words[w][0]
-        ]
+        part_terms = [(w, n) for w, n in question_terms(part) if topical(w)]
         part_weights = [WORD_WEIGHT + rarity(w) for w, _ in part_terms]
         part_total = sum(part_weights) or 1.0
         covered = top1 = 0.0
         for (word, _), weight in zip(part_terms, part_weights, strict=True):
-            in_all, in_top1 = seen_words[word] if word in seen_words else found(word)
+            in_all, in_top1 = lookup(word)
             if in_all:
                 covered += weight
             if in_top1:
