@@ -56,6 +56,7 @@ import httpx
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "results"
 COLLECTION = "bench"
+PASSAGE = re.compile(r'<passage number="(\d+)"[^\n]*>\n(.*?)\n</passage>', re.S)
 TURNS_PER_SESSION = 10
 MIXES = ("distinct", "repeated")
 # Questions made from a section heading; four per heading give ~2,800 on textbook-a.
@@ -399,6 +400,30 @@ async def cancel_latency(url: str, provider: Any, qs: list[str], trials: int) ->
     }
 
 
+def quoting_reply(body: dict[str, Any]) -> Any:
+    """The fake model's answer: the prompt's passages quoted sentence by sentence, each citing its
+    passage, until ~400 words, streamed a word every 50 ms. Answers are checked against their
+    passages before any word is shown, so a reply that no passage supports (made-up words) is held
+    to its end and refused: nothing would be left to cancel."""
+    from tests.fakes.openai_chat_server import Reply
+
+    prompt = str(body["messages"][-1]["content"])
+    sentences = []
+    for number, passage in PASSAGE.findall(prompt):
+        lines = [ln for ln in passage.splitlines() if ln.strip() and not ln.startswith(("#", "```"))]
+        for sentence in re.split(r"(?<=\.)\s+", " ".join(lines)):
+            if len(sentence.split()) > 3:
+                sentences.append(f"{sentence.rstrip('.')} [{number}].")
+    if not sentences:
+        return Reply(text="I don't have information about that in the documents.")
+    words: list[str] = []
+    for sentence in itertools.cycle(sentences):
+        words += sentence.split()
+        if len(words) >= 400:
+            break
+    return Reply(text=" ".join(words), chunk_delay_s=0.05)
+
+
 def _until(condition: Any, timeout_s: float) -> bool:
     deadline = time.monotonic() + timeout_s
     while not condition():
@@ -477,16 +502,16 @@ def main() -> None:
                     result["sse_first_token"] = {"mix": mix, **asyncio.run(first_token(url, qs, args.ttft))}
         if not args.skip_cancel:
             sys.path.insert(0, str(ROOT))
-            from tests.fakes.openai_chat_server import FakeChatServer, Reply
+            from tests.fakes.openai_chat_server import FakeChatServer
 
-            answer = " ".join(f"word{i}" for i in range(400))
-            script = [lambda body: Reply(text=answer, chunk_delay_s=0.05)] * (args.cancels + 5)
+            script = [quoting_reply] * (args.cancels + 5)
             with FakeChatServer(script) as provider:
                 llm = {
                     "LECTERN_LLM_PROVIDER": "openai",
                     "LECTERN_LLM_BASE_URL": provider.base_url,
                     "LECTERN_LLM_API_KEY": "bench",
                     "LECTERN_LLM_MODEL": "fake-model",
+                    "LECTERN_LLM_WRITER_MODE": "context",  # the passages arrive in the prompt
                 }
                 env = service_env(data_dir, f"sqlite+aiosqlite:///{Path(tmp) / 'cancel.sqlite3'}", **llm)
                 with server(env, args.workers, args.port) as (url, _):
