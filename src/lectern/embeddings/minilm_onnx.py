@@ -302,11 +302,12 @@ def _session(
 ) -> Any:
     """`disabled_optimizers`: graph rewrites not to apply besides `SKIP_NORM_FUSION` (never applied).
     `arena`: onnxruntime keeps the memory of one call for the next (the query model's only up to a
-    question's size: `OnnxMiniLM.keep_arena_up_to`). Without it every call's buffers are the C
-    library's, and a batch's big ones (a layer's activations, attention scores: megabytes) come from the kernel afresh
-    at each call: on a textbook's chunks ~200,000 page faults a third of them, ~0.5 s of system CPU
+    question's size: `OnnxMiniLM.keep_arena_up_to`). Without it every call's buffers are the C library's,
+    and a batch's big ones (a layer's activations, attention scores: megabytes) come from the kernel
+    afresh at each call: on a textbook's chunks ~200,000 page faults a third of them, ~0.5 s of system CPU
     (4%), where the arena takes ~16,000, holds the same vectors bit for bit and peaks lower (~200 MB
-    against ~230 MB resident for that pass)."""
+    against ~230 MB resident for that pass).
+    """
     import onnxruntime as ort
 
     opts = ort.SessionOptions()
