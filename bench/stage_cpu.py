@@ -1,6 +1,7 @@
 """Where a warm engine's CPU goes per answer, stage by stage, without a profiler.
 
     PYTHONHASHSEED=0 [PYTHONPATH=TREE/src] uv run python bench/stage_cpu.py CORPUS QUESTIONS [--rounds 5]
+        [--server-heap]
 
 Each stage's own thread CPU (`time.thread_time_ns` around it, less the stages it calls) over the
 engine's answers, every question in a fresh conversation with no query cache, after two warm-up rounds;
@@ -15,6 +16,48 @@ Stages: the query's model call (the word-vector rows and onnxruntime's run), the
 (word pieces, input arrays, normalisation), the index's search less the embedding, the stored sentence
 vectors (`SentenceVectors.of`), the answerability signals, the writer's `compose` less the sentence
 vectors, and everything else (the turn, retrieval's ranking and confidence, spelling, citations, models).
+`--server-heap` sets the C heap as `lectern serve` does first (`heap.configure_server_heap`: blocks of
+128 kB and more mapped on their own, one malloc arena); the page faults and system CPU an answer are
+printed either way.
+
+Issue 12, Nov 2026 (AMD EPYC with AVX-512 VNNI, 2 shared cores; train-textbook-a, 106 questions x 3
+rounds; base = main 27598f3 by PYTHONPATH, runs alternated; ms of CPU an answer):
+
+    stage                          default heap (load 3.1-3.8)   --server-heap (load 4.0-4.7)
+                                   base        after             base        after
+    query model call               4.07 4.11   4.09 4.00         4.42 4.46   4.15 4.00
+    query embedding less model     0.10 0.11   0.11 0.12         0.13 0.13   0.10 0.11
+    index search less embedding    0.86 0.94   0.93 0.94         1.01 1.05   0.90 0.92
+    sentence vectors               0.29 0.31   0.32 0.32         0.33 0.35   0.32 0.32
+    answerability signals          0.38 0.40   0.41 0.40         0.42 0.42   0.40 0.40
+    writer less sentence vectors   0.86 0.84   0.85 0.85         0.89 0.92   0.86 0.85
+    everything else                0.79 0.84   0.84 0.82         0.88 0.90   0.81 0.81
+    total                          7.31 7.55   7.58 7.45         8.13 8.26   7.56 7.40
+    page faults                    -           -                 73   42     0.3  0.4
+    of it system CPU               -           -                 0.34 0.29   0.10 0.15
+
+Kept: the query model's onnxruntime arena (kept to a question's size; bench/query_session_study.py). Each
+query's buffers, one ~0.5 MB memory-pattern block, came from the C library at every call; under the
+server's heap such a block is mapped and faulted in afresh each time. With the default heap that costs
+nothing measurable (the first column pair: the same within the spread); with the server's, 0.6-0.9 ms an
+answer less in these runs (0.2 of it system CPU). Every answer identical: bench/answer_quality.py on all
+18 development and held-back sets (0 rows differ), profile_engine --save-answers at 1k and 10k chunks
+byte for byte.
+
+The 6 ms target is not reached on this machine at this load: the query model alone takes ~4 ms in an
+answer (~3.5 ms on its own: its weights and activations fall out of the caches while the rest of an
+answer runs), and its floor is its arithmetic, the fp32 down projections first (query_session_study:
+every session option gives the same CPU within the spread). The rest, ~3.3-3.5 ms, is spread thin:
+py-spy over warm answers without the model (query cache on, 3.2 ms an answer) has no function above 6 %
+of self time: the passage store's SQLite reads 5.6 % (~20 us each in an answer, 5.6 us warm alone, 7-9
+an answer), building evicted chunks from the snapshot's columns 3.9 % (`as_py` per value, 11 us a row,
+3x cheaper than a one-row slice's `to_pylist`), pydantic models 3.3 %, the sentence vectors' reads 3.3 %,
+the dense einsum 3.0 %, `signals` 2.9 %, `np.linalg.norm` 2.2 %. Tried and dropped: `np.sqrt(v.dot(v))`
+and `np.sqrt(np.add.reduce(m * m, axis=1))` for `norm` (bit for bit the same, ~10-15 us an answer, in
+the spread); `gc.freeze` (the collector takes ~0.09 ms an answer, young generations only); the word rows
+from one `pread` a token (~42 us a question) and the tokenizer (~5 us) leave nothing to take. What would
+move the total: fewer passages read and built an answer (the 512-entry caches evict under 106 rotating
+questions: ~4 chunks built, ~8 store reads an answer) or the model's numerics, both outside this round.
 """
 
 from __future__ import annotations
@@ -23,6 +66,7 @@ import argparse
 import asyncio
 import functools
 import os
+import resource
 import statistics
 import time
 from collections.abc import Callable
@@ -34,6 +78,7 @@ from lectern import answerability
 from lectern.embeddings.local import LocalMiniLMEmbedder
 from lectern.embeddings.minilm_onnx import OnnxMiniLM
 from lectern.engine import Engine
+from lectern.index import heap
 from lectern.index.lancedb_index import LanceDBIndex
 from lectern.sentences import SentenceVectors
 from lectern.writers.extractive import ExtractiveWriter
@@ -84,7 +129,10 @@ async def main() -> None:
     parser.add_argument("corpus", type=Path)
     parser.add_argument("questions", type=Path)
     parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--server-heap", action="store_true", help="the C heap as `lectern serve` sets it")
     args = parser.parse_args()
+    if args.server_heap:
+        heap.configure_server_heap()  # before the model and the table allocate anything
     questions = [str(q.get("question") or q.get("text") or q["turns"][0]) for q in read_jsonl(args.questions)]
     for owner, name, stage in STAGES:
         _timed(owner, name, stage)
@@ -93,11 +141,17 @@ async def main() -> None:
     await _round(engine, questions)  # warm-up: the table, the model, the caches
     await _round(engine, questions)
     rounds: list[dict[str, float]] = []
+    faults: list[float] = []  # minor page faults an answer, a round
+    system: list[float] = []  # the process's system CPU ms an answer, a round
     for _ in range(args.rounds):
         _own.clear()
         thread0, process0 = time.thread_time_ns(), time.process_time_ns()
+        usage0 = resource.getrusage(resource.RUSAGE_SELF)
         await _round(engine, questions)
         n = len(questions)
+        usage = resource.getrusage(resource.RUSAGE_SELF)
+        faults.append((usage.ru_minflt - usage0.ru_minflt) / n)
+        system.append((usage.ru_stime - usage0.ru_stime) * 1000 / n)
         thread = (time.thread_time_ns() - thread0) / 1e6 / n
         process = (time.process_time_ns() - process0) / 1e6 / n
         figures = {stage: _own.get(stage, 0) / 1e6 / n for _, _, stage in STAGES}
@@ -111,6 +165,10 @@ async def main() -> None:
     )
     for stage in rounds[0]:
         print(f"  {statistics.median(r[stage] for r in rounds):7.3f}  {stage}")
+    print(
+        f"  {statistics.median(faults):7.1f}  page faults an answer "
+        f"({statistics.median(system):.3f} ms of system CPU, in the totals)"
+    )
 
 
 if __name__ == "__main__":

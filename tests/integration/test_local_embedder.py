@@ -483,18 +483,27 @@ def test_a_new_graph_version_builds_new_files(tmp_path: Path, monkeypatch: pytes
     assert not minilm_graphs._valid(older)
 
 
-def test_the_document_model_keeps_an_arena_and_the_query_model_none(tmp_path: Path) -> None:
+def test_both_models_keep_an_arena_the_query_model_one_of_a_question_size(tmp_path: Path) -> None:
     """The model that embeds documents in bulk reuses its buffers across calls (far fewer page faults);
-    the query model, loaded for good by a server, keeps none. The arena changes no vector."""
-    from lectern.embeddings.local import _load_onnx, load_query_model
+    the query model, loaded for good by a server, too, but hands the memory back after a call longer
+    than a question (`QUERY_ARENA_TOKENS`). The arena changes no vector, whatever the call's size."""
+    from lectern.embeddings.local import QUERY_ARENA_TOKENS, _load_onnx, load_query_model
 
     documents = load_runtime("onnx", 1, tmp_path).model
     queries = load_query_model(tmp_path)
     assert documents._session.get_session_options().enable_cpu_mem_arena  # type: ignore[attr-defined]
+    assert documents._shrink is None  # type: ignore[attr-defined]
     assert queries is not None
-    assert not queries._session.get_session_options().enable_cpu_mem_arena  # type: ignore[attr-defined]
+    assert queries._session.get_session_options().enable_cpu_mem_arena  # type: ignore[attr-defined]
+    assert queries._kept_tokens == QUERY_ARENA_TOKENS  # type: ignore[attr-defined]
     without = _load_onnx(1, tmp_path)
     assert not without._session.get_session_options().enable_cpu_mem_arena  # type: ignore[attr-defined]
+    plain = _load_onnx(1, tmp_path, "int8")
+    assert not plain._session.get_session_options().enable_cpu_mem_arena  # type: ignore[attr-defined]
+    short = np.array([[101, 7592, 2088, 102]], dtype=np.int64)
+    long = np.tile(np.array([[101] + [7592] * (QUERY_ARENA_TOKENS + 8) + [102]], dtype=np.int64), (2, 1))
+    for ids in (short, long, short):  # a long call shrinks the arena; the next short one grows it again
+        np.testing.assert_array_equal(queries(ids, np.ones_like(ids)), plain(ids, np.ones_like(ids)))
     ids = np.array([[101, 7592, 2088, 102, 0], [101, 2023, 2003, 1037, 102]], dtype=np.int64)
     mask = (ids != 0).astype(np.int64)
     np.testing.assert_array_equal(documents(ids, mask), without(ids, mask))

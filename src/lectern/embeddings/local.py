@@ -40,6 +40,9 @@ _NUMPY_TOKEN_BUDGET = 4096
 # than 500,000 (7 rows of 256) for the same vectors (within 2e-7), and no buffer above glibc's mmap
 # threshold, mapped and faulted in page by page at every call (32 rows of 256 tokens made it 100 MB).
 _ONNX_ATTENTION_BUDGET = 100_000
+# The longest text (rows x word pieces) whose buffers the query model's arena keeps between calls:
+# questions run ~10-40 word pieces; a reader's longest ~60.
+QUERY_ARENA_TOKENS = 64
 
 
 def resolve_threads(threads: int) -> int:
@@ -169,12 +172,20 @@ def load_query_model(graphs: Path) -> ModelFn | None:
     built or loaded (the document model then embeds queries too).
 
     One intra-op thread: a query is one short sequence, too small to split over cores with profit,
-    and concurrent queries run in their own threads."""
+    and concurrent queries run in their own threads. onnxruntime's arena on, holding what a query of
+    up to `QUERY_ARENA_TOKENS` needs: without it each query's buffers (one block of ~0.5 MB for ~20
+    tokens) came from the C library afresh, and in a server, whose heap maps blocks of 128 kB and more
+    on their own (`heap.map_large_blocks`), ~128 page faults and ~0.3 ms of system CPU a query; the
+    same vectors bit for bit. Longer texts and batches of sentences hand the memory back after."""
     try:
         from lectern.embeddings.minilm_graphs import build_apart
+        from lectern.embeddings.minilm_onnx import OnnxMiniLM
 
         build_apart(graphs, "fused", "int8")  # a missing graph is built outside the server's memory
-        return _load_onnx(1, graphs, "int8")
+        model = _load_onnx(1, graphs, "int8", arena=True)
+        if isinstance(model, OnnxMiniLM):
+            model.keep_arena_up_to(QUERY_ARENA_TOKENS)
+        return model
     except Exception as exc:  # an optional speed-up: any failure means "queries use the fp32 model"
         log.warning("int8 query encoder unavailable (%s); queries use the fp32 model", exc)
         return None

@@ -218,6 +218,8 @@ class OnnxMiniLM:
     """Same call as NumpyMiniLM, run by an onnxruntime InferenceSession."""
 
     _words: WordRows | None
+    _shrink: Any = None  # run options that hand the arena's free memory back (`keep_arena_up_to`)
+    _kept_tokens = 0
 
     def __init__(
         self,
@@ -274,13 +276,24 @@ class OnnxMiniLM:
             model._words = WordRows(words)
         return model
 
+    def keep_arena_up_to(self, tokens: int) -> None:
+        """With the arena on, a call of more than `tokens` tokens (rows x width) hands the arena's free
+        memory back at its end: the arena then holds what calls up to that size need, not the peak of
+        a long text or a batch of sentences."""
+        import onnxruntime as ort
+
+        shrink = ort.RunOptions()
+        shrink.add_run_config_entry("memory.enable_memory_arena_shrinkage", "cpu:0")
+        self._shrink, self._kept_tokens = shrink, tokens
+
     def __call__(self, input_ids: I64, attention_mask: I64) -> F32:
         feeds: dict[str, np.ndarray[Any, Any]]
         if self._words is None:
             feeds = {"input_ids": input_ids, "attention_mask": attention_mask}
         else:
             feeds = {WORD_VECTORS: self._words.take(input_ids), "attention_mask": attention_mask}
-        (pooled,) = self._session.run(["pooled"], feeds)
+        shrink = self._shrink if self._shrink is not None and input_ids.size > self._kept_tokens else None
+        (pooled,) = self._session.run(["pooled"], feeds, shrink)
         return np.asarray(pooled, dtype=np.float32)
 
 
@@ -288,12 +301,13 @@ def _session(
     model: bytes | str, threads: int, disabled_optimizers: Sequence[str] = (), *, arena: bool = False
 ) -> Any:
     """`disabled_optimizers`: graph rewrites not to apply besides `SKIP_NORM_FUSION` (never applied).
-    `arena`: onnxruntime keeps the memory of one call for the next. Without it (the query model: one
-    short text at a time, in a long-lived server) every call's buffers are the C library's, and a
-    batch's big ones (a layer's activations, attention scores: megabytes) come from the kernel afresh
-    at each call: on a textbook's chunks ~200,000 page faults a third of them, ~0.5 s of system CPU
+    `arena`: onnxruntime keeps the memory of one call for the next (the query model's only up to a
+    question's size: `OnnxMiniLM.keep_arena_up_to`). Without it every call's buffers are the C library's,
+    and a batch's big ones (a layer's activations, attention scores: megabytes) come from the kernel
+    afresh at each call: on a textbook's chunks ~200,000 page faults a third of them, ~0.5 s of system CPU
     (4%), where the arena takes ~16,000, holds the same vectors bit for bit and peaks lower (~200 MB
-    against ~230 MB resident for that pass)."""
+    against ~230 MB resident for that pass).
+    """
     import onnxruntime as ort
 
     opts = ort.SessionOptions()
