@@ -195,3 +195,32 @@ def test_build_leaves_the_shared_word_cache_to_queries() -> None:
     assert posting is not None
     assert posting[0].tolist() == [0, 1]
     assert keywords.posting("absent") is None
+
+
+def test_prepare_serves_the_first_question_from_memory(tmp_path: Path) -> None:
+    """A server prepares its index before serving: the table in memory and its keyword index built, so
+    its first question is answered as a later one would be, and LanceDB is not asked to count."""
+    index, _ = built(tmp_path)
+    other, _ = built(tmp_path / "other")
+    query = "robot joint sensor"
+    assert index.prepare()
+    assert index.stats().details["in_memory_keyword_version"] == index.stats().details["version"]
+    prepared = index.search(vector=axis(1), text=query, mode="hybrid", top_k=10)
+    plain = other.search(vector=axis(1), text=query, mode="hybrid", top_k=10)
+    assert [(h.chunk.content_hash, h.score) for h in prepared] == [
+        (h.chunk.content_hash, h.score) for h in plain
+    ]
+    assert index.count() == 120
+    assert index.info() == other.info()
+
+
+def test_prepare_leaves_a_table_its_fts_index_does_not_cover_to_lancedb(tmp_path: Path) -> None:
+    index, items = built(tmp_path)
+    extra = items[0].model_copy(update={"content_hash": "new", "text": "robot joint sensor robot"})
+    index.upsert([extra], vectors(1))  # not in the FTS index yet
+    assert not index.prepare()
+    assert index.stats().details["in_memory_keyword_version"] is None
+    hits = index.search(vector=axis(1), text="robot joint sensor", mode="keyword", top_k=3)
+    assert hits[0].chunk.content_hash == "new"
+    assert index.count() == 121
+    assert not LanceDBIndex(tmp_path / "none", "docs").prepare()  # no table: nothing to prepare

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import gc
+import logging
 import os
 import signal
 import threading
@@ -40,6 +41,8 @@ from lectern.oldest_first import OldestFirstExecutor
 from lectern.settings import Settings, get_settings
 from lectern.store import ConversationStore, upgrade_database
 
+log = logging.getLogger(__name__)
+
 EMBEDDER_PROBE_TTL_S = 60.0
 
 
@@ -66,6 +69,8 @@ def create_app(
         releasing = code_pages.enable(settings.release_code_pages)
         services = await _start(settings, engine, store, limiter, probes)
         app.state.services = services
+        if engine is None:  # a server's own engine (not a test's): its index in memory before serving
+            await asyncio.to_thread(_prepare_index, services.engine)
         restore_gc = _freeze_startup_heap()
         code_pages.release_code_pages()  # what loading the model and the first probes ran once
         app.state.metrics = MetricsEndpoint(StateCollector(partial(_state, services)))
@@ -189,6 +194,21 @@ async def _start(
     )
     services.start_sweeper()
     return services
+
+
+def _prepare_index(engine: Engine) -> None:
+    """The index's in-memory structures built before the first question (an index that has any:
+    `LanceDBIndex.prepare`), so no answer waits for them or runs the index's slower path meanwhile.
+    A failure leaves the index as it was: questions build them later, as without this."""
+    prepare = getattr(engine.retriever.index, "prepare", None)
+    if prepare is None:
+        return
+    # what loading the model ran once goes first: reading the table runs ~65 MB of LanceDB's code
+    code_pages.release_code_pages()
+    try:
+        prepare()
+    except Exception:
+        log.warning("index_not_prepared", exc_info=True)
 
 
 # Python's young-generation collection runs every 700 net container allocations (and the older ones

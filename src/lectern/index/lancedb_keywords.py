@@ -40,6 +40,7 @@ from numpy.typing import NDArray
 
 from lectern.code_pages import release_code_pages
 from lectern.index.fusion import tied_at_nth_or_better
+from lectern.index.heap import release_free_memory
 from lectern.stemming import plain_stemmer_for, stemmer_for
 
 # NLTK's English stop words as lance's tokenizer has them (words with an apostrophe left out: the
@@ -455,6 +456,28 @@ class KeywordCache:
             with _RUNNING_LOCK:
                 _RUNNING.add(thread)
             thread.start()
+
+    def build_now(self, snapshot: Any) -> KeywordIndex | None:
+        """Build `snapshot`'s index on this thread, unless one is built or building (a server before
+        it serves: see `LanceDBIndex.prepare`); the index held for its version, if it serves."""
+        version = int(snapshot.version)
+        held = self._held
+        if held is not None and held[0] == version:
+            return held[1]
+        if not self._lock.acquire(blocking=False):
+            return None  # a build in flight holds it
+        try:
+            try:
+                built = self._build(snapshot)
+            except Exception:  # LanceDB keeps answering; the next version tries again
+                built = None
+            self._seen = version
+            self._held = (version, built)
+            release_free_memory()  # the build's read buffers and term lists, freed but kept by malloc
+            release_code_pages()  # the build read the table through LanceDB once
+            return built
+        finally:
+            self._lock.release()
 
     def _run(self, snapshot: Any) -> None:
         version = int(snapshot.version)
