@@ -1143,7 +1143,16 @@ def _marked_subject(text: str) -> str:
             if any(_is_specific(w) for w in rest):
                 return " ".join(_strip_edges([*subject, *rest]))
             return " ".join(subject)
+    yes_no = _YES_NO_AUX.match(text)
+    if yes_no:
+        # "can I put the Isaac ROS packages on a Raspberry Pi?", "can a URDF describe a whole room?": the
+        # subject of a yes/no question is read as the same question's "how can ..." reads it (what the
+        # reader does something to, or the thing that does), not the clause after the auxiliary
+        return _marked_subject(f"how {yes_no.group(1)} {yes_no.group(2)}")
     return topic_of(text)
+
+
+_YES_NO_AUX = re.compile(rf"^\s*({_AUX})\s+(.+)$", re.IGNORECASE)
 
 
 # "how fast can the robot walk?", "how much does a Jetson cost?", "how big is the map?": a measure, then

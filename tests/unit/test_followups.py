@@ -1566,12 +1566,12 @@ def test_that_before_a_noun_or_a_pronoun_after_a_yes_or_no_question_is_not_the_w
         (
             "can the robot build a map of a room on its own?",
             "was that map saved to disk?",
-            "was the map saved to disk (robot build a map of a room)?",
+            "was the map saved to disk (robot build a map of a room on its own)?",
         ),
         (
             "can the robot build a map of a room on its own?",
             "are those maps shared between robots?",
-            "are the maps shared between robots (robot build a map of a room)?",
+            "are the maps shared between robots (robot build a map of a room on its own)?",
         ),
         # so does an article after it
         ("What is Gazebo?", "is that file a problem?", "is the file a problem (Gazebo)?"),
@@ -1584,11 +1584,12 @@ def test_that_before_a_noun_or_a_pronoun_after_a_yes_or_no_question_is_not_the_w
         ("What is Gazebo?", "is that really needed?", "is Gazebo really needed?"),
         # a participle after "does that <verb>" is the verb's object's: "that" is still the subject
         ("What is Gazebo?", "does that hurt trained models?", "does Gazebo hurt trained models?"),
-        # a noun or an adjective, unsure: a clause of the previous question is never glued before it
+        # a noun or an adjective, unsure: a clause of the previous question is never glued before it; a
+        # yes/no question's subject is its noun ("URDF"), read as "What is Gazebo?" is read below
         (
             "can a URDF describe a whole room with furniture?",
             "is that node for SLAM?",
-            "is that node for SLAM (URDF describe a whole room with furniture)?",
+            "is URDF node for SLAM (describe a whole room with furniture)?",
         ),
         ("What is Gazebo?", "is that node for SLAM?", "is Gazebo node for SLAM?"),
     ],
@@ -1640,3 +1641,31 @@ def test_a_pronoun_after_a_how_measure_question_is_its_subject(
     previous: str, question: str, query: str
 ) -> None:
     assert standalone_query(question, [previous]) == query
+
+
+@pytest.mark.parametrize(
+    ("question", "parts"),
+    [
+        # a yes/no question is read as its "how can ..." is: what the reader does something to ...
+        (
+            "can I put NVIDIA's accelerated ROS packages on a Raspberry Pi robot?",
+            ("NVIDIA's accelerated ROS packages", "Raspberry Pi robot"),
+        ),
+        ("should I use Whisper for a robot without internet?", ("Whisper", "robot without internet")),
+        # ... or the thing that does, with its doing as the context
+        ("can a URDF describe a whole room?", ("URDF", "describe a whole room")),
+        ("does Isaac ROS run on a Jetson?", ("Isaac ROS", "run on a Jetson")),
+    ],
+)
+def test_a_yes_or_no_question_has_the_subject_its_how_question_has(
+    question: str, parts: tuple[str, str]
+) -> None:
+    assert subject_parts(question) == parts
+
+
+def test_a_pronoun_after_a_yes_or_no_question_stands_for_its_subject_not_its_clause() -> None:
+    previous = "can I put NVIDIA's accelerated ROS packages on a Raspberry Pi robot?"
+    assert (
+        standalone_query("what hardware do they need then?", [previous])
+        == "what hardware do NVIDIA's accelerated ROS packages need then (Raspberry Pi robot)?"
+    )
