@@ -24,6 +24,7 @@ from lectern.swaps import (
     noun_phrase_of,
     swap_noun_phrase,
     swap_same_head,
+    swapped_question,
 )
 
 
@@ -1669,3 +1670,30 @@ def test_a_pronoun_after_a_yes_or_no_question_stands_for_its_subject_not_its_cla
         standalone_query("what hardware do they need then?", [previous])
         == "what hardware do NVIDIA's accelerated ROS packages need then (Raspberry Pi robot)?"
     )
+
+
+@pytest.mark.parametrize(
+    ("previous", "question", "query"),
+    [
+        # a name for the name that does what the previous question asks: asked of the new name, the old
+        # one kept in brackets (it may be the new one's setting)
+        ("what does RT-1 output?", "and PaLM-E?", "what does PaLM-E output (RT-1)?"),
+        ("what GPU does Isaac Sim need?", "and Gazebo?", "what GPU does Gazebo need (Isaac Sim)?"),
+        ("what does Whisper need?", "what about Vosk?", "what does Vosk need (Whisper)?"),
+    ],
+)
+def test_a_name_for_the_doer_asks_the_previous_question_of_it(
+    previous: str, question: str, query: str
+) -> None:
+    assert standalone_query(question, [previous]) == query
+
+
+@pytest.mark.parametrize(
+    ("previous", "question"),
+    [
+        ("How do I install Gazebo Harmonic?", "what about Windows?"),  # a how-to's object: where, not what
+        ("what does Gazebo simulate?", "and Unity?"),  # the subject runs into a verb no list has
+    ],
+)
+def test_a_name_is_not_swapped_for_an_object_or_an_unsure_subject(previous: str, question: str) -> None:
+    assert swapped_question(previous, question) is None
