@@ -1350,6 +1350,10 @@ def _rewrite(question: str, head: str, context: str, topic: str) -> str:
             owner = _owner(head)
             tokens[i] = owner if owner.endswith(("'s", "\u2019s")) else owner + "'s"
             placed = True
+            if not context:
+                # ... but the setting still counts: "its joints" after "can I bring my robot description
+                # into Unity?" -> "robot description's joints (Unity)", not the description anywhere
+                context = " ".join(_strip_edges(_tokens(head)[len(_tokens(owner)) :]))
             break
     text = "".join(tokens)
     if not placed:

@@ -39,6 +39,17 @@ from lectern.swaps import (
             "How do I use Isaac Sim for synthetic data?",
         ),
         (["What is Nav2?"], "What are its main components?", "What are Nav2's main components?"),
+        # "its" belongs to the thing, and the thing's setting comes along in brackets
+        (
+            ["how do I load a URDF in Gazebo?"],
+            "what are its joint limits?",
+            "what are URDF's joint limits (Gazebo)?",
+        ),
+        (
+            ["can I bring my robot description into Unity?"],
+            "and how do I make its joints follow the real robot?",
+            "and how do I make robot description's joints follow the real robot (Unity)?",
+        ),
         (["What is VSLAM?"], "Explain this in simpler terms", "Explain VSLAM in simpler terms"),
         (
             ["What is the action server in ROS 2?"],
