@@ -1350,9 +1350,9 @@ def _rewrite(question: str, head: str, context: str, topic: str) -> str:
             owner = _owner(head)
             tokens[i] = owner if owner.endswith(("'s", "\u2019s")) else owner + "'s"
             placed = True
-            if not context:
-                # ... but the setting still counts: "its joints" after "can I bring my robot description
-                # into Unity?" -> "robot description's joints (Unity)", not the description anywhere
+            if not context and not owner.endswith(("'s", "\u2019s")):
+                # ... but a setting after a preposition still counts: "its joints" after "can I bring my
+                # robot description into Unity?" -> "robot description's joints (Unity)"
                 context = " ".join(_strip_edges(_tokens(head)[len(_tokens(owner)) :]))
             break
     text = "".join(tokens)
