@@ -253,6 +253,19 @@ def _object_pronoun_points_back(question: str, topical: list[str]) -> bool:
     return False
 
 
+def _possessive_points_back(question: str, topical: list[str]) -> bool:
+    """ "how do I make its joints follow the real robot?": an "its" or "their" before any topic word of
+    the question has no owner in it, so it points back, however many words of its own follow; in "how
+    does a robot keep its balance?" the owner comes first."""
+    own = {w.lower() for w in topical}
+    for token in (w.lower() for w in words(_QUOTED.sub(" ", question))):
+        if token in own:
+            return False
+        if token in {"its", "their"}:
+            return True
+    return False
+
+
 def points_back(question: str) -> bool:
     if _opens_followup(question):
         return True
@@ -326,7 +339,7 @@ def is_followup(question: str) -> bool:
     ]
     if _INSTEAD_END.search(question):
         return True  # "can I use an AMD card instead?": instead of what was just said
-    if _object_pronoun_points_back(question, topical):
+    if _object_pronoun_points_back(question, topical) or _possessive_points_back(question, topical):
         return True
     if _BARE_MEASURE.search(question) and not any(_is_specific(w) for w in topical):
         return True
@@ -1107,6 +1120,9 @@ def _marked_subject(text: str) -> str:
     does = _WHAT_DOES_X.match(text)
     if does:
         tokens = _tokens(does.group(1))
+        while len(tokens) > 2 and tokens[0].lower() in _PRONOUN_I and tokens[1].lower() in _HEDGES:
+            # "can I just use SQLite ...?", "do I really need a GPU ...?": the verb comes after the hedge
+            tokens = [tokens[0], *tokens[2:]]
         if tokens and tokens[0].lower() in _PRONOUN_I and len(tokens) > 1:
             # "how do I open RViz2": what comes after the verb, whatever verb it is ("how do I attach
             # stereo cameras" is about the cameras); "why would I randomize textures" keeps a common
@@ -1148,11 +1164,25 @@ def _marked_subject(text: str) -> str:
         # "can I put the Isaac ROS packages on a Raspberry Pi?", "can a URDF describe a whole room?": the
         # subject of a yes/no question is read as the same question's "how can ..." reads it (what the
         # reader does something to, or the thing that does), not the clause after the auxiliary
-        return _marked_subject(f"how {yes_no.group(1)} {yes_no.group(2)}")
+        # ("doesn't Gazebo support Windows?", "can't I just use SQLite?": negated, the same subject)
+        auxiliary = _UNNEGATED.get(yes_no.group(1).lower().replace("\u2019", "'"), yes_no.group(1))
+        return _marked_subject(f"how {auxiliary} {yes_no.group(2)}")
     return topic_of(text)
 
 
-_YES_NO_AUX = re.compile(rf"^\s*({_AUX})\s+(.+)$", re.IGNORECASE)
+# Words between a person and the verb that say how much, not what: "can I just use", "do I really need".
+_HEDGES = _word_set("just really still even ever actually also only simply always never already")
+_YES_NO_AUX = re.compile(
+    rf"^\s*({_AUX}|(?:does|do|did|could|would|should)n['\u2019]t|can['\u2019]t|cannot|won['\u2019]t)\s+(.+)$",
+    re.IGNORECASE,
+)
+# The auxiliary a negated one denies: "won't" is "will", "can't" "can".
+_UNNEGATED = {
+    **{f"{aux}n't": aux for aux in ("does", "do", "did", "could", "would", "should")},
+    "can't": "can",
+    "cannot": "can",
+    "won't": "will",
+}
 
 
 # "how fast can the robot walk?", "how much does a Jetson cost?", "how big is the map?": a measure, then

@@ -238,6 +238,10 @@ def swap_noun_phrase(
             # kept in brackets, since it may be the new one's setting ("and Windows?" after "what does
             # Isaac Sim need?" may ask what it needs on Windows)
             asked = " ".join([*tokens[:start], *new, *tokens[end:]])
+            if _numbered_alike(new, replaced):
+                # "and Module 4?" after "what does Module 3 cover?": another of the same series, no setting
+                # of it, so the old one in brackets would only search for the wrong one
+                return f"{asked}?"
             old = " ".join(t for t in replaced if _bare(t) not in DETERMINERS)
             return f"{asked} ({old})?"
         # "what about Windows?" after "How do I install Gazebo Harmonic?" asks where, not what: whether a
@@ -264,6 +268,17 @@ def _names_for_a_doer(tokens: list[str], start: int, new: list[str], replaced: l
     asks where) nor what "is" names."""
     before = _bare(tokens[start - 1]) if start > 0 else ""
     return before in _DOER_AUX and _only_names(new) and _only_names(replaced)
+
+
+def _numbered_alike(new: list[str], replaced: list[str]) -> bool:
+    """Whether two names differ only in a number or version ("Module 4" for "Module 3", "Lab 2" for "the
+    Lab 1"): the same words around it, so two of one series."""
+    a = [_bare(t) for t in new if _bare(t) not in DETERMINERS]
+    b = [_bare(t) for t in replaced if _bare(t) not in DETERMINERS]
+    if len(a) != len(b) or len(a) < 2:
+        return False
+    differ = [(x, y) for x, y in zip(a, b, strict=True) if x != y]
+    return len(differ) == 1 and all(any(c.isdigit() for c in w) for w in differ[0])
 
 
 def _only_names(tokens: list[str]) -> bool:

@@ -1708,3 +1708,52 @@ def test_a_name_for_the_doer_asks_the_previous_question_of_it(
 )
 def test_a_name_is_not_swapped_for_an_object_or_an_unsure_subject(previous: str, question: str) -> None:
     assert swapped_question(previous, question) is None
+
+
+def test_a_name_of_the_same_series_asks_the_previous_question_without_the_old_one() -> None:
+    # "Module 4" for "Module 3": another of one series, not a setting of it; the old name in brackets
+    # would search for the module not asked about
+    assert standalone_query("and Module 4?", ["what does Module 3 cover?"]) == "what does Module 4 cover?"
+    assert swapped_question("what does Isaac Sim need?", "and Windows?") == (
+        "what does Windows need (Isaac Sim)?"
+    )
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "how do I make its joints follow the real robot?",
+        "What are their main differences from ROS 1 launch files?",
+        "Can its battery be swapped without tools?",
+    ],
+)
+def test_a_possessive_before_any_topic_word_points_back(question: str) -> None:
+    assert is_followup(question)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "How does a humanoid robot keep its balance on two legs?",
+        "what does the oven do when its door is opened mid cycle?",
+    ],
+)
+def test_a_possessive_after_its_owner_points_inside(question: str) -> None:
+    assert not is_followup(question)
+
+
+@pytest.mark.parametrize(
+    ("question", "parts"),
+    [
+        # negated, a yes/no question has the same subject
+        ("doesn't Gazebo support Windows?", ("Gazebo", "support Windows")),
+        ("can't I use SQLite in production?", ("SQLite in production", "")),
+        # a hedge between the person and the verb is no part of the thing
+        ("can I just use SQLite in production?", ("SQLite in production", "")),
+        ("how do I really need a GPU for Isaac Sim?", ("GPU for Isaac Sim", "")),
+    ],
+)
+def test_a_negated_or_hedged_question_has_the_plain_ones_subject(
+    question: str, parts: tuple[str, str]
+) -> None:
+    assert subject_parts(question) == parts
