@@ -1166,8 +1166,51 @@ def _marked_subject(text: str) -> str:
         # reader does something to, or the thing that does), not the clause after the auxiliary
         # ("doesn't Gazebo support Windows?", "can't I just use SQLite?": negated, the same subject)
         auxiliary = _UNNEGATED.get(yes_no.group(1).lower().replace("\u2019", "'"), yes_no.group(1))
-        return _marked_subject(f"how {auxiliary} {yes_no.group(2)}")
+        marked = _marked_subject(f"how {auxiliary} {yes_no.group(2)}")
+        asked = _tokens(yes_no.group(2))
+        if _DOING_MARK in marked or not asked or asked[0].lower() in _PRONOUN_I | ANAPHORA:
+            return marked
+        # "can the robot arm lift 5 kg?": a verb no word list has, found where "how far can the robot
+        # walk on one charge?" finds it (a number ends the doing's first word too)
+        split = _unknown_verb_split(asked, numbers=True)
+        return marked if split is None else " ".join([*split[0], _DOING_MARK, *asked[split[1] :]])
+    copula = _YES_NO_BE.match(text)
+    copula_subject = _copula_subject(_tokens(copula.group(1))) if copula else None
+    if copula_subject is not None:
+        return copula_subject
     return topic_of(text)
+
+
+# "is the late penalty applied per day?", "isn't the final exam worth half the grade?": a yes/no question
+# about what a thing is.
+_YES_NO_BE = re.compile(r"^\s*(?:is|are|was|were)(?:n['\u2019]t)?\s+(.+)$", re.IGNORECASE)
+# Words that open what is said of a subject: "fast enough", "worth half the grade", "still supported".
+_SAID_OPENERS = _word_set("enough worth too so very more less still really already always ever even")
+
+
+def _copula_subject(tokens: list[str]) -> str | None:
+    """The subject of "is <tokens>": the words before a participle ("the late penalty | applied per
+    day"), a word that says how much ("Django's ORM fast | enough ...": the word before it is said too)
+    or an article right after a noun ("Unity | a good pick"), with what is said of it as its doing. None when
+    nothing shows where it ends ("are Django signals synchronous": an adjective no list has) or the
+    subject is a pronoun ("is it ..."), which the rest of the reading takes."""
+    if not tokens or tokens[0].lower() in ANAPHORA:
+        return None
+    start = 1 if tokens[0].lower() in _DETERMINERS else 0
+    for i in range(start + 1, len(tokens)):
+        word = tokens[i].lower()
+        if word in _SAID_OPENERS:
+            cut = i - 1 if word == "enough" else i
+        elif (word.endswith("ed") and len(word) > 4) or word in _PARTICIPLES:
+            cut = i
+        elif word in _ARTICLES and tokens[i - 1].lower() not in STOP_WORDS:
+            cut = i  # "Unity a good pick"; not "forward kinematics harder on a humanoid"
+        else:
+            continue
+        subject, said = _strip_edges(tokens[:cut]), tokens[cut:]
+        said = said[1:] if said[0].lower() in _ARTICLES else said
+        return " ".join([*subject, _DOING_MARK, *said]) if subject else None
+    return None
 
 
 # Words between a person and the verb that say how much, not what: "can I just use", "do I really need".
@@ -1212,18 +1255,33 @@ def _measured_subject(text: str, measure: str, auxiliary: str, rest: str) -> str
             return thing
         said, _, after = doing.partition(" ")
         return " ".join([thing, _DOING_MARK, said, measure, *after.split()])
+    split = _unknown_verb_split(tokens)
+    if split is None:
+        return topic_of(text)
+    subject, verb = split
+    return " ".join([*subject, _DOING_MARK, tokens[verb], measure, *tokens[verb + 1 :]])
+
+
+def _unknown_verb_split(tokens: list[str], *, numbers: bool = False) -> tuple[list[str], int] | None:
+    """The subject before a verb no word list has, and the verb's index: one word before the verb ("the
+    robot walk"), or two before a preposition or article ("the humanoid robot walk on one charge"), or,
+    with `numbers`, a number ("the robot arm lift 5 kg"); "a humanoid robot climb stairs" may be either,
+    so None."""
     start = 1 if tokens[0].lower() in _DETERMINERS else 0
+    ends = _PREPOSITIONS | _DETERMINERS
     cut = next(
-        (i for i in range(start + 1, len(tokens)) if tokens[i].lower() in _PREPOSITIONS | _DETERMINERS),
+        (
+            i
+            for i in range(start + 1, len(tokens))
+            if tokens[i].lower() in ends or (numbers and tokens[i].isdigit())
+        ),
         len(tokens),
     )
-    # one word before the verb ("the robot walk"), or two before a preposition or article ("the humanoid
-    # robot walk on one charge"); "a humanoid robot climb stairs" may be either, so it is read as a whole
     verb = cut - 1
     subject = _strip_edges(tokens[:verb])
     if not subject or not (verb - start == 1 or (cut < len(tokens) and verb - start == 2)):
-        return topic_of(text)
-    return " ".join([*subject, _DOING_MARK, tokens[verb], measure, *tokens[verb + 1 :]])
+        return None
+    return subject, verb
 
 
 def subject_parts(question: str) -> tuple[str, str]:

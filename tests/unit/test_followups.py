@@ -1757,3 +1757,33 @@ def test_a_negated_or_hedged_question_has_the_plain_ones_subject(
     question: str, parts: tuple[str, str]
 ) -> None:
     assert subject_parts(question) == parts
+
+
+@pytest.mark.parametrize(
+    ("question", "parts"),
+    [
+        # "is X <said of it>": the subject ends where a participle, a word of degree or an article after a
+        # noun opens what is said of it
+        ("is the late penalty applied per day?", ("late penalty", "applied per day")),
+        ("is Django's ORM fast enough for a big site?", ("Django's ORM", "fast enough for a big site")),
+        ("isn't the final exam worth half the grade?", ("final exam", "worth half the grade")),
+        ("is Unity a good pick for robots?", ("Unity", "good pick for robots")),
+        # an article after a preposition opens no predicate; an unknown adjective shows no end
+        ("is the midterm open book?", ("midterm open book", "")),
+        # a verb no list has, before a number or a preposition
+        ("can the robot arm lift 5 kg?", ("robot arm", "lift 5 kg")),
+        ("will the Roomba vacuum under beds?", ("Roomba", "vacuum under beds")),
+        ("can a humanoid robot climb stairs?", ("humanoid robot climb stairs", "")),
+    ],
+)
+def test_a_yes_or_no_question_about_what_a_thing_is_or_does_has_its_subject(
+    question: str, parts: tuple[str, str]
+) -> None:
+    assert subject_parts(question) == parts
+
+
+def test_a_name_of_the_same_series_keeps_the_verb_after_the_old_one() -> None:
+    assert standalone_query("and Lab 2?", ["what did Lab 1 ask for?"]) == "what did Lab 2 ask for?"
+    assert standalone_query("and Week 4?", ["what does the Week 3 lecture cover?"]) == (
+        "what does the Week 4 lecture cover?"
+    )
