@@ -243,6 +243,33 @@ from lectern.followups import standalone_query
             "what replaces it?",
             "what replaces Gazebo Classic (still supported)?",
         ),
+        # an "its"/"their" after the question's own owner, and yes/no questions of their own
+        (
+            "what does RT-1 output?",
+            "Why does Gazebo need its own physics engine?",
+            "Why does Gazebo need its own physics engine?",
+        ),
+        (
+            "is the midterm open book?",
+            "Can the teaching assistants extend their office hours during exam week?",
+            "Can the teaching assistants extend their office hours during exam week?",
+        ),
+        (
+            "can I run Gazebo on a Mac?",
+            "Does Isaac Sim run on Windows 11?",
+            "Does Isaac Sim run on Windows 11?",
+        ),
+        (
+            "does the Instant Pot have a slow cook mode?",
+            "Is the Ninja Foodi dishwasher safe?",
+            "Is the Ninja Foodi dishwasher safe?",
+        ),
+        ("what does Isaac Sim need?", "and on a Mac?", "what does Isaac Sim need on a Mac?"),
+        (
+            "can a URDF describe a room?",
+            "what does its root link look like?",
+            "what does URDF's root link look like (describe a room)?",
+        ),
     ],
 )
 def test_a_follow_up_reads_as_a_reader_means_it(previous: str, question: str, query: str) -> None:
