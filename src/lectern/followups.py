@@ -253,6 +253,19 @@ def _object_pronoun_points_back(question: str, topical: list[str]) -> bool:
     return False
 
 
+def _possessive_points_back(question: str, topical: list[str]) -> bool:
+    """ "how do I make its joints follow the real robot?": an "its" or "their" before any topic word of
+    the question has no owner in it, so it points back, however many words of its own follow; in "how
+    does a robot keep its balance?" the owner comes first."""
+    own = {w.lower() for w in topical}
+    for token in (w.lower() for w in words(_QUOTED.sub(" ", question))):
+        if token in own:
+            return False
+        if token in {"its", "their"}:
+            return True
+    return False
+
+
 def points_back(question: str) -> bool:
     if _opens_followup(question):
         return True
@@ -326,7 +339,7 @@ def is_followup(question: str) -> bool:
     ]
     if _INSTEAD_END.search(question):
         return True  # "can I use an AMD card instead?": instead of what was just said
-    if _object_pronoun_points_back(question, topical):
+    if _object_pronoun_points_back(question, topical) or _possessive_points_back(question, topical):
         return True
     if _BARE_MEASURE.search(question) and not any(_is_specific(w) for w in topical):
         return True
@@ -1107,6 +1120,9 @@ def _marked_subject(text: str) -> str:
     does = _WHAT_DOES_X.match(text)
     if does:
         tokens = _tokens(does.group(1))
+        while len(tokens) > 2 and tokens[0].lower() in _PRONOUN_I and tokens[1].lower() in _HEDGES:
+            # "can I just use SQLite ...?", "do I really need a GPU ...?": the verb comes after the hedge
+            tokens = [tokens[0], *tokens[2:]]
         if tokens and tokens[0].lower() in _PRONOUN_I and len(tokens) > 1:
             # "how do I open RViz2": what comes after the verb, whatever verb it is ("how do I attach
             # stereo cameras" is about the cameras); "why would I randomize textures" keeps a common
@@ -1143,7 +1159,73 @@ def _marked_subject(text: str) -> str:
             if any(_is_specific(w) for w in rest):
                 return " ".join(_strip_edges([*subject, *rest]))
             return " ".join(subject)
+    yes_no = _YES_NO_AUX.match(text)
+    if yes_no:
+        # "can I put the Isaac ROS packages on a Raspberry Pi?", "can a URDF describe a whole room?": the
+        # subject of a yes/no question is read as the same question's "how can ..." reads it (what the
+        # reader does something to, or the thing that does), not the clause after the auxiliary
+        # ("doesn't Gazebo support Windows?", "can't I just use SQLite?": negated, the same subject)
+        auxiliary = _UNNEGATED.get(yes_no.group(1).lower().replace("\u2019", "'"), yes_no.group(1))
+        marked = _marked_subject(f"how {auxiliary} {yes_no.group(2)}")
+        asked = _tokens(yes_no.group(2))
+        if _DOING_MARK in marked or not asked or asked[0].lower() in _PRONOUN_I | ANAPHORA:
+            return marked
+        # "can the robot arm lift 5 kg?": a verb no word list has, found where "how far can the robot
+        # walk on one charge?" finds it (a number ends the doing's first word too)
+        split = _unknown_verb_split(asked, numbers=True)
+        return marked if split is None else " ".join([*split[0], _DOING_MARK, *asked[split[1] :]])
+    copula = _YES_NO_BE.match(text)
+    copula_subject = _copula_subject(_tokens(copula.group(1))) if copula else None
+    if copula_subject is not None:
+        return copula_subject
     return topic_of(text)
+
+
+# "is the late penalty applied per day?", "isn't the final exam worth half the grade?": a yes/no question
+# about what a thing is.
+_YES_NO_BE = re.compile(r"^\s*(?:is|are|was|were)(?:n['\u2019]t)?\s+(.+)$", re.IGNORECASE)
+# Words that open what is said of a subject: "fast enough", "worth half the grade", "still supported".
+_SAID_OPENERS = _word_set("enough worth too so very more less still really already always ever even")
+
+
+def _copula_subject(tokens: list[str]) -> str | None:
+    """The subject of "is <tokens>": the words before a participle ("the late penalty | applied per
+    day"), a word that says how much ("Django's ORM fast | enough ...": the word before it is said too)
+    or an article right after a noun ("Unity | a good pick"), with what is said of it as its doing. None when
+    nothing shows where it ends ("are Django signals synchronous": an adjective no list has) or the
+    subject is a pronoun ("is it ..."), which the rest of the reading takes."""
+    if not tokens or tokens[0].lower() in ANAPHORA:
+        return None
+    start = 1 if tokens[0].lower() in _DETERMINERS else 0
+    for i in range(start + 1, len(tokens)):
+        word = tokens[i].lower()
+        if word in _SAID_OPENERS:
+            cut = i - 1 if word == "enough" else i
+        elif (word.endswith("ed") and len(word) > 4) or word in _PARTICIPLES:
+            cut = i
+        elif word in _ARTICLES and tokens[i - 1].lower() not in STOP_WORDS:
+            cut = i  # "Unity a good pick"; not "forward kinematics harder on a humanoid"
+        else:
+            continue
+        subject, said = _strip_edges(tokens[:cut]), tokens[cut:]
+        said = said[1:] if said[0].lower() in _ARTICLES else said
+        return " ".join([*subject, _DOING_MARK, *said]) if subject else None
+    return None
+
+
+# Words between a person and the verb that say how much, not what: "can I just use", "do I really need".
+_HEDGES = _word_set("just really still even ever actually also only simply always never already")
+_YES_NO_AUX = re.compile(
+    rf"^\s*({_AUX}|(?:does|do|did|could|would|should)n['\u2019]t|can['\u2019]t|cannot|won['\u2019]t)\s+(.+)$",
+    re.IGNORECASE,
+)
+# The auxiliary a negated one denies: "won't" is "will", "can't" "can".
+_UNNEGATED = {
+    **{f"{aux}n't": aux for aux in ("does", "do", "did", "could", "would", "should")},
+    "can't": "can",
+    "cannot": "can",
+    "won't": "will",
+}
 
 
 # "how fast can the robot walk?", "how much does a Jetson cost?", "how big is the map?": a measure, then
@@ -1173,18 +1255,33 @@ def _measured_subject(text: str, measure: str, auxiliary: str, rest: str) -> str
             return thing
         said, _, after = doing.partition(" ")
         return " ".join([thing, _DOING_MARK, said, measure, *after.split()])
+    split = _unknown_verb_split(tokens)
+    if split is None:
+        return topic_of(text)
+    subject, verb = split
+    return " ".join([*subject, _DOING_MARK, tokens[verb], measure, *tokens[verb + 1 :]])
+
+
+def _unknown_verb_split(tokens: list[str], *, numbers: bool = False) -> tuple[list[str], int] | None:
+    """The subject before a verb no word list has, and the verb's index: one word before the verb ("the
+    robot walk"), or two before a preposition or article ("the humanoid robot walk on one charge"), or,
+    with `numbers`, a number ("the robot arm lift 5 kg"); "a humanoid robot climb stairs" may be either,
+    so None."""
     start = 1 if tokens[0].lower() in _DETERMINERS else 0
+    ends = _PREPOSITIONS | _DETERMINERS
     cut = next(
-        (i for i in range(start + 1, len(tokens)) if tokens[i].lower() in _PREPOSITIONS | _DETERMINERS),
+        (
+            i
+            for i in range(start + 1, len(tokens))
+            if tokens[i].lower() in ends or (numbers and tokens[i].isdigit())
+        ),
         len(tokens),
     )
-    # one word before the verb ("the robot walk"), or two before a preposition or article ("the humanoid
-    # robot walk on one charge"); "a humanoid robot climb stairs" may be either, so it is read as a whole
     verb = cut - 1
     subject = _strip_edges(tokens[:verb])
     if not subject or not (verb - start == 1 or (cut < len(tokens) and verb - start == 2)):
-        return topic_of(text)
-    return " ".join([*subject, _DOING_MARK, tokens[verb], measure, *tokens[verb + 1 :]])
+        return None
+    return subject, verb
 
 
 def subject_parts(question: str) -> tuple[str, str]:
@@ -1341,6 +1438,10 @@ def _rewrite(question: str, head: str, context: str, topic: str) -> str:
             owner = _owner(head)
             tokens[i] = owner if owner.endswith(("'s", "\u2019s")) else owner + "'s"
             placed = True
+            if not context and not owner.endswith(("'s", "\u2019s")):
+                # ... but a setting after a preposition still counts: "its joints" after "can I bring my
+                # robot description into Unity?" -> "robot description's joints (Unity)"
+                context = " ".join(_strip_edges(_tokens(head)[len(_tokens(owner)) :]))
             break
     text = "".join(tokens)
     if not placed:

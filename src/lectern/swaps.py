@@ -233,6 +233,22 @@ def swap_noun_phrase(
         # "and max_step_size?" after "the real_time_factor setting": another setting of the same kind
         return " ".join([*tokens[: start + code[0]], new[0], *tokens[start + code[0] + 1 :]]) + "?"
     if not names and (_is_name(new) or _is_name(replaced)):
+        series = _same_series(tokens, start, new, replaced)
+        if series is not None:
+            # "and Module 4?" after "what does Module 3 cover?", "and Lab 2?" after "what did Lab 1 ask
+            # for?": another of the same series, no setting of it, so the old one in brackets would only
+            # search for the wrong one; a word after the old name is the verb ("ask")
+            kept = (
+                replaced[:1] if _bare(replaced[0]) in DETERMINERS and _bare(new[0]) not in DETERMINERS else []
+            )
+            return " ".join([*tokens[:start], *kept, *new, *series, *tokens[end:]]) + "?"
+        if _names_for_a_doer(tokens, start, new, replaced):
+            # "and PaLM-E?" after "what does RT-1 output?": the question asked of the new name, the old one
+            # kept in brackets, since it may be the new one's setting ("and Windows?" after "what does
+            # Isaac Sim need?" may ask what it needs on Windows)
+            asked = " ".join([*tokens[:start], *new, *tokens[end:]])
+            old = " ".join(t for t in replaced if _bare(t) not in DETERMINERS)
+            return f"{asked} ({old})?"
         # "what about Windows?" after "How do I install Gazebo Harmonic?" asks where, not what: whether a
         # name stands for the thing or a setting of it takes knowing the name, so names are not swapped;
         # a correction ("no, I meant Gazebo") says the name is the thing meant (`names`)
@@ -250,6 +266,48 @@ def swap_noun_phrase(
     return " ".join([*tokens[:start], *new, *tokens[end:]]) + "?"
 
 
+def _names_for_a_doer(tokens: list[str], start: int, new: list[str], replaced: list[str]) -> bool:
+    """Whether a name follows up a name that is the previous question's doer, its subject right after a
+    "do" or a modal ("and PaLM-E?" after "what does RT-1 output?"): a name for a name there asks what the
+    other one does; not the object of a how-to ("what about Windows?" after "How do I install Gazebo?"
+    asks where) nor what "is" names."""
+    before = _bare(tokens[start - 1]) if start > 0 else ""
+    return before in _DOER_AUX and _only_names(new) and _only_names(replaced)
+
+
+def _same_series(tokens: list[str], start: int, new: list[str], replaced: list[str]) -> list[str] | None:
+    """What follows the old name in the swapped span when a name of the same series as the previous
+    question's doer follows it up ("Module 4" for "Module 3", "Lab 2" for "Lab 1" in "Lab 1 ask"): the
+    old name's words but the number, then at most one word (a verb no list has); None otherwise."""
+    before = _bare(tokens[start - 1]) if start > 0 else ""
+    own_new = [t for t in new if _bare(t) not in DETERMINERS]
+    own_old = [t for t in replaced if _bare(t) not in DETERMINERS]
+    rest = own_old[len(own_new) :]
+    if before not in _DOER_AUX or len(rest) > 1 or any(_is_name([t]) for t in rest):
+        return None
+    return rest if _numbered_alike(own_new, own_old[: len(own_new)]) else None
+
+
+def _numbered_alike(new: list[str], replaced: list[str]) -> bool:
+    """Whether two names differ only in a number or version ("Module 4" for "Module 3", "Lab 2" for "the
+    Lab 1"): the same words around it, so two of one series."""
+    a = [_bare(t) for t in new if _bare(t) not in DETERMINERS]
+    b = [_bare(t) for t in replaced if _bare(t) not in DETERMINERS]
+    if len(a) != len(b) or len(a) < 2:
+        return False
+    differ = [(x, y) for x, y in zip(a, b, strict=True) if x != y]
+    return len(differ) == 1 and all(any(c.isdigit() for c in w) for w in differ[0])
+
+
+def _only_names(tokens: list[str]) -> bool:
+    """Every word but a determiner a name: a phrase that runs into a verb no list has ("Gazebo simulate")
+    is no name alone."""
+    own = [t for t in tokens if _bare(t) not in DETERMINERS]
+    return bool(own) and all(_is_name([t]) for t in own)
+
+
+# The auxiliaries whose subject does what the question asks about ("what does RT-1 output?").
+_DOER_AUX = word_set("does do did can could will would should")
 # Words that say which value of a quantity, standing for the quantity ("and the max?").
 _MEASURES = word_set("max maximum min minimum default recommended typical average upper lower")
 

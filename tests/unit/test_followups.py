@@ -24,6 +24,7 @@ from lectern.swaps import (
     noun_phrase_of,
     swap_noun_phrase,
     swap_same_head,
+    swapped_question,
 )
 
 
@@ -38,6 +39,17 @@ from lectern.swaps import (
             "How do I use Isaac Sim for synthetic data?",
         ),
         (["What is Nav2?"], "What are its main components?", "What are Nav2's main components?"),
+        # "its" belongs to the thing, and the thing's setting comes along in brackets
+        (
+            ["how do I load a URDF in Gazebo?"],
+            "what are its joint limits?",
+            "what are URDF's joint limits (Gazebo)?",
+        ),
+        (
+            ["can I bring my robot description into Unity?"],
+            "and how do I make its joints follow the real robot?",
+            "and how do I make robot description's joints follow the real robot (Unity)?",
+        ),
         (["What is VSLAM?"], "Explain this in simpler terms", "Explain VSLAM in simpler terms"),
         (
             ["What is the action server in ROS 2?"],
@@ -1566,12 +1578,12 @@ def test_that_before_a_noun_or_a_pronoun_after_a_yes_or_no_question_is_not_the_w
         (
             "can the robot build a map of a room on its own?",
             "was that map saved to disk?",
-            "was the map saved to disk (robot build a map of a room)?",
+            "was the map saved to disk (robot build a map of a room on its own)?",
         ),
         (
             "can the robot build a map of a room on its own?",
             "are those maps shared between robots?",
-            "are the maps shared between robots (robot build a map of a room)?",
+            "are the maps shared between robots (robot build a map of a room on its own)?",
         ),
         # so does an article after it
         ("What is Gazebo?", "is that file a problem?", "is the file a problem (Gazebo)?"),
@@ -1584,11 +1596,12 @@ def test_that_before_a_noun_or_a_pronoun_after_a_yes_or_no_question_is_not_the_w
         ("What is Gazebo?", "is that really needed?", "is Gazebo really needed?"),
         # a participle after "does that <verb>" is the verb's object's: "that" is still the subject
         ("What is Gazebo?", "does that hurt trained models?", "does Gazebo hurt trained models?"),
-        # a noun or an adjective, unsure: a clause of the previous question is never glued before it
+        # a noun or an adjective, unsure: a clause of the previous question is never glued before it; a
+        # yes/no question's subject is its noun ("URDF"), read as "What is Gazebo?" is read below
         (
             "can a URDF describe a whole room with furniture?",
             "is that node for SLAM?",
-            "is that node for SLAM (URDF describe a whole room with furniture)?",
+            "is URDF node for SLAM (describe a whole room with furniture)?",
         ),
         ("What is Gazebo?", "is that node for SLAM?", "is Gazebo node for SLAM?"),
     ],
@@ -1640,3 +1653,137 @@ def test_a_pronoun_after_a_how_measure_question_is_its_subject(
     previous: str, question: str, query: str
 ) -> None:
     assert standalone_query(question, [previous]) == query
+
+
+@pytest.mark.parametrize(
+    ("question", "parts"),
+    [
+        # a yes/no question is read as its "how can ..." is: what the reader does something to ...
+        (
+            "can I put NVIDIA's accelerated ROS packages on a Raspberry Pi robot?",
+            ("NVIDIA's accelerated ROS packages", "Raspberry Pi robot"),
+        ),
+        ("should I use Whisper for a robot without internet?", ("Whisper", "robot without internet")),
+        # ... or the thing that does, with its doing as the context
+        ("can a URDF describe a whole room?", ("URDF", "describe a whole room")),
+        ("does Isaac ROS run on a Jetson?", ("Isaac ROS", "run on a Jetson")),
+    ],
+)
+def test_a_yes_or_no_question_has_the_subject_its_how_question_has(
+    question: str, parts: tuple[str, str]
+) -> None:
+    assert subject_parts(question) == parts
+
+
+def test_a_pronoun_after_a_yes_or_no_question_stands_for_its_subject_not_its_clause() -> None:
+    previous = "can I put NVIDIA's accelerated ROS packages on a Raspberry Pi robot?"
+    assert (
+        standalone_query("what hardware do they need then?", [previous])
+        == "what hardware do NVIDIA's accelerated ROS packages need then (Raspberry Pi robot)?"
+    )
+
+
+@pytest.mark.parametrize(
+    ("previous", "question", "query"),
+    [
+        # a name for the name that does what the previous question asks: asked of the new name, the old
+        # one kept in brackets (it may be the new one's setting)
+        ("what does RT-1 output?", "and PaLM-E?", "what does PaLM-E output (RT-1)?"),
+        ("what GPU does Isaac Sim need?", "and Gazebo?", "what GPU does Gazebo need (Isaac Sim)?"),
+        ("what does Whisper need?", "what about Vosk?", "what does Vosk need (Whisper)?"),
+    ],
+)
+def test_a_name_for_the_doer_asks_the_previous_question_of_it(
+    previous: str, question: str, query: str
+) -> None:
+    assert standalone_query(question, [previous]) == query
+
+
+@pytest.mark.parametrize(
+    ("previous", "question"),
+    [
+        ("How do I install Gazebo Harmonic?", "what about Windows?"),  # a how-to's object: where, not what
+        ("what does Gazebo simulate?", "and Unity?"),  # the subject runs into a verb no list has
+    ],
+)
+def test_a_name_is_not_swapped_for_an_object_or_an_unsure_subject(previous: str, question: str) -> None:
+    assert swapped_question(previous, question) is None
+
+
+def test_a_name_of_the_same_series_asks_the_previous_question_without_the_old_one() -> None:
+    # "Module 4" for "Module 3": another of one series, not a setting of it; the old name in brackets
+    # would search for the module not asked about
+    assert standalone_query("and Module 4?", ["what does Module 3 cover?"]) == "what does Module 4 cover?"
+    assert swapped_question("what does Isaac Sim need?", "and Windows?") == (
+        "what does Windows need (Isaac Sim)?"
+    )
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "how do I make its joints follow the real robot?",
+        "What are their main differences from ROS 1 launch files?",
+        "Can its battery be swapped without tools?",
+    ],
+)
+def test_a_possessive_before_any_topic_word_points_back(question: str) -> None:
+    assert is_followup(question)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "How does a humanoid robot keep its balance on two legs?",
+        "what does the oven do when its door is opened mid cycle?",
+    ],
+)
+def test_a_possessive_after_its_owner_points_inside(question: str) -> None:
+    assert not is_followup(question)
+
+
+@pytest.mark.parametrize(
+    ("question", "parts"),
+    [
+        # negated, a yes/no question has the same subject
+        ("doesn't Gazebo support Windows?", ("Gazebo", "support Windows")),
+        ("can't I use SQLite in production?", ("SQLite in production", "")),
+        # a hedge between the person and the verb is no part of the thing
+        ("can I just use SQLite in production?", ("SQLite in production", "")),
+        ("how do I really need a GPU for Isaac Sim?", ("GPU for Isaac Sim", "")),
+    ],
+)
+def test_a_negated_or_hedged_question_has_the_plain_ones_subject(
+    question: str, parts: tuple[str, str]
+) -> None:
+    assert subject_parts(question) == parts
+
+
+@pytest.mark.parametrize(
+    ("question", "parts"),
+    [
+        # "is X <said of it>": the subject ends where a participle, a word of degree or an article after a
+        # noun opens what is said of it
+        ("is the late penalty applied per day?", ("late penalty", "applied per day")),
+        ("is Django's ORM fast enough for a big site?", ("Django's ORM", "fast enough for a big site")),
+        ("isn't the final exam worth half the grade?", ("final exam", "worth half the grade")),
+        ("is Unity a good pick for robots?", ("Unity", "good pick for robots")),
+        # an article after a preposition opens no predicate; an unknown adjective shows no end
+        ("is the midterm open book?", ("midterm open book", "")),
+        # a verb no list has, before a number or a preposition
+        ("can the robot arm lift 5 kg?", ("robot arm", "lift 5 kg")),
+        ("will the Roomba vacuum under beds?", ("Roomba", "vacuum under beds")),
+        ("can a humanoid robot climb stairs?", ("humanoid robot climb stairs", "")),
+    ],
+)
+def test_a_yes_or_no_question_about_what_a_thing_is_or_does_has_its_subject(
+    question: str, parts: tuple[str, str]
+) -> None:
+    assert subject_parts(question) == parts
+
+
+def test_a_name_of_the_same_series_keeps_the_verb_after_the_old_one() -> None:
+    assert standalone_query("and Lab 2?", ["what did Lab 1 ask for?"]) == "what did Lab 2 ask for?"
+    assert standalone_query("and Week 4?", ["what does the Week 3 lecture cover?"]) == (
+        "what does the Week 4 lecture cover?"
+    )
