@@ -45,7 +45,7 @@ Row = tuple[Chunk, NDArray[np.float32]]  # a hit's chunk and its stored vector
 MAX_FILTERS = 64
 # Chunks a snapshot keeps built (~8 kB each on SciFact, by tracemalloc), the least recently found
 # dropped first. As many as the passages whose terms a server keeps (`lectern.writers.units.PASSAGES_KEPT`).
-MAX_CHUNKS = 512
+MAX_CHUNKS = 1024
 
 
 @dataclass(frozen=True)

@@ -76,11 +76,14 @@ def stem_terms(text: str) -> frozenset[str]:
 SHORT_TEXT = 64
 # Passages whose terms and units (and sentence vectors, `lectern.sentences`; built chunks,
 # `lectern.index.lancedb_snapshot`) a server keeps. An answer reads a few dozen, most of them twice
-# (answerability, then the writer); across answers a 10k-chunk collection's passages seldom recur, and
-# each kept one costs ~20 kB of Python objects. A server on SciFact's 10k chunks peaked after 1,000
-# answers at 493 MB with 8192 (4096 built chunks), 474 MB with 2048, 450 MB with 1024 and 435 MB with
-# 512, for the same CPU per answer there; each textbook's reader questions read 238-368 passages.
-PASSAGES_KEPT = 512
+# (answerability, then the writer), and each kept one costs ~20-30 kB of Python objects. 1024 holds the
+# passages a 1k-chunk book's distinct questions come back to: with 512, 106 rotating questions over
+# textbook-a rebuilt ~4 chunks and read ~8 passages from SQLite an answer, and the engine's CPU an answer
+# was 7.15 / 6.90 ms against 5.91 / 6.25 ms with 1024 (bench/stage_cpu.py --server-heap, alternated).
+# Across a 10k-chunk collection's answers passages seldom recur, so there it only costs memory: a
+# server on SciFact's 10k chunks levels off at 356 MB after 2,000-3,000 answers (323 MB with 512; no
+# change in its CPU an answer).
+PASSAGES_KEPT = 1024
 
 
 def _terms(text: str) -> frozenset[str]:
