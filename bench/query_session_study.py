@@ -61,6 +61,7 @@ from typing import Any
 
 import numpy as np
 
+from int8_closeness import questions
 from lectern.embeddings import minilm_assets as assets
 from lectern.embeddings.local import QUERY_ARENA_TOKENS, _embedding_tokenizer, _query_word_piece
 from lectern.embeddings.minilm_graphs import graph_path
@@ -70,16 +71,6 @@ from lectern.index import heap
 ROOT = Path(__file__).resolve().parent.parent
 Feeds = dict[str, np.ndarray[Any, Any]]
 Run = Callable[[Feeds], np.ndarray[Any, Any]]
-
-
-def _questions(files: list[Path]) -> list[str]:
-    found: list[str] = []
-    for path in files:
-        for line in path.read_text(encoding="utf-8").splitlines():
-            question = json.loads(line).get("question") if line.strip() else None
-            if isinstance(question, str):
-                found.append(question)
-    return found
 
 
 def _session(
@@ -198,7 +189,7 @@ def main() -> None:
         heap.configure_server_heap()
     graph = graph_path(args.data_dir / "models", "fused", "int8")
     files = args.files or sorted((ROOT / "bench" / "questions").glob("train-textbook-*.jsonl"))
-    asked = _questions(files)
+    asked = questions(files)
     fast, tokenizer = _query_word_piece(), _embedding_tokenizer()
     ids = [np.asarray([(fast.ids(q) if fast else None) or tokenizer.encode(q).ids], np.int64) for q in asked]
     words = assets.WordRows(assets.model_dir() / "model.safetensors")
