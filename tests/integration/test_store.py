@@ -514,6 +514,22 @@ async def test_a_cancel_recorded_elsewhere_is_finished_by_its_live_owner(store: 
         await store.finish_prompt(prompt.prompt_id, PromptStatus.CANCELLED, owner=key, deltas=[done])
 
 
+async def test_an_owner_that_finished_before_seeing_the_cancel_stores_its_answer(
+    store: ConversationStore,
+) -> None:
+    thread, _ = await store.get_or_create_thread()
+    prompt, _ = await store.create_prompt(thread.thread_id, "q")
+    assert await store.cancel_prompt(prompt.prompt_id, lease_s=6, final=ORPHANED)
+    # The answer was complete (its `done` sent) before the owner looked: what it sent is stored.
+    done = await store.finish_prompt(
+        prompt.prompt_id,
+        PromptStatus.DONE,
+        token_count=1,
+        deltas=[NewDelta(type="token", text="a"), NewDelta(type="done", metadata={"finishReason": "stop"})],
+    )
+    assert (done.status, done.delta_count) == (PromptStatus.DONE, 2)
+
+
 async def test_a_cancel_of_a_prompt_whose_owner_died_finishes_it(
     store: ConversationStore, clock: FakeClock
 ) -> None:
