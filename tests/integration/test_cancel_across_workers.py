@@ -1,8 +1,8 @@
 """A cancel sent to the process that does not run the prompt, without Redis: two real server processes
-on one SQLite file and data directory (what ``lectern serve --workers 2`` runs, with the choice of which
-process gets which request). The process running the generation learns of the cancel through the store
-and stops it within the contract's 200 ms, aborting the request to the LLM provider; the stored outcome
-is the one a local cancel gives."""
+on one database (an SQLite file, or PostgreSQL) and data directory (what ``lectern serve --workers 2``
+runs, with the choice of which process gets which request). The process running the generation learns
+of the cancel through the store and stops it within the contract's 200 ms, aborting the request to the
+LLM provider; the stored outcome is the one a local cancel gives."""
 
 from __future__ import annotations
 
@@ -36,8 +36,10 @@ def llm() -> Iterator[FakeChatServer]:
         yield server
 
 
-@pytest.fixture
-def database(tmp_path: Path) -> str:
+@pytest.fixture(params=["sqlite", "postgresql"])
+def database(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    if request.param == "postgresql":
+        return str(request.getfixturevalue("postgres_url"))
     return f"sqlite+aiosqlite:///{tmp_path / 'lectern.sqlite3'}"
 
 
