@@ -485,6 +485,79 @@ async def test_cancel_from_another_request_stops_the_stream(store: ConversationS
     assert [d.type for d in await store.get_deltas(prompt.prompt_id)] == ["token", "done"]
 
 
+ORPHANED = NewDelta(type="done", metadata={"finishReason": "cancelled", "reason": "orphaned"})
+
+
+async def test_a_cancel_recorded_elsewhere_is_finished_by_its_live_owner(store: ConversationStore) -> None:
+    key = owner()
+    thread, _ = await store.get_or_create_thread(owner=key)
+    prompt, _ = await store.create_prompt(thread.thread_id, "q", owner=key)
+    # Another process cancels while the owner's lease is fresh: only the status is recorded.
+    assert await store.cancel_prompt(prompt.prompt_id, owner=key, lease_s=6, final=ORPHANED)
+    recorded = await store.get_prompt(prompt.prompt_id, owner=key)
+    assert (recorded.status, recorded.delta_count) == (PromptStatus.CANCELLED, 0)
+    assert recorded.finished_at is not None
+    with pytest.raises(Conflict):  # a second cancel finds it finished
+        await store.cancel_prompt(prompt.prompt_id, owner=key, lease_s=6, final=ORPHANED)
+    # The owner stops and stores what it streamed, as a cancel of its own would.
+    done = NewDelta(type="done", metadata={"finishReason": "cancelled", "reason": "client_cancelled"})
+    finished = await store.finish_prompt(
+        prompt.prompt_id,
+        PromptStatus.CANCELLED,
+        owner=key,
+        token_count=1,
+        deltas=[NewDelta(type="token", text="a"), done],
+    )
+    assert (finished.status, finished.token_count, finished.delta_count) == (PromptStatus.CANCELLED, 1, 2)
+    assert [d.type for d in await store.get_deltas(prompt.prompt_id, owner=key)] == ["token", "done"]
+    with pytest.raises(Conflict):  # once: no second final delta
+        await store.finish_prompt(prompt.prompt_id, PromptStatus.CANCELLED, owner=key, deltas=[done])
+
+
+async def test_an_owner_that_finished_before_seeing_the_cancel_stores_its_answer(
+    store: ConversationStore,
+) -> None:
+    thread, _ = await store.get_or_create_thread()
+    prompt, _ = await store.create_prompt(thread.thread_id, "q")
+    assert await store.cancel_prompt(prompt.prompt_id, lease_s=6, final=ORPHANED)
+    # The answer was complete (its `done` sent) before the owner looked: what it sent is stored.
+    done = await store.finish_prompt(
+        prompt.prompt_id,
+        PromptStatus.DONE,
+        token_count=1,
+        deltas=[NewDelta(type="token", text="a"), NewDelta(type="done", metadata={"finishReason": "stop"})],
+    )
+    assert (done.status, done.delta_count) == (PromptStatus.DONE, 2)
+
+
+async def test_a_cancel_of_a_prompt_whose_owner_died_finishes_it(
+    store: ConversationStore, clock: FakeClock
+) -> None:
+    thread, _ = await store.get_or_create_thread()
+    prompt, _ = await store.create_prompt(thread.thread_id, "q")
+    clock.advance(10)  # the lease lapsed: nobody renews it
+    assert not await store.cancel_prompt(prompt.prompt_id, lease_s=6, final=ORPHANED)
+    cancelled = await store.get_prompt(prompt.prompt_id)
+    assert (cancelled.status, cancelled.delta_count) == (PromptStatus.CANCELLED, 1)
+    stored = await store.get_deltas(prompt.prompt_id)
+    assert [(d.type, d.metadata) for d in stored] == [("done", ORPHANED.metadata)]
+    with pytest.raises(Conflict):  # an owner that comes back late does not add a second final delta
+        await store.finish_prompt(prompt.prompt_id, PromptStatus.CANCELLED, deltas=[ORPHANED])
+
+
+async def test_prompt_statuses_reads_the_status_of_each_prompt(store: ConversationStore) -> None:
+    thread, _ = await store.get_or_create_thread()
+    running, _ = await store.create_prompt(thread.thread_id, "q")
+    cancelled, _ = await store.create_prompt(thread.thread_id, "q")
+    await store.cancel_prompt(cancelled.prompt_id, lease_s=6, final=ORPHANED)
+    assert await store.prompt_statuses([]) == {}
+    statuses = await store.prompt_statuses([running.prompt_id, cancelled.prompt_id, uuid.uuid4()])
+    assert statuses == {
+        running.prompt_id: PromptStatus.IN_FLIGHT,
+        cancelled.prompt_id: PromptStatus.CANCELLED,
+    }
+
+
 async def test_out_of_order_delta_seq_is_a_conflict(store: ConversationStore) -> None:
     thread, _ = await store.get_or_create_thread()
     prompt, _ = await store.create_prompt(thread.thread_id, "q")

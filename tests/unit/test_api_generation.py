@@ -229,6 +229,44 @@ async def test_cancel_stops_the_generation_and_keeps_the_partial_turn(tmp_path: 
     assert messages[1].content == partial
 
 
+async def test_a_cancel_sent_to_another_process_stops_the_generation(tmp_path: Path) -> None:
+    """Two apps on one database and no Redis (two workers): the cancel reaches the one that does not
+    run the prompt, which records it; the owner notices it in the store and stops, storing what it
+    streamed as a cancel of its own would."""
+    settings = make_settings(tmp_path)
+    writer = SlowWriter(words=500, delay_s=0.02)
+    owner = create_app(settings, engine=make_engine(settings, writer))
+    other = create_app(settings, engine=make_engine(settings, SlowWriter()))
+    async with app_client(owner) as client, app_client(other) as elsewhere:
+        session = await new_session(client)
+        stream = asyncio.create_task(
+            client.post("/api/generation/stream", json={"sessionId": session, "prompt": "What is URDF?"})
+        )
+        assert await asyncio.to_thread(writer.started.wait, 5.0)
+        run = next(iter(owner.state.services.generations))
+        prompt_id = str(run.prompt_id)
+        cancel = await elsewhere.post(
+            "/api/generation/cancel", json={"sessionId": session, "promptId": prompt_id}
+        )
+        deltas = ndjson((await asyncio.wait_for(stream, 2.0)).text)
+        await run.task
+        store = owner.state.services.store
+        prompt = await store.get_prompt(uuid.UUID(prompt_id))
+        stored = await store.get_deltas(uuid.UUID(prompt_id))
+        messages = await store.get_messages(uuid.UUID(session))
+    assert cancel.status_code == 204
+    assert writer.cancelled.is_set()
+    check_stream(deltas)
+    assert deltas[-1]["metadata"]["finishReason"] == "cancelled"
+    assert deltas[-1]["metadata"]["reason"] == "client_cancelled"
+    assert prompt.status is PromptStatus.CANCELLED
+    assert prompt.token_count == len(deltas) - 1
+    assert [(d.seq, d.type, d.text) for d in stored] == [(d["seq"], d["type"], d.get("text")) for d in deltas]
+    partial = "".join(d["text"] for d in deltas if d["type"] == "token")
+    assert [m.role for m in messages] == ["user", "assistant"]
+    assert messages[1].content == partial
+
+
 async def test_cancel_errors(settings: Any) -> None:
     async with client_for(settings) as client:
         session = await new_session(client)

@@ -11,7 +11,9 @@ A generation runs in its own task, not in the request that started it, so that:
 Deltas are numbered here, kept in memory for followers, and stored in one write when the prompt
 finishes (with its final status), which is what a later duplicate replays. With Redis configured a
 cancel is published so that the replica running the prompt stops it (DESIGN: cancel signals in process
-by default, Redis for replicas).
+by default, Redis for replicas). Without Redis a cancel that reaches another process (another worker
+on the same database) is recorded in the store, and the process running the prompt, which polls the
+status of its running prompts while it has any, stops it.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from lectern.events import Done, Failed, Token
 from lectern.models import Answer
 from lectern.store import ConversationStore, NewDelta, Prompt, PromptStatus
 from lectern.store.models import Delta
+from lectern.store.prompts import awaits_owner
 
 log = logging.getLogger("lectern.api.generations")
 
@@ -44,6 +47,11 @@ LEASE_S = 6.0  # an InFlight prompt whose lease is older belongs to a process th
 # How often each process closes prompts whose lease lapsed (their replica died and did not come back,
 # and nobody retries them by key): so no prompt stays InFlight for ever.
 SWEEP_S = 30.0
+# Without Redis, how often a process with generations running reads their status for a cancel recorded
+# by another process: well inside the contract's 200 ms from the cancel to the final delta.
+CANCEL_POLL_S = 0.1
+# How long a replay waits for the owner of a prompt cancelled elsewhere to store its deltas.
+OWNER_FINISH_WAIT_S = 2.0
 
 
 def delta(
@@ -306,6 +314,7 @@ class Generations:
         self._key_locks: dict[tuple[UUID, str], tuple[asyncio.Lock, int]] = {}
         self._bus = CancelBus(redis_url, self.cancel_local) if redis_url else None
         self._heartbeat: asyncio.Task[None] | None = None
+        self._watch: asyncio.Task[None] | None = None
 
     async def start(self) -> None:
         # Prompts left InFlight by a process that died (its lease lapsed) are Error `interrupted`; a
@@ -368,10 +377,11 @@ class Generations:
         return sum(not r.task.done() for r in runs)
 
     async def close(self, grace_s: float = 5.0) -> None:
-        if self._heartbeat is not None:
-            self._heartbeat.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._heartbeat
+        for task in (self._heartbeat, self._watch):
+            if task is not None:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
         runs = list(self._runs.values())
         for run in runs:
             run.cancel("shutdown")
@@ -403,7 +413,31 @@ class Generations:
     def start_generation(self, turn: Turn, *, keyed: bool = False) -> Generation:
         run = Generation(turn, self._turns, self._store, self._forget, keyed=keyed)
         self._runs[run.prompt_id] = run
+        if self._bus is None and (self._watch is None or self._watch.done()):
+            self._watch = asyncio.create_task(self._watch_cancels(), name="lectern-cancel-watch")
         return run
+
+    def _running(self) -> list[UUID]:
+        return [run.prompt_id for run in self._runs.values() if not run.finished]
+
+    async def _watch_cancels(self) -> None:
+        """Without Redis, stop the prompts running here that another process cancelled (recorded in the
+        store by ``ConversationStore.cancel_prompt``). Runs only while this process generates."""
+        while self._running():
+            await asyncio.sleep(CANCEL_POLL_S)
+            running = self._running()
+            if not running:
+                return
+            try:
+                statuses = await self._store.prompt_statuses(running)
+            except errors.StoreUnavailable:
+                continue  # the store logs the outage itself
+            except Exception:
+                log.warning("could not read the status of running prompts", exc_info=True)
+                continue
+            for prompt_id, status in statuses.items():
+                if status is PromptStatus.CANCELLED:
+                    self.cancel_local(prompt_id)
 
     def get(self, prompt_id: UUID) -> Generation | None:
         return self._runs.get(prompt_id)
@@ -423,8 +457,9 @@ class Generations:
         return run is not None and run.cancel(reason)
 
     async def cancel(self, prompt: Prompt) -> None:
-        """Cancel an InFlight prompt that may run anywhere: here, on another replica (Redis), or
-        nowhere any more (its process died): then it is finished here as Cancelled."""
+        """Cancel an InFlight prompt that may run anywhere: here, on another replica (Redis), in another
+        process on the same database (recorded in the store, where that process looks), or nowhere any
+        more (its process died, its lease lapsed): then it is finished here as Cancelled."""
         if self.cancel_local(prompt.prompt_id):
             return
         if self._bus is not None:
@@ -433,14 +468,14 @@ class Generations:
         final = NewDelta(
             type="done", metadata={"finishReason": "cancelled", "reason": "orphaned"}, seq=prompt.delta_count
         )
-        await self._store.finish_prompt(
-            prompt.prompt_id, PromptStatus.CANCELLED, owner=prompt.owner, deltas=[final]
-        )
+        await self._store.cancel_prompt(prompt.prompt_id, owner=prompt.owner, lease_s=LEASE_S, final=final)
 
     async def replay(self, prompt: Prompt) -> AsyncIterator[Wire]:
         """A finished prompt's stored deltas; a prompt still running on another replica is waited for
-        (polling the store) and then replayed."""
-        while not prompt.status.finished:
+        (polling the store) and then replayed; so is one cancelled elsewhere whose owner has yet to
+        store its deltas."""
+        owner_wait = time.monotonic() + OWNER_FINISH_WAIT_S
+        while not prompt.status.finished or (awaits_owner(prompt) and time.monotonic() < owner_wait):
             await asyncio.sleep(TAIL_POLL_S)
             local = self.get(prompt.prompt_id)
             if local is not None:  # it started here after all

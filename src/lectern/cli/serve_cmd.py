@@ -174,8 +174,8 @@ def serve(
         return
     if not config.redis_url:
         err_console.print(
-            "[yellow]warning:[/] without LECTERN_REDIS_URL every worker keeps its own rate-limit counts and "
-            "a cancel reaches only the worker running that prompt."
+            "[yellow]warning:[/] without LECTERN_REDIS_URL every worker keeps its own rate-limit counts "
+            "(cancels reach the worker running the prompt through the database, up to 0.1 s later)."
         )
     create_app(config)  # fail on bad settings here, not in every worker
     # Workers build their settings from the environment: pass on what the command line chose.

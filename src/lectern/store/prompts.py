@@ -233,7 +233,8 @@ class PromptOps(StoreBase):
 
         def work(conn: Connection) -> Prompt:
             row = self._prompt_row(conn, prompt_id, owner, thread_id, lock=True)
-            _require_in_flight(row)
+            if not _awaits_owner(row):  # the owner completes a cancel another process recorded
+                _require_in_flight(row)
             self._insert_deltas(conn, row, deltas)
             values: dict[str, Any] = {
                 "status": status.value,
@@ -252,6 +253,51 @@ class PromptOps(StoreBase):
             return convert.prompt(conn.execute(update).one())
 
         return await self._write(work)
+
+    async def cancel_prompt(
+        self,
+        prompt_id: UUID,
+        *,
+        lease_s: float,
+        final: NewDelta,
+        owner: str | None = None,
+        thread_id: UUID | None = None,
+    ) -> bool:
+        """Cancel an InFlight prompt that some other process generates (or generated). While its lease
+        is fresh (that process is alive) only the status is set: the owner notices (``prompt_statuses``),
+        stops, and stores its deltas and token count with ``finish_prompt``, as a cancel of its own
+        would. A lapsed lease (the process died) is finished here with ``final``. True when the owner
+        is left to finish it; Conflict if the prompt has already finished."""
+
+        def work(conn: Connection) -> bool:
+            row = self._prompt_row(conn, prompt_id, owner, thread_id, lock=True)
+            _require_in_flight(row)
+            now = self._now()
+            alive = not self._interrupted(convert.prompt(row), now, lease_s)
+            if not alive:
+                self._insert_deltas(conn, row, [final])
+            conn.execute(
+                sa.update(t.prompts)
+                .where(t.prompts.c.prompt_id == prompt_id)
+                .values(status=PromptStatus.CANCELLED.value, finished_at=now)
+            )
+            return alive
+
+        return await self._write(work)
+
+    async def prompt_statuses(self, prompt_ids: Sequence[UUID]) -> dict[UUID, PromptStatus]:
+        """The status of each of these prompts (by primary key): how the process generating them learns
+        of a cancel recorded by another process when no Redis carries the signal."""
+        if not prompt_ids:
+            return {}
+        query = sa.select(t.prompts.c.prompt_id, t.prompts.c.status).where(
+            t.prompts.c.prompt_id.in_(list(prompt_ids))
+        )
+
+        def work(conn: Connection) -> dict[UUID, PromptStatus]:
+            return {row.prompt_id: PromptStatus(row.status) for row in conn.execute(query)}
+
+        return await self._read(work)
 
     def _insert_deltas(self, conn: Connection, row: sa.Row[Any], deltas: Sequence[NewDelta]) -> list[Delta]:
         start: int = row.delta_count
@@ -317,6 +363,17 @@ class PromptOps(StoreBase):
             return conn.execute(update).rowcount
 
         return await self._write(work)
+
+
+def _awaits_owner(row: sa.Row[Any]) -> bool:
+    """Cancelled by another process while its owner was alive: the owner's deltas are still to come
+    (every other way to finish a prompt stores at least its final delta)."""
+    return bool(row.status == PromptStatus.CANCELLED.value and row.delta_count == 0)
+
+
+def awaits_owner(prompt: Prompt) -> bool:
+    """``_awaits_owner`` for a prompt read from the store."""
+    return prompt.status is PromptStatus.CANCELLED and prompt.delta_count == 0
 
 
 def _require_in_flight(row: sa.Row[Any]) -> None:
