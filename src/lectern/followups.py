@@ -1414,11 +1414,41 @@ def _before_a_noun(text: str) -> bool:
 _COORDINATED = re.compile(r"\S\s+and\s+\S", re.IGNORECASE)
 
 
+_PLURAL_PRONOUN = re.compile(r"\b(?:they|them|their|theirs)\b", re.IGNORECASE)
+
+
+def _is_plural(word: str) -> bool:
+    """A plain plural noun: lower case, "-s" but not "-ss", "-us" or "-is" (names such as "Windows" or
+    "ROS" are written with capitals)."""
+    return word.islower() and word.endswith("s") and not word.endswith(("ss", "us", "is")) and len(word) > 3
+
+
+def _plural_thing(context: str) -> str | None:
+    """The plural thing a previous question's context names ("websockets" in "support websockets",
+    "async views" in "work with async views"): its last plural noun and the words before it back to a
+    small word, never the context's first word (the doing)."""
+    tokens = _tokens(context)
+    last = next((i for i in range(len(tokens) - 1, 0, -1) if _is_plural(tokens[i])), None)
+    if last is None:
+        return None
+    start = last
+    while start > 1 and tokens[start - 1].lower() not in STOP_WORDS:
+        start -= 1
+    return " ".join(tokens[start : last + 1])
+
+
 def _rewrite(question: str, head: str, context: str, topic: str) -> str:
     """`question` with the previous subject where it points back: a pronoun becomes the head ("how do I
     install it?" -> "how do I install Isaac Sim?"), "which of those" becomes "which of the <head>", "that"
     as a subject becomes the head; what the head leaves out comes after the question in brackets, never
     glued into it."""
+    plural = None
+    if _PLURAL_PRONOUN.search(question) and not any(map(_is_plural, _tokens(head)[-1:])):
+        plural = _plural_thing(context)
+    if plural is not None:
+        # "how do I add them?" after "does Flask support websockets?": a plural pronoun is the plural
+        # thing the question named, not its one subject, which becomes the setting
+        head, context, topic = plural, head, head
     stripped = question.rstrip("?.! ")
     tail = question[len(stripped) :]
     placed = False
