@@ -1466,9 +1466,10 @@ def _rewrite(question: str, head: str, context: str, topic: str) -> str:
         if token in {"its", "their"}:
             # "its drives" belongs to the thing, not to its setting: "Unity's strengths" -> "Unity's"
             owner = _owner(head)
-            tokens[i] = owner if owner.endswith(("'s", "\u2019s")) else owner + "'s"
+            possessive = owner.endswith(("'s", "\u2019s"))
+            tokens[i] = owner if possessive else owner + "'s"
             placed = True
-            if not context and not owner.endswith(("'s", "\u2019s")):
+            if not context and not possessive:
                 # ... but a setting after a preposition still counts: "its joints" after "can I bring my
                 # robot description into Unity?" -> "robot description's joints (Unity)"
                 context = " ".join(_strip_edges(_tokens(head)[len(_tokens(owner)) :]))

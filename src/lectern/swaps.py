@@ -289,10 +289,10 @@ def _same_series(tokens: list[str], start: int, new: list[str], replaced: list[s
 
 
 def _numbered_alike(new: list[str], replaced: list[str]) -> bool:
-    """Whether two names differ only in a number or version ("Module 4" for "Module 3", "Lab 2" for "the
-    Lab 1"): the same words around it, so two of one series."""
-    a = [_bare(t) for t in new if _bare(t) not in DETERMINERS]
-    b = [_bare(t) for t in replaced if _bare(t) not in DETERMINERS]
+    """Whether two names (without their determiners) differ only in a number or version ("Module 4" for
+    "Module 3", "Lab 2" for "Lab 1"): the same words around it, so two of one series."""
+    a = [_bare(t) for t in new]
+    b = [_bare(t) for t in replaced]
     if len(a) != len(b) or len(a) < 2:
         return False
     differ = [(x, y) for x, y in zip(a, b, strict=True) if x != y]

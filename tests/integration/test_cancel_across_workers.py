@@ -19,7 +19,7 @@ import pytest
 from lectern.store import ConversationStore, PromptStatus
 from tests.api_support import ON_TOPIC, check_stream
 from tests.fakes.openai_chat_server import FakeChatServer, Reply
-from tests.integration.test_kill_mid_generation import Server
+from tests.integration.test_kill_mid_generation import Server, started
 
 pytestmark = pytest.mark.integration
 
@@ -46,13 +46,8 @@ def database(request: pytest.FixtureRequest, tmp_path: Path) -> str:
 @pytest.fixture
 def workers(tmp_path: Path, database: str, llm: FakeChatServer) -> Iterator[tuple[Server, Server]]:
     first, second = (Server(tmp_path, database, writer=("llm", llm.base_url)) for _ in range(2))
-    try:
-        first.start()
-        second.start()
+    with started(first, second):
         yield first, second
-    finally:
-        first.stop()
-        second.stop()
 
 
 async def stored(database: str, prompt_id: str) -> tuple[PromptStatus, int, list[dict[str, object]]]:

@@ -13,6 +13,7 @@ import sys
 import time
 import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
@@ -83,6 +84,18 @@ class Server:
                 self.process.wait(timeout=10)
             except subprocess.TimeoutExpired:
                 self.process.kill()
+
+
+@contextmanager
+def started(*servers: Server) -> Iterator[None]:
+    """The servers started, and stopped at the end whatever happened."""
+    try:
+        for server in servers:
+            server.start()
+        yield
+    finally:
+        for server in servers:
+            server.stop()
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])

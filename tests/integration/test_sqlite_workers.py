@@ -21,7 +21,7 @@ import pytest
 from lectern.errors import StoreUnavailable
 from lectern.store import ConversationStore, upgrade_database
 from lectern.store.turn import turn_path
-from tests.integration.test_kill_mid_generation import ROOT, Server
+from tests.integration.test_kill_mid_generation import ROOT, Server, started
 
 pytestmark = pytest.mark.integration
 
@@ -39,13 +39,8 @@ def workers(tmp_path: Path, database: Path) -> Iterator[tuple[Server, Server]]:
     url = f"sqlite+aiosqlite:///{database}"
     # a writer that answers at once (8 words): the store's writes are the work
     first, second = (Server(tmp_path, url, writer=("8", "0")) for _ in range(2))
-    try:
-        first.start()
-        second.start()
+    with started(first, second):
         yield first, second
-    finally:
-        first.stop()
-        second.stop()
 
 
 async def converse(urls: list[str], client: int) -> tuple[str, list[str], float]:

@@ -36,6 +36,7 @@ from lectern.api.session_queue import SessionQueue
 from lectern.api.turns import Turns
 from lectern.embeddings.cache import CachedEmbedder, uncached
 from lectern.engine import Engine
+from lectern.index.base import PreparesInMemory
 from lectern.mcp.http import mcp_router
 from lectern.oldest_first import OldestFirstExecutor
 from lectern.settings import Settings, get_settings
@@ -198,15 +199,15 @@ async def _start(
 
 def _prepare_index(engine: Engine) -> None:
     """The index's in-memory structures built before the first question (an index that has any:
-    `LanceDBIndex.prepare`), so no answer waits for them or runs the index's slower path meanwhile.
+    `PreparesInMemory`), so no answer waits for them or runs the index's slower path meanwhile.
     A failure leaves the index as it was: questions build them later, as without this."""
-    prepare = getattr(engine.retriever.index, "prepare", None)
-    if prepare is None:
+    index = engine.retriever.index
+    if not isinstance(index, PreparesInMemory):
         return
     # what loading the model ran once goes first: reading the table runs ~65 MB of LanceDB's code
     code_pages.release_code_pages()
     try:
-        prepare()
+        index.prepare()
     except Exception:
         log.warning("index_not_prepared", exc_info=True)
 

@@ -333,9 +333,8 @@ class Generations:
         swept = time.monotonic()
         while True:
             await asyncio.sleep(HEARTBEAT_S)
-            running = [run.prompt_id for run in self._runs.values() if not run.finished]
             try:
-                await self._store.heartbeat(running)
+                await self._store.heartbeat(self._running())
             except errors.StoreUnavailable:
                 pass  # the store logs the outage itself, once per interval
             except Exception:
@@ -423,7 +422,7 @@ class Generations:
     async def _watch_cancels(self) -> None:
         """Without Redis, stop the prompts running here that another process cancelled (recorded in the
         store by ``ConversationStore.cancel_prompt``). Runs only while this process generates."""
-        while self._running():
+        while True:
             await asyncio.sleep(CANCEL_POLL_S)
             running = self._running()
             if not running:

@@ -130,6 +130,16 @@ class VectorIndex(Protocol):
 
 
 @runtime_checkable
+class PreparesInMemory(Protocol):
+    """An index that holds in-memory structures for searching (LanceDB: the table and its keyword
+    index), which a server builds before it serves so that no answer waits for them."""
+
+    def prepare(self) -> bool:
+        """Build them now; whether the index could."""
+        ...
+
+
+@runtime_checkable
 class ListsEveryChunk(Protocol):
     """An index that can read every chunk of every collection kept beside its own (LanceDB: the tables
     of the data dir), so that what only dead chunks need can be dropped (`lectern.prune`). Engines where

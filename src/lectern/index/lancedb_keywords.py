@@ -467,32 +467,32 @@ class KeywordCache:
         if not self._lock.acquire(blocking=False):
             return None  # a build in flight holds it
         try:
-            try:
-                built = self._build(snapshot)
-            except Exception:  # LanceDB keeps answering; the next version tries again
-                built = None
             self._seen = version
-            self._held = (version, built)
+            built = self._build_and_hold(snapshot, version)
             release_free_memory()  # the build's read buffers and term lists, freed but kept by malloc
-            release_code_pages()  # the build read the table through LanceDB once
             return built
         finally:
             self._lock.release()
 
     def _run(self, snapshot: Any) -> None:
-        version = int(snapshot.version)
         try:
-            try:
-                built = self._build(snapshot)
-            except Exception:  # LanceDB keeps answering; the next version tries again
-                built = None
-            if self._seen == version:  # not cleared meanwhile
-                self._held = (version, built)
-            release_code_pages()  # the build read the table through LanceDB once
+            self._build_and_hold(snapshot, int(snapshot.version))
         finally:
             self._lock.release()
             with _RUNNING_LOCK:
                 _RUNNING.discard(threading.current_thread())
+
+    def _build_and_hold(self, snapshot: Any, version: int) -> KeywordIndex | None:
+        """Build `snapshot`'s index (the lock held) and hold it for `version`, unless the cache was
+        cleared meanwhile; None for a version it cannot serve."""
+        try:
+            built = self._build(snapshot)
+        except Exception:  # LanceDB keeps answering; the next version tries again
+            built = None
+        if self._seen == version:  # not cleared meanwhile
+            self._held = (version, built)
+        release_code_pages()  # the build read the table through LanceDB once
+        return built
 
     def clear(self) -> None:
         self._held = None

@@ -233,7 +233,7 @@ class PromptOps(StoreBase):
 
         def work(conn: Connection) -> Prompt:
             row = self._prompt_row(conn, prompt_id, owner, thread_id, lock=True)
-            if not _awaits_owner(row):  # the owner completes a cancel another process recorded
+            if not awaits_owner(convert.prompt(row)):  # the owner completes a cancel recorded elsewhere
                 _require_in_flight(row)
             self._insert_deltas(conn, row, deltas)
             values: dict[str, Any] = {
@@ -365,14 +365,9 @@ class PromptOps(StoreBase):
         return await self._write(work)
 
 
-def _awaits_owner(row: sa.Row[Any]) -> bool:
+def awaits_owner(prompt: Prompt) -> bool:
     """Cancelled by another process while its owner was alive: the owner's deltas are still to come
     (every other way to finish a prompt stores at least its final delta)."""
-    return bool(row.status == PromptStatus.CANCELLED.value and row.delta_count == 0)
-
-
-def awaits_owner(prompt: Prompt) -> bool:
-    """``_awaits_owner`` for a prompt read from the store."""
     return prompt.status is PromptStatus.CANCELLED and prompt.delta_count == 0
 
 
