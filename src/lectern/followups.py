@@ -1197,6 +1197,9 @@ def _copula_subject(tokens: list[str]) -> str | None:
     if not tokens or tokens[0].lower() in ANAPHORA:
         return None
     start = 1 if tokens[0].lower() in _DETERMINERS else 0
+    if len(tokens) - start >= 3 and _is_adjective(tokens[-1]):
+        # "are Django signals synchronous": a last word only an adjective ends like is said of the rest
+        return " ".join([*_strip_edges(tokens[:-1]), _DOING_MARK, tokens[-1]])
     for i in range(start + 1, len(tokens)):
         word = tokens[i].lower()
         if word in _SAID_OPENERS:
@@ -1211,6 +1214,22 @@ def _copula_subject(tokens: list[str]) -> str | None:
         said = said[1:] if said[0].lower() in _ARTICLES else said
         return " ".join([*subject, _DOING_MARK, *said]) if subject else None
     return None
+
+
+# Endings only adjectives have ("synchronous", "useful", "wireless", "compatible", "reliable"); not "-ive"
+# or "-ic" ("drive", "topic"), nor a short "-able" ("table", "cable").
+_ADJECTIVE_ENDINGS = ("ous", "ful", "less", "ible", "able")
+_NOUNS_LIKE_ADJECTIVES = _word_set("variable variables vegetable timetable")
+
+
+def _is_adjective(word: str) -> bool:
+    lower = word.lower()
+    return (
+        word.islower()
+        and len(lower) > 6
+        and lower.endswith(_ADJECTIVE_ENDINGS)
+        and lower not in _NOUNS_LIKE_ADJECTIVES
+    )
 
 
 # Words between a person and the verb that say how much, not what: "can I just use", "do I really need".
@@ -1437,6 +1456,24 @@ def _plural_thing(context: str) -> str | None:
     return " ".join(tokens[start : last + 1])
 
 
+# "does the pressure cooker have a keep-warm setting?": the verbs whose object is what the question asks
+# has, or not; "a"/"an" says it is one thing.
+_HAVING = _word_set("have has had include includes")
+_ONE_THING = _word_set("a an")
+_SINGULAR_PRONOUN = re.compile(r"\b(?:it|its)\b", re.IGNORECASE)
+
+
+def _had_thing(context: str) -> str | None:
+    """The one thing a yes/no question asks its subject has ("a keep-warm setting" in "have a keep-warm
+    setting"), as "the" thing a follow-up's "it" stands for: the object of "have" or "include" after
+    "a"/"an", up to a small word. None for any other doing."""
+    tokens = _tokens(context)
+    if len(tokens) < 3 or tokens[0].lower() not in _HAVING or tokens[1].lower() not in _ONE_THING:
+        return None
+    end = next((i for i in range(2, len(tokens)) if tokens[i].lower() in STOP_WORDS), len(tokens))
+    return " ".join(["the", *tokens[2:end]]) if end > 2 else None
+
+
 def _rewrite(question: str, head: str, context: str, topic: str) -> str:
     """`question` with the previous subject where it points back: a pronoun becomes the head ("how do I
     install it?" -> "how do I install Isaac Sim?"), "which of those" becomes "which of the <head>", "that"
@@ -1449,6 +1486,11 @@ def _rewrite(question: str, head: str, context: str, topic: str) -> str:
         # "how do I add them?" after "does Flask support websockets?": a plural pronoun is the plural
         # thing the question named, not its one subject, which becomes the setting
         head, context, topic = plural, head, head
+    had = _had_thing(context) if plural is None and _SINGULAR_PRONOUN.search(question) else None
+    if had is not None:
+        # "how do I turn it off?" after "does the pressure cooker have a keep-warm setting?": "it" is the
+        # one thing asked about, what has it the setting
+        head, context, topic = had, head, head
     stripped = question.rstrip("?.! ")
     tail = question[len(stripped) :]
     placed = False
