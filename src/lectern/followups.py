@@ -560,6 +560,14 @@ def _leans_on(question: str, previous: str) -> bool:
     )
 
 
+def names_little(question: str) -> bool:
+    """Whether `question` names too little to be a topic of its own: at most `SELF_CONTAINED_WORDS`
+    topic words, none a name ("how do I refuse a bad value?", "which message type carries the pose
+    estimate?"), where "how much does nvidia riva cost per hour of audio?" names its own."""
+    topical = [w for w in content_words(question) if not _is_action(w) and w.lower() not in ANAPHORA]
+    return len(topical) <= SELF_CONTAINED_WORDS and not any(_is_specific(w) for w in topical)
+
+
 def _repeats_previous_words(question: str, previous: str) -> bool:
     """ "what's the downside of the separate pieces?" after "... one big model or separate pieces?":
     a short question whose every topic word comes from the previous question, none of them a name,
