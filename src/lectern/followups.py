@@ -657,7 +657,7 @@ def _with_previous(question: str, previous_questions: Sequence[str]) -> str:
     if other is not None:
         # "What about on Windows?", "and at half speed?" ask the previous question again about something
         # else.
-        swapped = swapped_question(previous, question)
+        swapped = swapped_question(previous, question) or _swapped_after_report(previous, question)
         if swapped is None and _is_statement(previous):
             # "what about running it on the GPU?" after "Whisper is too slow on my laptop": a report is
             # no question to ask again, so the follow-up is asked after it, as any follow-up to a report
@@ -669,7 +669,7 @@ def _with_previous(question: str, previous_questions: Sequence[str]) -> str:
             return _after_statement(question, previous)
         return swapped or f"{previous.rstrip('?.! ')} {other}?"
     # "and in Isaac Sim?", "and the motor commands?": the previous question asked again about the new thing
-    swapped = swapped_question(previous, question)
+    swapped = swapped_question(previous, question) or _swapped_after_report(previous, question)
     if swapped:
         return swapped
     doing = _with_doing(question, previous)
@@ -726,6 +726,21 @@ def _with_previous(question: str, previous_questions: Sequence[str]) -> str:
     if topic.lower() in question.lower() or (own and named and all(w.lower() in own for w in named)):
         return question
     return _rewrite(question, head, context, topic)
+
+
+def _swapped_after_report(previous: str, question: str) -> str | None:
+    """ "and the client side?" after "I need one node to answer another's requests, how do I code the
+    server?": the question after the report asked again about the new thing, the report in brackets
+    ("how do I code the client side (I need one node ...)?"); None when the previous turn has no report
+    before its question, or nothing in that question is swapped."""
+    lead = _LEAD_CLAUSE.match(previous)
+    if lead is None or not _reports_first(previous):
+        return None
+    swapped = swapped_question(lead.group(2), question)
+    if swapped is None:
+        return None
+    stripped = swapped.rstrip("?.! ")
+    return f"{stripped} ({lead.group(1).strip()}){swapped[len(stripped) :] or '?'}"
 
 
 def _is_bare_thing(phrase: str) -> bool:

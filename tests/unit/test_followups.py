@@ -1801,3 +1801,14 @@ def test_a_name_of_the_same_series_keeps_the_verb_after_the_old_one() -> None:
 )
 def test_names_little(question: str, little: bool) -> None:
     assert names_little(question) is little
+
+
+def test_a_swap_after_a_report_asks_its_question_again_with_the_report_in_brackets() -> None:
+    previous = "I need one Python node to answer requests from another, how do I code the server?"
+    assert standalone_query("and the client side?", [previous]) == (
+        "how do I code the client side (I need one Python node to answer requests from another)?"
+    )
+    # a previous question without a report swaps as before
+    assert standalone_query("and the client side?", ["how do I code the server?"]) == (
+        "how do I code the client side?"
+    )
