@@ -52,6 +52,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from lectern import word_frequency
+from lectern.english import clipped_forms
 from lectern.followups import ACTION_WORDS, GENERIC_WORDS, STOP_WORDS, content_words
 from lectern.guardrail import is_name
 from lectern.models import ConfidenceLevel, RefusalReason, SearchHit
@@ -279,8 +280,10 @@ def _present(word: str, terms: frozenset[str], text: str, hyphenless: frozenset[
 @lru_cache(maxsize=4096)
 def _other_forms(word: str) -> tuple[frozenset[str], ...]:
     """The stems of the word as the passages may also write it: without its hyphens (to meet a passage's
-    hyphenated word with its hyphens dropped), British or American."""
-    found = {stem_terms(form) for form in (word.replace("-", ""), *_spellings(word))}
+    hyphenated word with its hyphens dropped), British or American, clipped or in full ("specs":
+    "specifications")."""
+    forms = (word.replace("-", ""), *_spellings(word), *clipped_forms(word))
+    found = {stem_terms(form) for form in forms}
     return tuple(f for f in found if f)
 
 

@@ -42,7 +42,13 @@ from lectern.errors import (
     VectorIndexError,
 )
 from lectern.events import Done, Event, Failed, Retrieved, Token
-from lectern.followups import has_pronoun, standalone_query, with_previous_topic, without_context
+from lectern.followups import (
+    has_pronoun,
+    names_little,
+    standalone_query,
+    with_previous_topic,
+    without_context,
+)
 from lectern.index.base import SearchFilters
 from lectern.models import (
     Answer,
@@ -529,8 +535,12 @@ class Engine:
         turn.retrievals.append((retry.result, retry.confidence))
         confidence, reason = await self._decide(turn, retry.judged, retry.confidence, retry.signals)
         # Only a clear answer: on the training sets every near miss the second search let through was a
-        # low-confidence one (a question the documents miss looks half-covered next to the topic).
-        if reason or confidence.confidence_level not in RETRY_LEVELS:
+        # low-confidence one (a question the documents miss looks half-covered next to the topic) that
+        # named a topic of its own; a question that names too little to stand alone ("how do I refuse a
+        # bad value?" after a question on changing a node's parameters) is about the topic, so a low one
+        # will do.
+        levels = (*RETRY_LEVELS, "low") if names_little(turn.asked) else RETRY_LEVELS
+        if reason or confidence.confidence_level not in levels:
             return None
         turn.search_query = query
         return Retrieved(retry.result, retry.confidence), confidence

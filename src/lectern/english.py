@@ -32,3 +32,48 @@ SUBORDINATE = word_set("when if because while until unless once whenever after b
 PERSONS = word_set("i we you one")  # "how do [I] write ...": who does it, not what it is about
 # "what about AWS instead?", "the ankles too?": the word that marks a switch to another thing
 SWITCH = re.compile(r"[\s,]+(?:instead|then|too|as\s+well)$", re.IGNORECASE)
+
+# Everyday clipped words and the full words documentation writes for them ("what specs do I need?" where
+# the page says "Specifications"; "the launch config" where it says "configuration"). Only clippings with
+# one common full word: "dev" (developer, device, development) or "req" (request, requirement) are left out.
+CLIPPED = {
+    "spec": "specification",
+    "config": "configuration",
+    "info": "information",
+    "param": "parameter",
+    "arg": "argument",
+    "repo": "repository",
+    "app": "application",
+    "env": "environment",
+    "stats": "statistics",
+    "mic": "microphone",
+    "pic": "picture",
+    "temp": "temperature",
+    "lib": "library",
+    "dir": "directory",
+    "docs": "documentation",
+    "demo": "demonstration",
+    "algo": "algorithm",
+    "nav": "navigation",
+    "perf": "performance",
+    "msg": "message",
+    "pkg": "package",
+    "img": "image",
+    "calib": "calibration",
+    "coords": "coordinates",
+    "prefs": "preferences",
+}
+_FULL = {full: clipped for clipped, full in CLIPPED.items()}
+
+
+def clipped_forms(word: str) -> tuple[str, ...]:
+    """The word's full form when it is a clipping ("specs" -> "specifications"), or its clipping when it
+    is a full form ("configuration" -> "config"); a plural keeps its "s". Empty for any other word."""
+    lower = word.lower()
+    for base, plural in ((lower, ""), (lower[:-1], "s") if lower.endswith("s") else (lower, "")):
+        if base in CLIPPED:
+            full = CLIPPED[base]
+            return (full[:-1] + "ies" if plural and full.endswith("y") else full + plural,)
+        if base in _FULL:
+            return (_FULL[base] + plural,)
+    return ()

@@ -560,6 +560,14 @@ def _leans_on(question: str, previous: str) -> bool:
     )
 
 
+def names_little(question: str) -> bool:
+    """Whether `question` names too little to be a topic of its own: at most `SELF_CONTAINED_WORDS`
+    topic words, none a name ("how do I refuse a bad value?", "which message type carries the pose
+    estimate?"), where "how much does nvidia riva cost per hour of audio?" names its own."""
+    topical = [w for w in content_words(question) if not _is_action(w) and w.lower() not in ANAPHORA]
+    return len(topical) <= SELF_CONTAINED_WORDS and not any(_is_specific(w) for w in topical)
+
+
 def _repeats_previous_words(question: str, previous: str) -> bool:
     """ "what's the downside of the separate pieces?" after "... one big model or separate pieces?":
     a short question whose every topic word comes from the previous question, none of them a name,
@@ -649,7 +657,7 @@ def _with_previous(question: str, previous_questions: Sequence[str]) -> str:
     if other is not None:
         # "What about on Windows?", "and at half speed?" ask the previous question again about something
         # else.
-        swapped = swapped_question(previous, question)
+        swapped = swapped_question(previous, question) or _swapped_after_report(previous, question)
         if swapped is None and _is_statement(previous):
             # "what about running it on the GPU?" after "Whisper is too slow on my laptop": a report is
             # no question to ask again, so the follow-up is asked after it, as any follow-up to a report
@@ -661,7 +669,7 @@ def _with_previous(question: str, previous_questions: Sequence[str]) -> str:
             return _after_statement(question, previous)
         return swapped or f"{previous.rstrip('?.! ')} {other}?"
     # "and in Isaac Sim?", "and the motor commands?": the previous question asked again about the new thing
-    swapped = swapped_question(previous, question)
+    swapped = swapped_question(previous, question) or _swapped_after_report(previous, question)
     if swapped:
         return swapped
     doing = _with_doing(question, previous)
@@ -718,6 +726,21 @@ def _with_previous(question: str, previous_questions: Sequence[str]) -> str:
     if topic.lower() in question.lower() or (own and named and all(w.lower() in own for w in named)):
         return question
     return _rewrite(question, head, context, topic)
+
+
+def _swapped_after_report(previous: str, question: str) -> str | None:
+    """ "and the client side?" after "I need one node to answer another's requests, how do I code the
+    server?": the question after the report asked again about the new thing, the report in brackets
+    ("how do I code the client side (I need one node ...)?"); None when the previous turn has no report
+    before its question, or nothing in that question is swapped."""
+    lead = _LEAD_CLAUSE.match(previous)
+    if lead is None or not _reports_first(previous):
+        return None
+    swapped = swapped_question(lead.group(2), question)
+    if swapped is None:
+        return None
+    stripped = swapped.rstrip("?.! ")
+    return f"{stripped} ({lead.group(1).strip()}){swapped[len(stripped) :] or '?'}"
 
 
 def _is_bare_thing(phrase: str) -> bool:
@@ -1197,6 +1220,9 @@ def _copula_subject(tokens: list[str]) -> str | None:
     if not tokens or tokens[0].lower() in ANAPHORA:
         return None
     start = 1 if tokens[0].lower() in _DETERMINERS else 0
+    if len(tokens) - start >= 3 and _is_adjective(tokens[-1]):
+        # "are Django signals synchronous": a last word only an adjective ends like is said of the rest
+        return " ".join([*_strip_edges(tokens[:-1]), _DOING_MARK, tokens[-1]])
     for i in range(start + 1, len(tokens)):
         word = tokens[i].lower()
         if word in _SAID_OPENERS:
@@ -1211,6 +1237,22 @@ def _copula_subject(tokens: list[str]) -> str | None:
         said = said[1:] if said[0].lower() in _ARTICLES else said
         return " ".join([*subject, _DOING_MARK, *said]) if subject else None
     return None
+
+
+# Endings only adjectives have ("synchronous", "useful", "wireless", "compatible", "reliable"); not "-ive"
+# or "-ic" ("drive", "topic"), nor a short "-able" ("table", "cable").
+_ADJECTIVE_ENDINGS = ("ous", "ful", "less", "ible", "able")
+_NOUNS_LIKE_ADJECTIVES = _word_set("variable variables vegetable timetable")
+
+
+def _is_adjective(word: str) -> bool:
+    lower = word.lower()
+    return (
+        word.islower()
+        and len(lower) > 6
+        and lower.endswith(_ADJECTIVE_ENDINGS)
+        and lower not in _NOUNS_LIKE_ADJECTIVES
+    )
 
 
 # Words between a person and the verb that say how much, not what: "can I just use", "do I really need".
@@ -1437,6 +1479,24 @@ def _plural_thing(context: str) -> str | None:
     return " ".join(tokens[start : last + 1])
 
 
+# "does the pressure cooker have a keep-warm setting?": the verbs whose object is what the question asks
+# has, or not; "a"/"an" says it is one thing.
+_HAVING = _word_set("have has had include includes")
+_ONE_THING = _word_set("a an")
+_SINGULAR_PRONOUN = re.compile(r"\b(?:it|its)\b", re.IGNORECASE)
+
+
+def _had_thing(context: str) -> str | None:
+    """The one thing a yes/no question asks its subject has ("a keep-warm setting" in "have a keep-warm
+    setting"), as "the" thing a follow-up's "it" stands for: the object of "have" or "include" after
+    "a"/"an", up to a small word. None for any other doing."""
+    tokens = _tokens(context)
+    if len(tokens) < 3 or tokens[0].lower() not in _HAVING or tokens[1].lower() not in _ONE_THING:
+        return None
+    end = next((i for i in range(2, len(tokens)) if tokens[i].lower() in STOP_WORDS), len(tokens))
+    return " ".join(["the", *tokens[2:end]]) if end > 2 else None
+
+
 def _rewrite(question: str, head: str, context: str, topic: str) -> str:
     """`question` with the previous subject where it points back: a pronoun becomes the head ("how do I
     install it?" -> "how do I install Isaac Sim?"), "which of those" becomes "which of the <head>", "that"
@@ -1449,6 +1509,11 @@ def _rewrite(question: str, head: str, context: str, topic: str) -> str:
         # "how do I add them?" after "does Flask support websockets?": a plural pronoun is the plural
         # thing the question named, not its one subject, which becomes the setting
         head, context, topic = plural, head, head
+    had = _had_thing(context) if plural is None and _SINGULAR_PRONOUN.search(question) else None
+    if had is not None:
+        # "how do I turn it off?" after "does the pressure cooker have a keep-warm setting?": "it" is the
+        # one thing asked about, what has it the setting
+        head, context, topic = had, head, head
     stripped = question.rstrip("?.! ")
     tail = question[len(stripped) :]
     placed = False

@@ -28,6 +28,7 @@ from lectern.answerability import (
     signals,
     written_forms,
 )
+from lectern.english import clipped_forms
 from lectern.models import Chunk
 from lectern.sentences import SentenceVectors
 from lectern.writers.units import units_of
@@ -264,6 +265,25 @@ def test_a_word_is_present_however_the_documents_write_it() -> None:
     other = signals("Any confusion?", [hit("Set enable_confusion_x.", 0.5)], None, None)
     assert "confusion" not in other.missing
     assert signals("Is there confusion?", [hit("Set fusion_x.", 0.5)], None, None).missing == ("confusion",)
+
+
+def test_a_clipped_word_meets_its_full_form_and_back() -> None:
+    passage = [hit("Recommended Specifications: 16 GB RAM. Edit the launch config and the microphone.", 0.5)]
+    s = signals("What computer specs do I need? Where is the configuration? Which mic?", passage, None, None)
+    for word in ("specs", "configuration", "mic"):
+        assert word not in s.missing
+    # a clipping counts only as its own full word: "spec" is no "special", "app" no "apple"
+    other = signals("Which app and spec?", [hit("A special apple.", 0.5)], None, None)
+    assert set(other.missing) == {"app", "spec"}
+
+
+def test_clipped_forms() -> None:
+    assert clipped_forms("specs") == ("specifications",)
+    assert clipped_forms("Config") == ("configuration",)
+    assert clipped_forms("libs") == ("libraries",)
+    assert clipped_forms("configurations") == ("configs",)
+    assert clipped_forms("docs") == ("documentation",)
+    assert clipped_forms("status") == clipped_forms("robot") == ()
 
 
 def test_words_for_the_book_itself_are_not_the_topic() -> None:

@@ -155,6 +155,21 @@ async def test_a_weak_second_try_leaves_the_refusal(monkeypatch: pytest.MonkeyPa
     assert answer.search_query == STANDALONE
 
 
+async def test_a_weak_second_try_answers_a_question_that_names_too_little(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # no name, few topic words: the question is about the previous topic, so a low answer will do
+    vague = "Which repository do I add first?"
+    retry = f"{vague.rstrip('?')} (Gazebo Harmonic)?"
+    monkeypatch.setattr(Engine, "_decide", _decide_by_query({FIRST, retry}, "low"))
+    engine, _, _ = make_engine()
+    conversation = engine.new_conversation()
+    await engine.run(FIRST, conversation)
+    answer = await engine.run(vague, conversation)
+    assert answer.refusal_reason is None
+    assert answer.search_query == retry
+
+
 async def test_a_first_question_is_never_tried_again(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(Engine, "_decide", _decide_by_query(set(), "high"))
     engine, _, _ = make_engine()

@@ -8,6 +8,7 @@ from lectern.answerability import question_terms
 from lectern.followups import (
     content_words,
     is_followup,
+    names_little,
     refusal_topic,
     standalone_query,
     subject_parts,
@@ -1786,4 +1787,28 @@ def test_a_name_of_the_same_series_keeps_the_verb_after_the_old_one() -> None:
     assert standalone_query("and Lab 2?", ["what did Lab 1 ask for?"]) == "what did Lab 2 ask for?"
     assert standalone_query("and Week 4?", ["what does the Week 3 lecture cover?"]) == (
         "what does the Week 4 lecture cover?"
+    )
+
+
+@pytest.mark.parametrize(
+    ("question", "little"),
+    [
+        ("how do I refuse a bad value?", True),
+        ("which message type carries the pose estimate?", True),
+        ("how much does nvidia riva cost per hour of audio?", False),  # six topic words: its own topic
+        ("Which repository do I add on Ubuntu first?", False),  # a name
+    ],
+)
+def test_names_little(question: str, little: bool) -> None:
+    assert names_little(question) is little
+
+
+def test_a_swap_after_a_report_asks_its_question_again_with_the_report_in_brackets() -> None:
+    previous = "I need one Python node to answer requests from another, how do I code the server?"
+    assert standalone_query("and the client side?", [previous]) == (
+        "how do I code the client side (I need one Python node to answer requests from another)?"
+    )
+    # a previous question without a report swaps as before
+    assert standalone_query("and the client side?", ["how do I code the server?"]) == (
+        "how do I code the client side?"
     )
