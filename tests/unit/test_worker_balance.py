@@ -9,9 +9,11 @@ from pathlib import Path
 import pytest
 from starlette.types import Message, Receive, Scope, Send
 
-from lectern.api import balance
+from lectern.api import app as app_module
+from lectern.api import balance, create_app
 from lectern.api.balance import Balancer, WorkerTable, should_move, sibling_balancer
 from lectern.api.middleware import RequestContext
+from tests.api_support import app_client, make_engine, make_settings
 
 
 @pytest.mark.parametrize(
@@ -80,13 +82,18 @@ def test_a_busier_worker_asks_one_client_at_a_time_to_reconnect(tmp_path: Path) 
     assert not busy.should_close(("127.0.0.1", 1))  # 3 against 2: even enough
 
 
-def test_connections_quiet_for_a_while_stop_counting(tmp_path: Path) -> None:
+def test_connections_quiet_for_a_while_stop_counting_but_not_while_answered(tmp_path: Path) -> None:
     clock = Clock()
     worker = Balancer(WorkerTable(tmp_path / "table", pid=1001), clock)
-    worker.arrived(("127.0.0.1", 1))
+    for port in range(3):
+        worker.arrived(("127.0.0.1", port))
+    worker.finished(("127.0.0.1", 1))
     clock.now += balance.ACTIVE_S / 2
-    worker.arrived(("127.0.0.1", 2))
+    worker.finished(("127.0.0.1", 2))
     clock.now += balance.ACTIVE_S * 0.75
+    worker.refresh()
+    assert worker.connections() == 2  # port 1 was quiet too long; port 0's answer is still running
+    clock.now += balance.ACTIVE_S * 10
     worker.refresh()
     assert worker.connections() == 1
 
@@ -144,3 +151,32 @@ def test_a_supervisor_s_worker_process_balances_through_a_table_named_after_it()
     path = found.get()
     assert path == str(balance.table_path(multiprocessing.current_process().pid or 0))
     assert not Path(str(path)).exists()  # its one worker left
+
+
+async def test_the_service_balances_with_its_siblings_unless_told_not_to(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    table = tmp_path / "table"
+    sibling = WorkerTable(table, pid=1002)
+    made: list[Balancer] = []
+
+    def as_a_worker() -> Balancer:
+        made.append(Balancer(WorkerTable(table, pid=1001)))
+        for port in range(2):  # two other clients here, none at the sibling
+            made[-1].arrived(("10.0.0.1", port))
+        return made[-1]
+
+    monkeypatch.setattr(app_module, "sibling_balancer", as_a_worker)
+    settings = make_settings(tmp_path)
+    async with app_client(create_app(settings, engine=make_engine(settings))) as client:
+        sibling.publish(0)
+        response = await client.get("/health")
+        assert response.headers["connection"] == "close"
+        assert len(sibling.others()) == 1  # the worker's slot, live
+    assert sibling.others() == []  # the worker's slot freed when it stopped
+
+    made.clear()
+    off = make_settings(tmp_path, worker_balance=False)
+    async with app_client(create_app(off, engine=make_engine(off))) as client:
+        assert "connection" not in (await client.get("/health")).headers
+    assert made == []

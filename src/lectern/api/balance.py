@@ -21,6 +21,7 @@ import asyncio
 import contextlib
 import fcntl
 import logging
+import math
 import mmap
 import multiprocessing
 import os
@@ -34,7 +35,10 @@ log = logging.getLogger(__name__)
 
 SLOTS = 64  # `serve --workers` allows up to 64
 _SLOT = struct.Struct("=iid")  # pid, connections, when it was written (time.monotonic, system-wide)
-ACTIVE_S = 1.0  # a connection counts while a response to it ended (or a request came) this recently
+# A connection counts while a request on it is being answered, and for this long after the answer
+# (clients that wait longer between questions stop counting). Had a slow answer stopped counting
+# (1.3 s at the tail under load), the siblings would have moved clients back and forth.
+ACTIVE_S = 1.0
 PUBLISH_EVERY_S = 0.2  # how often a worker refreshes its slot
 STALE_S = 1.0  # a slot not refreshed for this long belongs to a worker that is gone or stuck
 # At most one client asked to reconnect per worker per this long: a moved client's new connection is
@@ -110,7 +114,8 @@ class Balancer:
     def __init__(self, table: WorkerTable, clock: Callable[[], float] = time.monotonic) -> None:
         self.table = table
         self._clock = clock
-        self._seen: dict[object, float] = {}  # connection (client address and port) -> last request
+        # connection (client address and port) -> when its last response ended (inf: one is running)
+        self._seen: dict[object, float] = {}
         self._moved_at = -MOVE_EVERY_S
 
     def connections(self) -> int:
@@ -120,12 +125,12 @@ class Balancer:
         """Records a request on ``client``'s connection; a new one is published at once, so that the
         siblings' moves see where a moved client landed."""
         new = client not in self._seen
-        self._seen[client] = self._clock()
+        self._seen[client] = math.inf  # busy until its response ends: never quiet meanwhile
         if new:
             self.table.publish(len(self._seen))
 
     def finished(self, client: object) -> None:
-        """A response to ``client`` ended: quiet time counts from here (a long answer is activity)."""
+        """A response to ``client`` ended: its quiet time counts from here."""
         if client in self._seen:
             self._seen[client] = self._clock()
 
