@@ -21,7 +21,10 @@ cancel latency, against real server processes on loopback.
      several, each has its own cache and the rate is lower).
 
    Every row has the CPU per answer of the server processes and of this load generator (which runs on
-   the same machine), and the 1-minute load average when the row finished.
+   the same machine), and the 1-minute load average when the row finished; with several workers, how
+   they shared the connections at the end (``connections_split``), the connections reopened because
+   the server said ``Connection: close`` (``reconnects``), and each worker's latencies (``by_worker``;
+   pid 0 holds the answers on connections closed before the end, whose worker is not known).
 3. Starts a second service whose writer is an OpenAI-compatible model served by a scripted slow fake
    (tests/fakes/openai_chat_server.py), and measures cancel: from ``POST /api/generation/cancel`` to the
    stream's final delta, and to the moment the fake provider sees its request aborted.
