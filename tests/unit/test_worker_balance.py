@@ -180,3 +180,11 @@ async def test_the_service_balances_with_its_siblings_unless_told_not_to(
     async with app_client(create_app(off, engine=make_engine(off))) as client:
         assert "connection" not in (await client.get("/health")).headers
     assert made == []
+
+
+def test_a_table_path_that_is_a_link_is_refused(tmp_path: Path) -> None:
+    target = tmp_path / "elsewhere"
+    target.write_bytes(b"")
+    (tmp_path / "table").symlink_to(target)
+    with pytest.raises(OSError, match="symbolic links"):  # ELOOP: O_NOFOLLOW
+        WorkerTable(tmp_path / "table", pid=1001)

@@ -64,8 +64,10 @@ class WorkerTable:
     def __init__(self, path: Path, pid: int | None = None) -> None:
         self.path = path
         self.pid = pid or os.getpid()
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
         try:
+            if os.fstat(fd).st_uid != os.getuid():  # another user's file could feed us counts
+                raise PermissionError(f"{path} belongs to another user")
             fcntl.flock(fd, fcntl.LOCK_EX)  # siblings start at once: one claims a slot at a time
             if os.fstat(fd).st_size < SLOTS * _SLOT.size:
                 os.ftruncate(fd, SLOTS * _SLOT.size)
