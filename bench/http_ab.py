@@ -84,7 +84,9 @@ def main() -> None:
             print(
                 f"round {n} {label}: {row['answers_per_s']}/s p50 {row['p50_ms']} p99 {row['p99_ms']} ms, "
                 f"first token {row['ttft_p50_ms']} ms, failed {row['failed']}, "
-                f"CPU {row['server_cpu_ms_per_answer']} ms/answer, load {row['load_avg_1m']}",
+                f"CPU {row['server_cpu_ms_per_answer']} ms/answer, load {row['load_avg_1m']}, "
+                f"connections {row['connections_split']} ({row['reconnects']} reopened), "
+                f"p99 by worker {[w['p99_ms'] for w in row['by_worker']]}",
                 flush=True,
             )
     medians = {

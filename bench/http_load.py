@@ -21,7 +21,10 @@ cancel latency, against real server processes on loopback.
      several, each has its own cache and the rate is lower).
 
    Every row has the CPU per answer of the server processes and of this load generator (which runs on
-   the same machine), and the 1-minute load average when the row finished.
+   the same machine), and the 1-minute load average when the row finished; with several workers, how
+   they shared the connections at the end (``connections_split``), the connections reopened because
+   the server said ``Connection: close`` (``reconnects``), and each worker's latencies (``by_worker``;
+   pid 0 holds the answers on connections closed before the end, whose worker is not known).
 3. Starts a second service whose writer is an OpenAI-compatible model served by a scripted slow fake
    (tests/fakes/openai_chat_server.py), and measures cancel: from ``POST /api/generation/cancel`` to the
    stream's final delta, and to the moment the fake provider sees its request aborted.
@@ -46,6 +49,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -228,10 +232,14 @@ class RawConnection:
         parts = httpx.URL(url)
         self.host, self.port = parts.host, parts.port or 80
         self._streams: tuple[asyncio.StreamReader, asyncio.StreamWriter] | None = None
+        self.local_port = 0  # this end's port: which server process holds the connection
+        self.reconnects = 0  # connections opened after the first (the server said Connection: close)
 
     async def post_json(self, path: str, body: dict[str, Any]) -> tuple[int, bytes]:
         if self._streams is None:
+            self.reconnects += self.local_port != 0
             self._streams = await asyncio.open_connection(self.host, self.port)
+            self.local_port = self._streams[1].get_extra_info("sockname")[1]
         reader, writer = self._streams
         payload = json.dumps(body).encode()
         writer.write(
@@ -277,6 +285,35 @@ def process_tree_cpu_s(pid: int) -> float:
     return total
 
 
+def connection_owners(pid: int, port: int) -> dict[int, int]:
+    """Client port -> pid of the server process (``pid`` or one of its children) that holds the
+    established loopback connection to ``port``, from /proc: which worker each client talks to."""
+    inodes: dict[str, int] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            child = int(stat.read_text().rsplit(")", 1)[1].split()[1]) == pid
+            if int(stat.parent.name) != pid and not child:
+                continue
+            for fd in (stat.parent / "fd").iterdir():
+                target = os.readlink(fd)
+                if target.startswith("socket:["):
+                    inodes[target[8:-1]] = int(stat.parent.name)
+        except OSError:
+            continue
+    owners = {}
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            lines = Path(table).read_text().splitlines()[1:]
+        except OSError:
+            continue
+        for line in lines:
+            fields = line.split()
+            local, remote, state, inode = fields[1], fields[2], fields[3], fields[9]
+            if state == "01" and int(local.rsplit(":", 1)[1], 16) == port and inode in inodes:
+                owners[int(remote.rsplit(":", 1)[1], 16)] = inodes[inode]
+    return owners
+
+
 def own_cpu_s() -> float:
     usage = resource.getrusage(resource.RUSAGE_SELF)
     return usage.ru_utime + usage.ru_stime
@@ -292,6 +329,8 @@ async def chat_run(
     failures: list[str] = []
     repeats = 0
     counter = iter(range(requests))
+    port = httpx.URL(url).port or 80
+    by_port: dict[int, list[float]] = {}  # latencies by the client's port (its connection)
 
     async def client(http: RawConnection) -> None:
         nonlocal repeats
@@ -308,6 +347,7 @@ async def chat_run(
             started = time.perf_counter()
             status, content = await asyncio.wait_for(http.post_json("/chat/run", body), 120)
             latencies.append(time.perf_counter() - started)
+            by_port.setdefault(http.local_port, []).append(latencies[-1])
             if status != 200:
                 failures.append(f"{status} {content[:200].decode(errors='replace')}")
                 continue
@@ -322,6 +362,11 @@ async def chat_run(
     finally:
         seconds = time.perf_counter() - started
         server_cpu, client_cpu = process_tree_cpu_s(server_pid) - server_cpu, own_cpu_s() - client_cpu
+        # after the clock stops (reading /proc takes a while): a closed connection's worker is unknown (0)
+        owner_of = connection_owners(server_pid, port)
+        by_worker: dict[int, list[float]] = {}
+        for client_port, values in by_port.items():
+            by_worker.setdefault(owner_of.get(client_port, 0), []).extend(values)
         await asyncio.gather(*(c.close() for c in connections))
     return {
         "clients": clients,
@@ -335,6 +380,12 @@ async def chat_run(
         "server_cpu_ms_per_answer": round(server_cpu / max(len(latencies), 1) * 1000, 2),
         "client_cpu_ms_per_answer": round(client_cpu / max(len(latencies), 1) * 1000, 2),
         "load_avg_1m": round(os.getloadavg()[0], 2),
+        # how the server's processes shared the connections at the end, and each one's answers
+        "connections_split": sorted(Counter(owner_of.get(c.local_port, 0) for c in connections).values()),
+        "reconnects": sum(c.reconnects for c in connections),
+        "by_worker": sorted(
+            ({"answers": len(v), **ms(v)} for v in by_worker.values()), key=lambda r: -r["answers"]
+        ),
     }
 
 

@@ -254,6 +254,11 @@ class Settings(BaseSettings):
     shutdown_drain_s: float = Field(
         20.0, ge=0, le=600, description="On shutdown, how long in-flight answers may finish."
     )
+    worker_balance: bool = Field(
+        True,
+        description="With several workers, ask a client to reconnect when its worker holds two or "
+        "more keep-alive connections than another (an uneven split sets the tail latency).",
+    )
 
     # --- browsers: the widget, publishable keys, the chat page -------------------------------------
     publishable_keys: list[PublishableKey] = Field(

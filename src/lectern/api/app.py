@@ -25,6 +25,7 @@ import lectern
 from lectern import code_pages
 from lectern.api import chat, feedback, generation, health, openai_compat, openapi, web
 from lectern.api.auth import ApiKeys
+from lectern.api.balance import sibling_balancer
 from lectern.api.errors import install_error_handlers
 from lectern.api.generations import Generations
 from lectern.api.logs import LogSink, configure_logging
@@ -62,6 +63,8 @@ def create_app(
     keys = ApiKeys(settings.api_keys, settings.publishable_keys)
     public_limiter = RateLimiter(settings.publishable_rate_limit, settings.redis_url)
     failure_limiter = RateLimiter(settings.auth_failure_limit, settings.redis_url)
+    # one of `serve --workers N`'s processes: keep-alive connections spread evenly over the siblings
+    balancer = sibling_balancer() if settings.worker_balance else None
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -78,9 +81,13 @@ def create_app(
         if settings.metrics_enabled and settings.metrics_port:
             app.state.metrics.serve_on_port(settings.metrics_port, metrics_host)
         restore = _drain_on_sigterm(services)
+        balancing = asyncio.create_task(balancer.run()) if balancer is not None else None
         try:
             yield
         finally:
+            if balancing is not None and balancer is not None:
+                balancing.cancel()
+                balancer.table.close()
             restore()
             restore_gc()  # a process that starts another app (tests) collects as before
             code_pages.enable(releasing)
@@ -138,7 +145,7 @@ def create_app(
             ],
             max_age=600,
         )
-    app.add_middleware(RequestContext)
+    app.add_middleware(RequestContext, balancer=balancer)
     if settings.metrics_enabled:
         app.add_middleware(RequestMetrics)
     return app

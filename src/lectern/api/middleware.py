@@ -16,6 +16,7 @@ from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from lectern.api.auth import ApiKeys, presented_key
+from lectern.api.balance import Balancer
 from lectern.api.errors import error_response, request_path_var
 from lectern.api.ids import random_uuid
 from lectern.api.logs import key_id_var, log, request_id_var
@@ -31,10 +32,12 @@ UNLIMITED_PATHS = frozenset({"/ready", "/metrics"})
 
 class RequestContext:
     """Gives every request an id (a sane ``X-Request-ID`` from the client, else a new one), echoes it,
-    logs one line per request, and turns an unhandled exception into a 500 that shows no internals."""
+    logs one line per request, and turns an unhandled exception into a 500 that shows no internals.
+    With a ``balancer`` (one of several workers) a response may ask its client to reconnect."""
 
-    def __init__(self, app: ASGIApp) -> None:
+    def __init__(self, app: ASGIApp, balancer: Balancer | None = None) -> None:
         self.app = app
+        self.balancer = balancer
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -46,6 +49,11 @@ class RequestContext:
         path_token = request_path_var.set(scope["path"])
         key_token = key_id_var.set(None)
         arrival_token = arrival.set(time.monotonic())  # worker threads serve the oldest request first
+        # the connection: the client's address and port (a tuple, so that it can be a key)
+        client = tuple(scope["client"]) if scope.get("client") else None
+        balancer = self.balancer if client is not None else None
+        if balancer is not None:
+            balancer.arrived(client)
         status = 0
         started = time.perf_counter()
 
@@ -53,7 +61,10 @@ class RequestContext:
             nonlocal status
             if message["type"] == "http.response.start":
                 status = message["status"]
-                message["headers"] = [*message.get("headers", []), (b"x-request-id", request_id.encode())]
+                headers = [*message.get("headers", []), (b"x-request-id", request_id.encode())]
+                if balancer is not None and balancer.should_close(client):
+                    headers.append((b"connection", b"close"))  # the next request may reach another worker
+                message["headers"] = headers
             await send(message)
 
         try:
@@ -75,6 +86,8 @@ class RequestContext:
                     "duration_ms": round((time.perf_counter() - started) * 1000, 3),
                 },
             )
+            if balancer is not None:
+                balancer.finished(client)
             arrival.reset(arrival_token)
             key_id_var.reset(key_token)
             request_id_var.reset(token)
