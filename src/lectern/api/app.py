@@ -37,7 +37,7 @@ from lectern.api.session_queue import SessionQueue
 from lectern.api.turns import Turns
 from lectern.embeddings.cache import CachedEmbedder, uncached
 from lectern.engine import Engine
-from lectern.index.base import PreparesInMemory
+from lectern.index.base import prepare_in_memory
 from lectern.mcp.http import mcp_router
 from lectern.oldest_first import OldestFirstExecutor
 from lectern.settings import Settings, get_settings
@@ -205,18 +205,10 @@ async def _start(
 
 
 def _prepare_index(engine: Engine) -> None:
-    """The index's in-memory structures built before the first question (an index that has any:
-    `PreparesInMemory`), so no answer waits for them or runs the index's slower path meanwhile.
-    A failure leaves the index as it was: questions build them later, as without this."""
-    index = engine.retriever.index
-    if not isinstance(index, PreparesInMemory):
-        return
+    """The index made ready before the server answers (`prepare_in_memory`)."""
     # what loading the model ran once goes first: reading the table runs ~65 MB of LanceDB's code
     code_pages.release_code_pages()
-    try:
-        index.prepare()
-    except Exception:
-        log.warning("index_not_prepared", exc_info=True)
+    prepare_in_memory(engine.retriever.index)
 
 
 # Python's young-generation collection runs every 700 net container allocations (and the older ones

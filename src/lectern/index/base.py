@@ -3,6 +3,7 @@ searched densely, by keyword (BM25) or both fused by reciprocal rank."""
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
@@ -11,6 +12,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from lectern.models import Chunk, CollectionInfo, IndexStats, SearchHit, SearchModeName
+
+log = logging.getLogger(__name__)
 
 # Chunk fields that every engine stores as first-class, filterable payload keys.
 PAYLOAD_KEYS: tuple[str, ...] = (
@@ -137,6 +140,18 @@ class PreparesInMemory(Protocol):
     def prepare(self) -> bool:
         """Build them now; whether the index could."""
         ...
+
+
+def prepare_in_memory(index: VectorIndex) -> None:
+    """The index's in-memory structures built before the first question (an index that has any:
+    `PreparesInMemory`), so no answer waits for them or runs the index's slower path meanwhile.
+    A failure leaves the index as it was: questions build them later, as without this."""
+    if not isinstance(index, PreparesInMemory):
+        return
+    try:
+        index.prepare()
+    except Exception:
+        log.warning("index_not_prepared", exc_info=True)
 
 
 @runtime_checkable

@@ -40,7 +40,7 @@ from lectern.api.turns import Turn, Turns
 from lectern.engine import AskOptions, Engine
 from lectern.errors import LecternError
 from lectern.events import Done, Failed
-from lectern.index.base import PAYLOAD_KEYS, SearchFilters
+from lectern.index.base import PAYLOAD_KEYS, SearchFilters, prepare_in_memory
 from lectern.mcp.models import (
     DOCUMENT_TEMPLATE,
     DOCUMENTS_URI,
@@ -342,6 +342,7 @@ def _build_engine(settings: Settings) -> Engine:
     engine = Engine.from_settings(settings)
     engine.retriever.index.info()
     engine.retriever.embedder.embed_query("warm up")  # load the model before the first question
+    prepare_in_memory(engine.retriever.index)  # and the index's in-memory search structures
     return engine
 
 
