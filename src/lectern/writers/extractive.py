@@ -459,8 +459,13 @@ def _query_terms(question: str, query: str) -> frozenset[str]:
 def _favour_cues(candidates: list[_Candidate], kind: QuestionKind) -> None:
     """Lift the sentences that have the shape the question's kind calls for (`question_kind.has_cue`)."""
     for c in candidates:
-        if has_cue(c.unit.text, kind):
+        if _has_cue(c.unit.text, kind):
             c.score += CUE_BONUS
+
+
+# `has_cue` by sentence and kind: passages, and so their sentences, recur across answers (~40 sentences
+# an answer, a regular expression each); ~100 bytes an entry beside the texts the units cache keeps.
+_has_cue = lru_cache(maxsize=32_768)(has_cue)
 
 
 def _shape(unit: Unit) -> float:
