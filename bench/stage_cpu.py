@@ -58,6 +58,33 @@ the spread); `gc.freeze` (the collector takes ~0.09 ms an answer, young generati
 from one `pread` a token (~42 us a question) and the tokenizer (~5 us) leave nothing to take. What would
 move the total: fewer passages read and built an answer (the 512-entry caches evict under 106 rotating
 questions: ~4 chunks built, ~8 store reads an answer) or the model's numerics, both outside this round.
+
+Nov 2026, a later round (writer and answerability Python; base = the branch's start 2c7cafa by PYTHONPATH,
+3 runs a side alternated, train-textbook-a, 106 questions x 3 rounds, --server-heap, load 2.6-2.7; ms of
+CPU an answer, the three runs then their median):
+
+    stage                          base                     after
+    query model call               4.62 4.00 4.53  4.53     4.32 4.22 4.04  4.22
+    query embedding less model     0.18 0.11 0.17  0.17     0.12 0.13 0.11  0.12
+    index search less embedding    0.89 0.66 0.86  0.86     0.72 0.72 0.65  0.72
+    sentence vectors               0.11 0.08 0.09  0.09     0.09 0.08 0.08  0.08
+    answerability signals          0.39 0.32 0.37  0.37     0.33 0.32 0.30  0.32
+    writer less sentence vectors   0.81 0.73 0.77  0.77     0.68 0.67 0.64  0.67
+    everything else                1.06 0.80 1.03  1.03     0.88 0.88 0.80  0.88
+    total                          8.04 6.68 7.82  7.82     7.14 7.00 6.62  7.00
+
+Only the writer and the signals changed; the other rows moving is the spread (one base run is 1.2 ms below
+the other two). Steadier, the same captured inputs (the 77 `compose` and 101 `signals` calls of a round)
+run by both builds in one process, alternated 40 times (thread CPU, medians): `compose` 636 -> 607 us an
+answer (the word-only scores no longer worked out and then replaced whenever stored vectors score by
+meaning, the meaning weights read once, no generator for a unit sharing no query word, `_Candidate` with
+slots, a heading's cleanup cached), then 608 -> 565 us (`has_cue` cached by sentence and kind: the cue
+regexes ran over every candidate); `signals` 207 -> 197 us (`question_terms` kept for a few texts:
+`signals` asked again of the sentences `sentence_parts` had just read). Every answer the same:
+answer_quality train, reader tune, dev2, dev5-7 (922 rows, 0 differ in text, sources or score against
+the start) and profile_engine --save-answers byte for byte. Tried, in the spread, dropped: `_drawing` cached
+and `_with_context`'s per-source maps built once (597 vs 601 us), `rrf_fuse` with its weights worked out
+once per depth (27.5 vs 29.8 us a fusion on synthetic 60 + 60 rankings: 2 us an answer).
 """
 
 from __future__ import annotations

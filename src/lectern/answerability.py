@@ -143,6 +143,13 @@ def _reader_words(question: str) -> list[str]:
 
 def question_terms(question: str) -> list[tuple[str, bool]]:
     """(word, looks like a name) for each word of the question that can carry its topic."""
+    return list(_question_terms(question))
+
+
+# A few entries: an answer asks again of the same text (`signals` of a question's sentences, after
+# `sentence_parts` chose them; a retry's signals), ~40 us a time; not a cache across questions.
+@lru_cache(maxsize=32)
+def _question_terms(question: str) -> tuple[tuple[str, bool], ...]:
     tokens = [
         w
         for w in _reader_words(question)
@@ -170,7 +177,7 @@ def question_terms(question: str) -> list[tuple[str, bool]]:
             if word.lower() not in seen:
                 seen.add(word.lower())
                 out.append((word, True))
-    return out
+    return tuple(out)
 
 
 # Stop words that, written in capitals after a determiner, are acronyms ("a CAN bus", "the IT team", "the

@@ -154,7 +154,7 @@ _HOW_TO = re.compile(
 
 # eq=False: a candidate is one unit of one source, so identity is its equality, and `in`, `remove`
 # and `index` over lists of them (thousands of calls an answer) need not compare field by field.
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class _Candidate:
     unit: Unit
     source: int  # 1-based source number
@@ -299,25 +299,29 @@ class ExtractiveWriter:
         return retrieval.query_vector()
 
     def _score(self, candidates: list[_Candidate], query_vector: NDArray[np.float32] | None) -> None:
-        for c in candidates:
-            shape = _shape(c.unit)
-            c.score = 0.3 * c.lexical + 0.25 * c.heading + 0.15 * c.chunk + 0.2 * c.rank_prior + 0.1 * shape
         if query_vector is not None and any(c.vector is not None for c in candidates):
-            # Every sentence has its stored vector: rank by meaning first, words second.
+            # Every sentence has its stored vector: rank by meaning first, words second. (The weights
+            # read once, not six dict lookups a candidate; the same sum in the same order.)
+            w = MEANING_WEIGHTS
+            cos_w, lex_w, head_w = w["cosine"], w["lexical"], w["heading"]
+            chunk_w, rank_w, shape_w = w["chunk"], w["rank"], w["shape"]
             for c in candidates:
                 cosine = c.cosine if c.cosine is not None else 0.0  # worked out with its vector
-                w = MEANING_WEIGHTS
                 c.score = (
-                    w["cosine"] * cosine
-                    + w["lexical"] * c.lexical
-                    + w["heading"] * c.heading
-                    + w["chunk"] * c.chunk
-                    + w["rank"] * c.rank_prior
-                    + w["shape"] * _shape(c.unit)
+                    cos_w * cosine
+                    + lex_w * c.lexical
+                    + head_w * c.heading
+                    + chunk_w * c.chunk
+                    + rank_w * c.rank_prior
+                    + shape_w * _shape(c.unit)
                 )
                 if not c.exposition:
                     c.score *= NOT_EXPOSITION
             return
+        # By words alone (no stored vectors): worked out only here, the meaning scores replace them.
+        for c in candidates:
+            shape = _shape(c.unit)
+            c.score = 0.3 * c.lexical + 0.25 * c.heading + 0.15 * c.chunk + 0.2 * c.rank_prior + 0.1 * shape
         if (
             query_vector is None
             or self.embedder is None
@@ -415,7 +419,8 @@ def _unit_candidates(
         for unit in units:
             if not unit.bullet:
                 announced = bool(_AIMS.search(unit.text))
-            overlap = sum(idf[t] for t in unit.terms & query_terms) / norm
+            shared = unit.terms & query_terms  # most units share no word: no generator for them
+            overlap = sum(idf[t] for t in shared) / norm if shared else 0.0
             candidate = _Candidate(
                 unit,
                 first + offset,
@@ -454,8 +459,13 @@ def _query_terms(question: str, query: str) -> frozenset[str]:
 def _favour_cues(candidates: list[_Candidate], kind: QuestionKind) -> None:
     """Lift the sentences that have the shape the question's kind calls for (`question_kind.has_cue`)."""
     for c in candidates:
-        if has_cue(c.unit.text, kind):
+        if _has_cue(c.unit.text, kind):
             c.score += CUE_BONUS
+
+
+# `has_cue` by sentence and kind: passages, and so their sentences, recur across answers (~40 sentences
+# an answer, a regular expression each); ~100 bytes an entry beside the texts the units cache keeps.
+_has_cue = lru_cache(maxsize=32_768)(has_cue)
 
 
 def _shape(unit: Unit) -> float:
@@ -1263,7 +1273,12 @@ MAX_HEADING_WORDS = 8
 def _heading_of(c: _Candidate) -> str:
     """The heading that names the unit's section, unless it names nothing ("Overview", "Summary")."""
     path = c.hit.chunk.heading_hierarchy
-    raw = c.unit.section or (path[-1] if path else "")
+    return _heading_text(c.unit.section or (path[-1] if path else ""))
+
+
+@lru_cache(maxsize=4096)
+def _heading_text(raw: str) -> str:
+    """`_heading_of` of a heading as written; cached: an answer asks it of each unit it quotes."""
     text = _NUMBERING.sub("", raw.strip()).strip(" :")
     words = text.lower().split()
     if not words or len(words) > MAX_HEADING_WORDS or set(words) <= _GENERIC_HEADING_WORDS:
