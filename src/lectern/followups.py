@@ -560,10 +560,6 @@ def standalone_query(question: str, previous_questions: Sequence[str]) -> str:
         return question
     if not previous_questions or not _leans_on(question, previous_questions[-1]):
         return question
-    if _BARE_SETTING.match(question):
-        # "in a virtual environment?" is read as "and in a virtual environment?", without the "and"
-        query = _with_previous(f"and {question}", previous_questions)
-        return query[4:] if query.lower().startswith("and ") else query
     # "how come?" asks why; "come" is no word of the topic to search for
     return _with_previous(_HOW_COME.sub("why", question), previous_questions)
 
@@ -656,6 +652,10 @@ def _with_doing(question: str, previous: str) -> str | None:
 
 
 def _with_previous(question: str, previous_questions: Sequence[str]) -> str:
+    if _BARE_SETTING.match(question):
+        # "in a virtual environment?" is read as "and in a virtual environment?", without the "and"
+        query = _with_previous(f"and {question}", previous_questions)
+        return query[4:] if query.lower().startswith("and ") else query
     previous = standalone_query(previous_questions[-1], previous_questions[:-1])
     doing = _another_doing(question, previous) or _another_measure(question, previous)
     if doing is not None:

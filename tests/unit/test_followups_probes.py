@@ -5,7 +5,7 @@ reading a reader means, so a fix shows."""
 
 import pytest
 
-from lectern.followups import standalone_query
+from lectern.followups import standalone_query, with_previous_topic
 
 
 @pytest.mark.parametrize(
@@ -758,3 +758,11 @@ def test_what_a_yes_no_question_has_or_is(previous: str, question: str, query: s
 )
 def test_follow_ups_in_other_documentation(previous: str, question: str, query: str) -> None:
     assert standalone_query(question, [previous]) == query
+
+
+def test_a_bare_phrase_reads_the_same_on_the_engines_second_try() -> None:
+    # the engine retries a refused follow-up with the previous topic: a bare phrase reads as "and ..."
+    previous = ["how do I install packages with pip?"]
+    assert with_previous_topic("in a virtual environment?", previous) == (
+        "how do I install packages with pip in a virtual environment?"
+    )
