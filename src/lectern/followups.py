@@ -187,6 +187,20 @@ _BETWEEN_UNNAMED = re.compile(
 )
 _LEAVES_OUT = re.compile(r"\b(?:skip|bypass|leave\s+out|do\s+without|get\s+away\s+without)\b", re.IGNORECASE)
 _CONTINUES = re.compile(r"^\s*(?:ok(?:ay)?|but|so|then|right|hmm)\b\s*,?", re.IGNORECASE)
+_NO_VERB = r"(?!.*\b(?:" + "|".join(sorted(AUXILIARIES | QUESTION_WORDS)) + r")\b)(?!.*n['\u2019]t\b)"
+# "in a virtual environment?", "on Windows?": a bare phrase of a place or means, no verb, asks the previous
+# question again in that setting, as "and in a virtual environment?" does.
+_BARE_SETTING = re.compile(
+    rf"^\s*(?:in|on|at|with|from|under|inside|using|via)\s+{_NO_VERB}[^,;:]+$", re.IGNORECASE
+)
+# "why 95%?", "why Celery, not RQ?": a "why" with a few words and no verb asks why of what was just said.
+_WHY_FRAGMENT = re.compile(
+    rf"^\W*(?:(?:and|but|so|ok(?:ay)?)\W+)?why\s+(?!not\b){_NO_VERB}\S+(?:\s+\S+){{0,3}}\s*$",
+    re.IGNORECASE,
+)
+# "how far back can I go?", "how soon can I come?": words that say how far, how long or how soon, with
+# the verbs of getting there, naming no thing.
+_EXTENT_WORDS = _word_set("far back long often soon early late ahead forward away fast go get come")
 
 
 def words(text: str) -> list[str]:
@@ -321,6 +335,8 @@ def is_followup(question: str) -> bool:
     lowered = question.strip().lower()
     if _opens_followup(question) or correction(question) or corrected_words(question):
         return True
+    if _BARE_SETTING.match(question) or _WHY_FRAGMENT.match(question):
+        return True
     if _says_its_setting_first(question):
         return False
     if _GROUP_BACK.search(question):
@@ -339,6 +355,8 @@ def is_followup(question: str) -> bool:
     ]
     if _INSTEAD_END.search(question):
         return True  # "can I use an AMD card instead?": instead of what was just said
+    if topical and all(w.lower() in _EXTENT_WORDS for w in topical):
+        return True  # "how far back can I go?": how far in what was just talked about
     if _object_pronoun_points_back(question, topical) or _possessive_points_back(question, topical):
         return True
     if _BARE_MEASURE.search(question) and not any(_is_specific(w) for w in topical):
@@ -634,6 +652,10 @@ def _with_doing(question: str, previous: str) -> str | None:
 
 
 def _with_previous(question: str, previous_questions: Sequence[str]) -> str:
+    if _BARE_SETTING.match(question):
+        # "in a virtual environment?" is read as "and in a virtual environment?", without the "and"
+        query = _with_previous(f"and {question}", previous_questions)
+        return query[4:] if query.lower().startswith("and ") else query
     previous = standalone_query(previous_questions[-1], previous_questions[:-1])
     doing = _another_doing(question, previous) or _another_measure(question, previous)
     if doing is not None:
@@ -675,6 +697,9 @@ def _with_previous(question: str, previous_questions: Sequence[str]) -> str:
     doing = _with_doing(question, previous)
     if doing is not None:
         return doing  # "does that hurt accuracy much?" after a how-to: "that" is the doing, not a thing
+    picked = _picked_of_two(question, " ".join(previous_questions[-1].split()))
+    if picked is not None:
+        return picked
     anchor = _anchor(previous_questions)
     if _is_statement(anchor):
         return _after_statement(question, anchor)
@@ -896,7 +921,7 @@ _WHY_THAT = re.compile(
 _SUPERLATIVES = _word_set(
     """
     best worst main most least biggest hardest easiest simplest fastest slowest cheapest safest largest
-    smallest greatest highest lowest top
+    smallest greatest highest lowest top minimum maximum min max
     """
 )
 
@@ -909,6 +934,46 @@ _COMPARATIVES = _word_set(
     """
 )
 _INSTEAD_END = re.compile(r"\binstead\s*[?.!]*\s*$", re.IGNORECASE)
+
+
+# "the second", "the former one": one of the two things just named, with no noun of its own.
+_ORDINAL_PICK = re.compile(
+    r"\bthe\s+(first|second|former|latter)(?:\s+ones?)?(?=\s*[?.!,]|\s*$|\s+(?:"
+    + "|".join(sorted((STOP_WORDS | AUXILIARIES | _VERBS | _COMPARATIVES) - _word_set("one ones")))
+    + r")\b)",
+    re.IGNORECASE,
+)
+# "which is faster?", "which one should I pick?": a pick of one with nothing of its own to pick among.
+_WHICH_OF_TWO = re.compile(
+    r"^\W*(?:(?:and|so|but|ok(?:ay)?)\W+)?which(?:\s+one)?\s+(?:is|are|was|would|will|should|could|does|do)\b"
+    r"(?:\s+(?:i|we|you|it))?(?:\s+(?:more|less|most|least))?\s+\w+(?:\s+(?:for|with|to|on|in)\s+\w+)?\s*[?.!]*$",
+    re.IGNORECASE,
+)
+# "the difference between a tuple and a list", "Helm or Kustomize": two things named side by side.
+_BETWEEN_PAIR = re.compile(r"\bbetween\s+(.+?)\s+and\s+(.+?)\s*[?.!]*$", re.IGNORECASE)
+_OR_PAIR = re.compile(r"([A-Za-z0-9][\w+#.-]*)\s+or\s+([A-Za-z0-9][\w+#.-]*)\s*[?.!]*$", re.IGNORECASE)
+
+
+def _picked_of_two(question: str, previous: str) -> str | None:
+    """ "when should I use the second?" after "what is the difference between a tuple and a list?": the
+    one of the two the previous question named side by side, put in its place, the pair in brackets.
+    None when the question picks no first or second, or the previous question names no pair."""
+    pick = _ORDINAL_PICK.search(question)
+    which = _WHICH_OF_TWO.match(question)
+    pair = _BETWEEN_PAIR.search(previous) or _OR_PAIR.search(previous)
+    if (pick is None and which is None) or pair is None:
+        return None
+    first, second = (" ".join(w for w in p.split() if w.lower() not in _ARTICLES) for p in pair.groups())
+    if not first or not second or " and " in f" {second} ":
+        return None
+    stripped = question.rstrip("?.! ")
+    tail = question[len(stripped) :] or "?"
+    if pick is None:
+        # "which is faster?": one of the two, both of which the question needs
+        return f"{stripped} ({first} and {second}){tail}"
+    chosen = first if pick.group(1).lower() in {"first", "former"} else second
+    text = stripped[: pick.start()] + chosen + stripped[pick.end() :]
+    return f"{text} ({first} and {second}){tail}"
 
 
 def _picks_one(question: str) -> bool:
@@ -1026,11 +1091,16 @@ _META_WORDS = _word_set(
     "book books chapter chapters section sections module modules guide document documents"
 )
 _PARTICLES = _word_set("up like out down off")
+_SPLIT_PARTICLES = _word_set("back away")
 _AUX = r"(?:does|do|did|can|could|will|would|should)"
-# "Which physics engines does Isaac Sim use?": the things asked for, then who has them.
+# "Which physics engines does Isaac Sim use?", "how many vacation days do I get?": the things asked for,
+# then who has them.
 _WHICH_NOUNS = re.compile(
-    rf"^\s*(?:which|what)\s+(?!{_AUX}\b|is\b|are\b)(.+?)\s+{_AUX}\s+(.+)$", re.IGNORECASE
+    rf"^\s*(?:which|what|how\s+many|how\s+much)\s+(?!{_AUX}\b|is\b|are\b)(.+?)\s+{_AUX}\s+(.+)$",
+    re.IGNORECASE,
 )
+# Where the doing of a "which X does Y <verb> ..." ends: a preposition ("leave between itself and the walls").
+_CUT_AT = _PREPOSITIONS | _word_set("between among against without within toward towards")
 _WHAT_DOES_X = re.compile(rf"^\s*(?:what|how|why)\s+{_AUX}\s+(.+)$", re.IGNORECASE)
 # "Once the node is running, what does it publish?", "In the RL chapter, how is the state defined?"
 _LEAD_CLAUSE = re.compile(
@@ -1066,6 +1136,8 @@ def _strip_edges(tokens: list[str]) -> list[str]:
         or tokens[0].lower() in _META_WORDS
         # "to use an LLM as ...": the verb before an article is no part of the thing
         or (len(tokens) > 1 and tokens[0].lower() in _VERBS and tokens[1].lower() in _DETERMINERS)
+        # "roll back a deployment", "give away the old phone": the particle of a phrasal verb, not the thing
+        or (len(tokens) > 1 and tokens[0].lower() in _SPLIT_PARTICLES and tokens[1].lower() in _DETERMINERS)
     ):
         tokens = tokens[1:]
     while tokens and (tokens[-1].lower() in STOP_WORDS or tokens[-1].lower() in _PARTICLES):
@@ -1133,7 +1205,7 @@ def _marked_subject(text: str) -> str:
     which = _WHICH_NOUNS.match(text)
     if which:
         nouns, rest = which.group(1), _tokens(which.group(2))
-        cut = next((i for i, w in enumerate(rest) if w.lower() in _PREPOSITIONS), len(rest))
+        cut = next((i for i, w in enumerate(rest) if w.lower() in _CUT_AT), len(rest))
         subject = [w for w in rest[: max(0, cut - 1)] if w.lower() not in _PRONOUN_I]
         subject = [w for w in _strip_edges(subject) if w.lower() not in _META_WORDS]
         return " ".join(_strip_edges([*subject, *_tokens(nouns), *rest[cut:]]))
@@ -1352,7 +1424,13 @@ _SUBJECT_DEMONSTRATIVE = re.compile(
     r"(?!\s+(?:one|ones)\b)",
     re.IGNORECASE,
 )
-_DEMONSTRATIVE_NOUN = re.compile(r"\b(?:that|this|those|these|such\s+an?)\s+(?=[A-Za-z])", re.IGNORECASE)
+# Not before a comparative: "make that bigger" says what to do to it, "bigger" is no noun.
+_DEMONSTRATIVE_NOUN = re.compile(
+    r"\b(?:that|this|those|these|such\s+an?)\s+(?=[A-Za-z])(?!(?:"
+    + "|".join(sorted(_COMPARATIVES))
+    + r"|more|less)\b)",
+    re.IGNORECASE,
+)
 
 
 def _the_for_demonstrative(match: re.Match[str]) -> str:
@@ -1489,12 +1567,33 @@ _SINGULAR_PRONOUN = re.compile(r"\b(?:it|its)\b", re.IGNORECASE)
 def _had_thing(context: str) -> str | None:
     """The one thing a yes/no question asks its subject has ("a keep-warm setting" in "have a keep-warm
     setting"), as "the" thing a follow-up's "it" stands for: the object of "have" or "include" after
-    "a"/"an", up to a small word. None for any other doing."""
+    "a"/"an", or a lone noun without it ("have image stabilisation"; not "have enough memory" or "have
+    two arms"), up to a small word. None for any other doing."""
     tokens = _tokens(context)
-    if len(tokens) < 3 or tokens[0].lower() not in _HAVING or tokens[1].lower() not in _ONE_THING:
+    if len(tokens) < 2 or tokens[0].lower() not in _HAVING:
         return None
-    end = next((i for i in range(2, len(tokens)) if tokens[i].lower() in STOP_WORDS), len(tokens))
-    return " ".join(["the", *tokens[2:end]]) if end > 2 else None
+    start = 2 if tokens[1].lower() in _ONE_THING else 1
+    if start == 1 and not _uncounted_noun(tokens[1]):
+        return None
+    end = next((i for i in range(start, len(tokens)) if tokens[i].lower() in STOP_WORDS), len(tokens))
+    if end <= start or (start == 1 and _is_plural(tokens[end - 1])):
+        return None
+    return " ".join(["the", *tokens[start:end]])
+
+
+# Words before a noun that count or measure it: "have enough memory", "have two arms" have no one thing.
+_QUANTIFIERS = _word_set("enough any some no many much more less few several lots plenty")
+
+
+def _uncounted_noun(word: str) -> bool:
+    """Whether `word` may open a noun had without "a"/"an" ("have image stabilisation", "have dark
+    mode"): a plain lower-case word, not a small word, a number or a quantity."""
+    lowered = word.lower()
+    return word.isalpha() and word.islower() and lowered not in STOP_WORDS | _QUANTIFIERS
+
+
+# Words before a "one" that count it: "more than one", "at least one", "only one".
+_COUNTS_ONE = _word_set("than least most only just exactly")
 
 
 def _rewrite(question: str, head: str, context: str, topic: str) -> str:
@@ -1545,12 +1644,18 @@ def _rewrite(question: str, head: str, context: str, topic: str) -> str:
         one = _pronoun_one([lowered[i] for i in word_positions])
         if one is not None:
             before = lowered[word_positions[one - 1]] if one > 0 else ""
-            noun = _tokens(head)[-1:] if head else []
-            if before and before not in STOP_WORDS and before not in _TAKES_ONE and noun:
+            # "the second one" after "what plans are available?": a clause ends in no noun to take
+            noun = _tokens(head)[-1:] if head and not _is_clause(head) else []
+            if before in _COUNTS_ONE:
+                # "can I have more than one?": a number, the head its noun
+                tokens[word_positions[one]] = f"one {head}"
+                text, placed = "".join(tokens), True
+            elif before and before not in STOP_WORDS and before not in _TAKES_ONE:
                 # "the error recovery one": another of the same kind; it keeps its own words and takes
                 # the head's noun, the head comes in brackets
-                tokens[word_positions[one]] = noun[0]
-                text = "".join(tokens)
+                if noun:
+                    tokens[word_positions[one]] = noun[0]
+                    text = "".join(tokens)
             else:
                 tokens[word_positions[one]] = head
                 text, placed = "".join(tokens), True
