@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from lectern.errors import Conflict
-from lectern.store import ConversationStore, NewMessage, PromptStatus
+from lectern.store import ConversationStore, NewDelta, NewMessage, PromptStatus
 from tests.integration.store_support import BACKENDS, backend_url, open_store
 
 pytestmark = pytest.mark.integration
@@ -114,8 +114,16 @@ async def test_exactly_one_concurrent_finish_wins(store: ConversationStore) -> N
     thread, _ = await store.get_or_create_thread()
     prompt, _ = await store.create_prompt(thread.thread_id, "q")
     statuses = [PromptStatus.DONE, PromptStatus.CANCELLED, PromptStatus.ERROR] * 3
+    # Every finisher stores at least its final delta, as the service's do: a Cancelled prompt with no
+    # delta is one cancelled by another process whose owner is still to finish it (`awaits_owner`).
     outcomes = await asyncio.gather(
-        *(store.finish_prompt(prompt.prompt_id, s) for s in statuses), return_exceptions=True
+        *(
+            store.finish_prompt(
+                prompt.prompt_id, s, deltas=[NewDelta(type="done", metadata={"status": s.value})]
+            )
+            for s in statuses
+        ),
+        return_exceptions=True,
     )
     winners = [o for o in outcomes if not isinstance(o, BaseException)]
     assert len(winners) == 1

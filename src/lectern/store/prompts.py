@@ -227,7 +227,9 @@ class PromptOps(StoreBase):
         deltas: Sequence[NewDelta] = (),
     ) -> Prompt:
         """Move an InFlight prompt to Done, Cancelled or Error, storing final ``deltas`` in the same
-        transaction. Conflict if it has already finished (exactly one finisher wins a race)."""
+        transaction. Conflict if it has already finished (exactly one finisher wins a race). A finisher
+        stores at least its final delta: a Cancelled prompt without one is a cancel recorded by another
+        process that its owner is still to finish (`awaits_owner`), which this call may complete."""
         if not status.finished:
             raise InvalidInput("finish_prompt needs Done, Cancelled or Error")
 
