@@ -1206,7 +1206,10 @@ def _marked_subject(text: str) -> str:
     if which:
         nouns, rest = which.group(1), _tokens(which.group(2))
         cut = next((i for i, w in enumerate(rest) if w.lower() in _CUT_AT), len(rest))
-        subject = [w for w in rest[: max(0, cut - 1)] if w.lower() not in _PRONOUN_I]
+        # The word before the cut is the verb ("leave between"), unless it names the thing the verb
+        # is done to ("compare Whisper against", "compare the Sony A7 against"): a name stays.
+        verb_at = cut - 1 if cut == len(rest) or not _is_specific(rest[cut - 1]) else cut
+        subject = [w for w in rest[: max(0, verb_at)] if w.lower() not in _PRONOUN_I]
         subject = [w for w in _strip_edges(subject) if w.lower() not in _META_WORDS]
         return " ".join(_strip_edges([*subject, *_tokens(nouns), *rest[cut:]]))
     measure = _HOW_MEASURE_AUX.match(text)

@@ -1812,3 +1812,23 @@ def test_a_swap_after_a_report_asks_its_question_again_with_the_report_in_bracke
     assert standalone_query("and the client side?", ["how do I code the server?"]) == (
         "how do I code the client side?"
     )
+
+
+@pytest.mark.parametrize(
+    ("previous", "searched"),
+    [
+        # the name before "with"/"against" is what the verb is done to, not the verb: it stays
+        (
+            "Which kind of speech recognizer does the book compare Vosk with?",
+            "how much does the one cost (compare Vosk kind of speech recognizer)?",
+        ),
+        (
+            "Which camera does the guide compare the Sony A7 against?",
+            "how much does the one cost (Sony A7 camera)?",
+        ),
+    ],
+)
+def test_a_name_before_the_preposition_of_a_which_question_stays_in_its_subject(
+    previous: str, searched: str
+) -> None:
+    assert standalone_query("how much does that one cost?", [previous]) == searched
