@@ -124,7 +124,7 @@ from common import TEXTBOOKS, build
 from lectern import answerability
 from lectern.answerability import FEATURES, measures_asked, question_terms, rarity
 from lectern.engine import Engine
-from lectern.followups import STOP_WORDS, standalone_query
+from lectern.followups import STOP_WORDS
 from lectern.models import SearchHit
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -262,30 +262,13 @@ def example_rows(
     engine: Engine, vectors: WordVectors, records: list[dict[str, Any]], name: str
 ) -> list[dict[str, Any]]:
     """bench/train_answerability.py `examples`, with the new signals beside the shipped ones."""
-    out: list[dict[str, Any]] = []
 
-    def row_for(query: str, result: Any, base: dict[str, Any]) -> dict[str, Any]:
+    def describe(query: str, result: Any) -> dict[str, Any]:
         s = engine._signals(query, result)
         extra = new_features(engine, vectors, query, result.hits, s.missing)
-        return {**base, "x": list(s.values), "z": extra, "missing": list(s.missing)}
+        return {"x": list(s.values), "z": extra, "missing": list(s.missing)}
 
-    for r in records:
-        kind = r.get("kind", "followup")
-        query = standalone_query(r["turns"][-1], r["turns"][:-1]) if "turns" in r else r["question"]
-        result = ta.retrieve(engine, query, 5)
-        base = {"set": name, "id": r["id"], "kind": kind, "query": query}
-        if kind in ("near_miss", "out_of_scope"):
-            out.append({**row_for(query, result, base), "y": 0})
-            continue
-        expected = set(r.get("expected", []))
-        if expected & {h.chunk.source_path for h in result.hits[:5]}:
-            out.append({**row_for(query, result, base), "y": 1})
-        deep = ta.retrieve(engine, query, 20)
-        reduced = deep.model_copy(
-            update={"hits": [h for h in deep.hits if h.chunk.source_path not in expected][:5]}
-        )
-        out.append({**row_for(query, reduced, {**base, "kind": "constructed"}), "y": 0})
-    return out
+    return ta.examples(engine, records, name, describe)
 
 
 def dev_rows(

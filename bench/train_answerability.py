@@ -24,7 +24,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from itertools import pairwise
 from pathlib import Path
 from typing import Any
@@ -71,27 +71,38 @@ def retrieve(engine: Engine, query: str, top_k: int) -> RetrievalResult:
     return engine.retriever.retrieve_sync(engine.retriever.params(query, top_k=top_k))
 
 
-def examples(engine: Engine, records: list[dict[str, Any]], name: str) -> list[dict[str, Any]]:
+# What a study records of one question over one result, beside its label: by default the shipped signals.
+Describe = Callable[[str, RetrievalResult], dict[str, Any]]
+
+
+def examples(
+    engine: Engine, records: list[dict[str, Any]], name: str, describe: Describe | None = None
+) -> list[dict[str, Any]]:
+    """One labelled row per question (and one constructed near miss per answerable question), each
+    with `describe`'s fields; the shipped signals as "x" unless a study describes its own."""
+
+    def signals_of(query: str, result: RetrievalResult) -> dict[str, Any]:
+        return {"x": list(engine._signals(query, result).values)}
+
+    fields = describe or signals_of
     out: list[dict[str, Any]] = []
     for r in records:
         kind = r.get("kind", "followup")
         query = standalone_query(r["turns"][-1], r["turns"][:-1]) if "turns" in r else r["question"]
         result = retrieve(engine, query, 5)
-        signals = engine._signals(query, result)
-        row = {"set": name, "id": r["id"], "kind": kind, "query": query, "x": list(signals.values)}
+        row = {"set": name, "id": r["id"], "kind": kind, "query": query}
         if kind in ("near_miss", "out_of_scope"):
-            out.append({**row, "y": 0})
+            out.append({**row, **fields(query, result), "y": 0})
             continue
         expected = set(r.get("expected", []))
         top = {h.chunk.source_path for h in result.hits[:5]}
         if expected & top:
-            out.append({**row, "y": 1})
+            out.append({**row, **fields(query, result), "y": 1})
         # The same question over an index without its relevant files.
         deep = retrieve(engine, query, 20)
         rest = [h for h in deep.hits if h.chunk.source_path not in expected][:5]
         reduced = deep.model_copy(update={"hits": rest})
-        s = engine._signals(query, reduced)
-        out.append({**row, "kind": "constructed", "x": list(s.values), "y": 0})
+        out.append({**row, "kind": "constructed", **fields(query, reduced), "y": 0})
     return out
 
 
