@@ -350,8 +350,11 @@ def is_followup(question: str) -> bool:
         return False  # "What is a launch file and how do I pass arguments to it?": "it" is the file
     own = content_words(question)
     # "what's the hardest part?": a superlative picks among what was talked about, naming nothing
+    phrasal = _phrasal_verbs(question)
     topical = [
-        w for w in own if not _is_action(w) and w.lower() not in ANAPHORA | _SUPERLATIVES | _COMPARATIVES
+        w
+        for w in own
+        if not _is_action(w) and w.lower() not in ANAPHORA | _SUPERLATIVES | _COMPARATIVES | phrasal
     ]
     if _INSTEAD_END.search(question):
         return True  # "can I use an AMD card instead?": instead of what was just said
@@ -380,6 +383,32 @@ def is_followup(question: str) -> bool:
         return True
     named = any(_is_specific(w) for w in topical) or _QUOTED.search(question) is not None
     return len(topical) < MIN_OWN_CONTENT_WORDS and not named
+
+
+# "can I opt out later?", "should we sign up now?": the word after "<auxiliary> I/we/you" is a verb, and
+# one followed by a particle is a verb with its particle, naming no thing of its own.
+_VERB_PARTICLES = _word_set("out in up off down back away over")
+
+
+def _phrasal_verbs(question: str) -> frozenset[str]:
+    tokens = [w.lower() for w in words(question)]
+    return frozenset(
+        tokens[i]
+        for i in range(2, len(tokens) - 1)
+        if tokens[i - 2] in AUXILIARIES and tokens[i - 1] in _PRONOUN_I and tokens[i + 1] in _VERB_PARTICLES
+    )
+
+
+def _names_only_doing(question: str) -> bool:
+    """Whether the question's words are only how far or soon ("how far back can I go?") or a verb with
+    its particle ("can I opt out later?"), besides the words every question has."""
+    if any(w.lower() in ANAPHORA for w in words(question)):
+        return False  # "how long does it last?": "it" takes the subject
+    phrasal = _phrasal_verbs(question)
+    own = [w.lower() for w in content_words(question)]
+    extent = [w for w in own if w in _EXTENT_WORDS]
+    rest = [w for w in own if w not in _EXTENT_WORDS | phrasal | _ADVERBS and not _is_action(w)]
+    return bool(extent or phrasal) and not rest
 
 
 # A term in quotes is one the reader names ("What does 'hardware-in-the-loop' mean?"), and a pronoun in
@@ -737,6 +766,12 @@ def _with_previous(question: str, previous_questions: Sequence[str]) -> str:
         # "what if I hand one in late?" after "what format do my code submissions need to follow?": the
         # same situation with one thing changed, so the whole question is its setting
         return _after_statement(question, previous)
+    how_to = _HOW_TO.match(previous.rstrip("?.! "))
+    if standing and how_to and _names_only_doing(question):
+        # "how far back can I go?" after "how do I roll back a deployment?", "can I opt out later?" after
+        # "how do I enrol in the pension plan?": the question names no thing, only how far or a verb with
+        # its particle, so it is about the whole doing ("roll back a deployment"), not its object
+        return _after_statement(question, " ".join(how_to.group(1).split()))
     if _asks_nothing_of_its_own(question) and "(" not in previous and not _covers(topic, previous):
         # "give me an example", "why?" after a question that stood alone: nothing of its own to place a
         # subject in, and the subject cut out of the question lost some of its words ("keep" in "how do
