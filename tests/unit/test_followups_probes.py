@@ -428,7 +428,7 @@ def test_what_a_yes_no_question_has_or_is(previous: str, question: str, query: s
             "does that work on Mac?",
             "does that work on Mac (does the editor run on Linux)?",
         ),
-        ("how do I build for Android?", "and iOS?", "and iOS (Android)?"),
+        ("how do I build for Android?", "and iOS?", "how do I build for iOS?"),
         (
             "what is the difference between Update and FixedUpdate?",
             "which is faster?",
