@@ -510,6 +510,7 @@ _TRAILING = re.compile(
 )
 
 _ARTICLES = frozenset({"a", "an", "the"})
+_ASKS_WHICH = frozenset({"what", "which", "whose"})
 # What a contraction leaves of a word ("I'm" -> "I", "m"): no part of a topic.
 _CONTRACTION_RESTS = frozenset({"m", "re", "ve", "ll", "d"})
 _WHAT_DOES = re.compile(r"^\s*what\s+(?:does|do|did)\s+(.+?)\s+do\b.*$", re.IGNORECASE)
@@ -541,14 +542,15 @@ def topic_of(question: str) -> str:
     # Drop a leading how-to verb and any leading stop/generic words: the rest is the topic. A verb after
     # an article is a noun ("What is a launch file?"), and the lead may end with that article.
     lead_words = lead.group(0).split() if lead else []
-    after_article = bool(lead_words) and lead_words[-1].lower() in _ARTICLES
+    after_article = bool(lead_words) and lead_words[-1].lower() in _ARTICLES | _ASKS_WHICH
     while tokens and (
         (tokens[0].lower() in ACTION_WORDS and not after_article)
         or tokens[0].lower() in STOP_WORDS
         or tokens[0].lower() in GENERIC_WORDS
         or tokens[0].lower() in _CONTRACTION_RESTS
     ):
-        after_article = tokens[0].lower() in _ARTICLES
+        # "what load balancer types ...": after "what" or "which", a how-to verb is a noun too
+        after_article = tokens[0].lower() in _ARTICLES | _ASKS_WHICH
         tokens = tokens[1:]
     # A capitalised word ends a name ("the Capture Point", "Key Topics"): it stays. So does a clause that
     # says which things ("the physics engines Gazebo can use"): a modal and its verb after a noun.

@@ -539,7 +539,7 @@ def test_what_a_yes_no_question_has_or_is(previous: str, question: str, query: s
             "how often should I do that?",
             "how often should I do that to back up the database volume?",
         ),
-        ("what load balancer types are there?", "which is cheapest?", "which is cheapest (balancer)?"),
+        ("what load balancer types are there?", "which is cheapest?", "which is cheapest (load balancer)?"),
         (
             "should I use Helm for deployments?",
             "Kustomize instead?",
