@@ -392,11 +392,15 @@ _VERB_PARTICLES = _word_set("out in up off down back away over")
 
 def _phrasal_verbs(question: str) -> frozenset[str]:
     tokens = [w.lower() for w in words(question)]
-    return frozenset(
-        tokens[i]
-        for i in range(2, len(tokens) - 1)
-        if tokens[i - 2] in AUXILIARIES and tokens[i - 1] in _PRONOUN_I and tokens[i + 1] in _VERB_PARTICLES
-    )
+    found: set[str] = set()
+    for i in range(2, len(tokens) - 1):
+        if tokens[i - 2] in AUXILIARIES and tokens[i - 1] in _PRONOUN_I and tokens[i + 1] in _VERB_PARTICLES:
+            # the verb and its particles ("opt back in")
+            end = i + 1
+            while end < len(tokens) and tokens[end] in _VERB_PARTICLES:
+                end += 1
+            found.update(tokens[i:end])
+    return frozenset(found)
 
 
 def _names_only_doing(question: str) -> bool:

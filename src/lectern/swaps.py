@@ -474,8 +474,8 @@ def swapped_question(previous: str, question: str) -> str | None:
         )
     return (
         (swap_phrase(previous, other) if other else None)
-        or swap_noun_phrase(previous, question)
         or swap_named_place(previous, other or noun_phrase_of(question) or "")
+        or swap_noun_phrase(previous, question)
     )
 
 
