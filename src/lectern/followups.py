@@ -1556,7 +1556,24 @@ def _is_clause(phrase: str) -> bool:
     cannot stand before a noun the way a name can ("Gazebo node")."""
     tokens = _tokens(phrase)
     auxiliary = any(i > 0 and t.lower() in AUXILIARIES for i, t in enumerate(tokens))
-    return auxiliary or _verb_at(tokens) is not None
+    return auxiliary or _verb_at(tokens) is not None or _plural_then_verb(tokens)
+
+
+def _plural_then_verb(tokens: list[str]) -> bool:
+    """ "fonts ship with the theme", "trains leave from platform 2": a plain lower-case word between a
+    plural noun and a preposition agrees with the plural as its verb, whatever verb it is."""
+    for i in range(1, len(tokens) - 1):
+        before, word, after = tokens[i - 1], tokens[i], tokens[i + 1].lower()
+        plural = len(before) > 3 and before.islower() and before.endswith("s") and not before.endswith("ss")
+        if (
+            plural
+            and word.islower()
+            and word not in STOP_WORDS
+            and not word.endswith("s")
+            and after in _PREPOSITIONS
+        ):
+            return True
+    return False
 
 
 def _before_a_noun(text: str) -> bool:
