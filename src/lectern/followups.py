@@ -350,8 +350,11 @@ def is_followup(question: str) -> bool:
         return False  # "What is a launch file and how do I pass arguments to it?": "it" is the file
     own = content_words(question)
     # "what's the hardest part?": a superlative picks among what was talked about, naming nothing
+    phrasal = _phrasal_verbs(question)
     topical = [
-        w for w in own if not _is_action(w) and w.lower() not in ANAPHORA | _SUPERLATIVES | _COMPARATIVES
+        w
+        for w in own
+        if not _is_action(w) and w.lower() not in ANAPHORA | _SUPERLATIVES | _COMPARATIVES | phrasal
     ]
     if _INSTEAD_END.search(question):
         return True  # "can I use an AMD card instead?": instead of what was just said
@@ -380,6 +383,36 @@ def is_followup(question: str) -> bool:
         return True
     named = any(_is_specific(w) for w in topical) or _QUOTED.search(question) is not None
     return len(topical) < MIN_OWN_CONTENT_WORDS and not named
+
+
+# "can I opt out later?", "should we sign up now?": the word after "<auxiliary> I/we/you" is a verb, and
+# one followed by a particle is a verb with its particle, naming no thing of its own.
+_VERB_PARTICLES = _word_set("out in up off down back away over")
+
+
+def _phrasal_verbs(question: str) -> frozenset[str]:
+    tokens = [w.lower() for w in words(question)]
+    found: set[str] = set()
+    for i in range(2, len(tokens) - 1):
+        if tokens[i - 2] in AUXILIARIES and tokens[i - 1] in _PRONOUN_I and tokens[i + 1] in _VERB_PARTICLES:
+            # the verb and its particles ("opt back in")
+            end = i + 1
+            while end < len(tokens) and tokens[end] in _VERB_PARTICLES:
+                end += 1
+            found.update(tokens[i:end])
+    return frozenset(found)
+
+
+def _names_only_doing(question: str) -> bool:
+    """Whether the question's words are only how far or soon ("how far back can I go?") or a verb with
+    its particle ("can I opt out later?"), besides the words every question has."""
+    if any(w.lower() in ANAPHORA for w in words(question)):
+        return False  # "how long does it last?": "it" takes the subject
+    phrasal = _phrasal_verbs(question)
+    own = [w.lower() for w in content_words(question)]
+    extent = [w for w in own if w in _EXTENT_WORDS]
+    rest = [w for w in own if w not in _EXTENT_WORDS | phrasal | _ADVERBS and not _is_action(w)]
+    return bool(extent or phrasal) and not rest
 
 
 # A term in quotes is one the reader names ("What does 'hardware-in-the-loop' mean?"), and a pronoun in
@@ -481,6 +514,7 @@ _TRAILING = re.compile(
 )
 
 _ARTICLES = frozenset({"a", "an", "the"})
+_ASKS_WHICH = frozenset({"what", "which", "whose"})
 # What a contraction leaves of a word ("I'm" -> "I", "m"): no part of a topic.
 _CONTRACTION_RESTS = frozenset({"m", "re", "ve", "ll", "d"})
 _WHAT_DOES = re.compile(r"^\s*what\s+(?:does|do|did)\s+(.+?)\s+do\b.*$", re.IGNORECASE)
@@ -512,14 +546,15 @@ def topic_of(question: str) -> str:
     # Drop a leading how-to verb and any leading stop/generic words: the rest is the topic. A verb after
     # an article is a noun ("What is a launch file?"), and the lead may end with that article.
     lead_words = lead.group(0).split() if lead else []
-    after_article = bool(lead_words) and lead_words[-1].lower() in _ARTICLES
+    after_article = bool(lead_words) and lead_words[-1].lower() in _ARTICLES | _ASKS_WHICH
     while tokens and (
         (tokens[0].lower() in ACTION_WORDS and not after_article)
         or tokens[0].lower() in STOP_WORDS
         or tokens[0].lower() in GENERIC_WORDS
         or tokens[0].lower() in _CONTRACTION_RESTS
     ):
-        after_article = tokens[0].lower() in _ARTICLES
+        # "what load balancer types ...": after "what" or "which", a how-to verb is a noun too
+        after_article = tokens[0].lower() in _ARTICLES | _ASKS_WHICH
         tokens = tokens[1:]
     # A capitalised word ends a name ("the Capture Point", "Key Topics"): it stays. So does a clause that
     # says which things ("the physics engines Gazebo can use"): a modal and its verb after a noun.
@@ -737,6 +772,12 @@ def _with_previous(question: str, previous_questions: Sequence[str]) -> str:
         # "what if I hand one in late?" after "what format do my code submissions need to follow?": the
         # same situation with one thing changed, so the whole question is its setting
         return _after_statement(question, previous)
+    how_to = _HOW_TO.match(previous.rstrip("?.! "))
+    if standing and how_to and _names_only_doing(question):
+        # "how far back can I go?" after "how do I roll back a deployment?", "can I opt out later?" after
+        # "how do I enrol in the pension plan?": the question names no thing, only how far or a verb with
+        # its particle, so it is about the whole doing ("roll back a deployment"), not its object
+        return _after_statement(question, " ".join(how_to.group(1).split()))
     if _asks_nothing_of_its_own(question) and "(" not in previous and not _covers(topic, previous):
         # "give me an example", "why?" after a question that stood alone: nothing of its own to place a
         # subject in, and the subject cut out of the question lost some of its words ("keep" in "how do
@@ -1515,7 +1556,24 @@ def _is_clause(phrase: str) -> bool:
     cannot stand before a noun the way a name can ("Gazebo node")."""
     tokens = _tokens(phrase)
     auxiliary = any(i > 0 and t.lower() in AUXILIARIES for i, t in enumerate(tokens))
-    return auxiliary or _verb_at(tokens) is not None
+    return auxiliary or _verb_at(tokens) is not None or _plural_then_verb(tokens)
+
+
+def _plural_then_verb(tokens: list[str]) -> bool:
+    """ "fonts ship with the theme", "trains leave from platform 2": a plain lower-case word between a
+    plural noun and a preposition agrees with the plural as its verb, whatever verb it is."""
+    for i in range(1, len(tokens) - 1):
+        before, word, after = tokens[i - 1], tokens[i], tokens[i + 1].lower()
+        plural = len(before) > 3 and before.islower() and before.endswith("s") and not before.endswith("ss")
+        if (
+            plural
+            and word.islower()
+            and word not in STOP_WORDS
+            and not word.endswith("s")
+            and after in _PREPOSITIONS
+        ):
+            return True
+    return False
 
 
 def _before_a_noun(text: str) -> bool:

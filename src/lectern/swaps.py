@@ -472,7 +472,36 @@ def swapped_question(previous: str, question: str) -> str | None:
             or swap_kind(previous, fixed)
             or swap_noun_phrase(previous, f"and {fixed}?", names=True, corrected=True)
         )
-    return (swap_phrase(previous, other) if other else None) or swap_noun_phrase(previous, question)
+    return (
+        (swap_phrase(previous, other) if other else None)
+        or swap_named_place(previous, other or noun_phrase_of(question) or "")
+        or swap_noun_phrase(previous, question)
+    )
+
+
+def swap_named_place(previous: str, other: str) -> str | None:
+    """ "and iOS?" after "how do I build for Android?", "what about Azure?" after "how do I deploy to
+    AWS?": a name for the only name of the previous question, which ends it after a preposition (where or
+    for what it is done), swaps that name. None when the previous question names anything else, since
+    the new name might stand for that ("what about Windows?" after "How do I install Gazebo?")."""
+    new = SWITCH.sub("", other.strip().rstrip("?.! ")).split()
+    if not new or not all(_named(t) for t in new) or len(new) > 3:
+        return None
+    tokens = previous.rstrip("?.! ").split()
+    at = max((i for i, t in enumerate(tokens) if _bare(t) in PREPOSITIONS), default=None)
+    if at is None or at + 1 >= len(tokens) or at == 0:
+        return None
+    old = tokens[at + 1 :]
+    if not all(_named(t) for t in old) or any(_named(t) for t in tokens[1:at] if _bare(t) not in PERSONS):
+        return None
+    if {_bare(t) for t in new} & {_bare(t) for t in tokens}:
+        return None
+    return " ".join([*tokens[: at + 1], *new]) + "?"
+
+
+def _named(token: str) -> bool:
+    """A name by its letters: a capital anywhere ("iOS", "macOS", "AWS") or a code word."""
+    return _bare(token) not in DETERMINERS and (any(c.isupper() for c in token) or _is_code(token))
 
 
 def swap_same_head(previous: str, phrase: str) -> str | None:
