@@ -89,6 +89,28 @@ answer_quality train, reader tune, dev2, dev5-7 (922 rows, 0 differ in text, sou
 the start) and profile_engine --save-answers byte for byte. Tried, in the spread, dropped: `_drawing` cached
 and `_with_context`'s per-source maps built once (597 vs 601 us), `rrf_fuse` with its weights worked out
 once per depth (27.5 vs 29.8 us a fusion on synthetic 60 + 60 rankings: 2 us an answer).
+
+1k against 10k chunks, Nov 2026 (load 0.9-1.0, 3 rounds, medians; textbook-a's 106 train questions, and
+SciFact's first 150 queries on `--collection beir-scifact` with stored sentences and the word table; the
+search split by further wrappers of `TableSnapshot.top`, `KeywordIndex.top`, `TableSnapshot.records`,
+`ranked_hits`; ms of CPU an answer):
+
+    stage                                   1k      10k
+    query model call                        4.39    4.37
+    index search less embedding, of it:     0.73    2.07
+      dense top (einsum 0.82 of it at 10k)  0.20    1.04
+      chunks built (`records`)              0.04    0.37
+      keyword top                           0.13    0.26
+      ranked_hits, fusion, the rest         0.37    0.41
+    answerability signals                   0.32    0.40
+    writer less sentence vectors            0.65    0.65
+    everything else                         0.85    0.82 (1.08-1.19 without the word table)
+    total                                   7.12    8.51 (8.11-8.28 without the split's wrappers)
+
+The 10k excess is the einsum over 10k x 384 float32 (15.6 MB read an answer: memory-bound, ~19 GB/s),
+the ~6 passages an answer new to the 512-entry caches (each chunk built from the columns, ~55 us), and
+longer posting lists. OpenBLAS's sgemv on one thread takes ~0.3 ms for the einsum's ~0.6 ms (synthetic
+10k matrix), but its sums differ in the last bit for 85 % of rows: ties in the dense ranking could move.
 """
 
 from __future__ import annotations
