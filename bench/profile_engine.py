@@ -14,7 +14,8 @@ that waited for a core, onnxruntime's first). On a shared machine quote the load
 figures. With --target the engine answers from the corpus copied up to that many chunks
 (bench/latency.py's synthesised collection, built there on first use). With --collection, CORPUS is a
 data dir that already holds that collection (as `lectern ingest` or `lectern eval retrieval --beir` left
-it, e.g. SciFact's 10k chunks with bench/store_sentences.py's sentence vectors) and nothing is ingested.
+it, e.g. SciFact's 10k chunks with bench/store_sentences.py's sentence vectors) and nothing is ingested
+(the word-frequency table is built there if missing, as `lectern serve` does at startup).
 With --save-answers, each answer of a round after the warm-up (less its timestamp and timings) is written
 as a JSON line, so two builds' answers can be compared byte for byte (`cmp`). Writes
 bench/results/profile-<corpus>[-<target>].json.
@@ -82,6 +83,7 @@ from typing import Any
 
 from common import RESULTS, build, read_jsonl, write_result
 from latency import synthesise
+from lectern import word_frequency
 from lectern.embeddings.cache import with_query_cache
 from lectern.engine import Engine
 from lectern.retrieval import Retriever
@@ -176,6 +178,7 @@ async def main() -> None:
         settings = load_settings(
             data_dir=args.corpus, collection=args.collection, query_cache_size=args.query_cache
         )
+        word_frequency.prepare(settings.model_cache_dir)  # as `build`, ingest and `lectern serve` do
         engine, name = Engine.from_settings(settings), args.collection
     else:
         engine, settings, _ = build(args.corpus, query_cache_size=0)

@@ -1,7 +1,7 @@
 """Where a warm engine's CPU goes per answer, stage by stage, without a profiler.
 
     PYTHONHASHSEED=0 [PYTHONPATH=TREE/src] uv run python bench/stage_cpu.py CORPUS QUESTIONS [--rounds 5]
-        [--server-heap]
+        [--server-heap] [--collection NAME]
 
 Each stage's own thread CPU (`time.thread_time_ns` around it, less the stages it calls) over the
 engine's answers, every question in a fresh conversation with no query cache, after two warm-up rounds;
@@ -16,6 +16,10 @@ Stages: the query's model call (the word-vector rows and onnxruntime's run), the
 (word pieces, input arrays, normalisation), the index's search less the embedding, the stored sentence
 vectors (`SentenceVectors.of`), the answerability signals, the writer's `compose` less the sentence
 vectors, and everything else (the turn, retrieval's ranking and confidence, spelling, citations, models).
+With `--collection`, CORPUS is a data dir that already holds that collection (e.g. SciFact's 10k chunks
+as `lectern eval retrieval --beir` and bench/store_sentences.py leave them) and nothing is ingested; the
+word-frequency table is built there when missing, as `lectern serve` does at startup (without it every
+rarity lookup stats two paths and asks wordfreq: ~0.35 ms an answer on SciFact).
 `--server-heap` sets the C heap as `lectern serve` does first (`heap.configure_server_heap`: blocks of
 128 kB and more mapped on their own, one malloc arena); the page faults and system CPU an answer are
 printed either way.
@@ -85,6 +89,28 @@ answer_quality train, reader tune, dev2, dev5-7 (922 rows, 0 differ in text, sou
 the start) and profile_engine --save-answers byte for byte. Tried, in the spread, dropped: `_drawing` cached
 and `_with_context`'s per-source maps built once (597 vs 601 us), `rrf_fuse` with its weights worked out
 once per depth (27.5 vs 29.8 us a fusion on synthetic 60 + 60 rankings: 2 us an answer).
+
+1k against 10k chunks, Nov 2026 (load 0.9-1.0, 3 rounds, medians; textbook-a's 106 train questions, and
+SciFact's first 150 queries on `--collection beir-scifact` with stored sentences and the word table; the
+search split by further wrappers of `TableSnapshot.top`, `KeywordIndex.top`, `TableSnapshot.records`,
+`ranked_hits`; ms of CPU an answer):
+
+    stage                                   1k      10k
+    query model call                        4.39    4.37
+    index search less embedding, of it:     0.73    2.07
+      dense top (einsum 0.82 of it at 10k)  0.20    1.04
+      chunks built (`records`)              0.04    0.37
+      keyword top                           0.13    0.26
+      ranked_hits, fusion, the rest         0.37    0.41
+    answerability signals                   0.32    0.40
+    writer less sentence vectors            0.65    0.65
+    everything else                         0.85    0.82 (1.08-1.19 without the word table)
+    total                                   7.12    8.51 (8.11-8.28 without the split's wrappers)
+
+The 10k excess is the einsum over 10k x 384 float32 (15.6 MB read an answer: memory-bound, ~19 GB/s),
+the ~6 passages an answer new to the 512-entry caches (each chunk built from the columns, ~55 us), and
+longer posting lists. OpenBLAS's sgemv on one thread takes ~0.3 ms for the einsum's ~0.6 ms (synthetic
+10k matrix), but its sums differ in the last bit for 85 % of rows: ties in the dense ranking could move.
 """
 
 from __future__ import annotations
@@ -101,13 +127,14 @@ from pathlib import Path
 from typing import Any
 
 from common import build, read_jsonl
-from lectern import answerability
+from lectern import answerability, word_frequency
 from lectern.embeddings.local import LocalMiniLMEmbedder
 from lectern.embeddings.minilm_onnx import OnnxMiniLM
 from lectern.engine import Engine
 from lectern.index import heap
 from lectern.index.lancedb_index import LanceDBIndex
 from lectern.sentences import SentenceVectors
+from lectern.settings import load_settings
 from lectern.writers.extractive import ExtractiveWriter
 
 _own: dict[str, int] = {}  # stage -> its own ns (less the wrapped stages inside it)
@@ -157,13 +184,19 @@ async def main() -> None:
     parser.add_argument("questions", type=Path)
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--server-heap", action="store_true", help="the C heap as `lectern serve` sets it")
+    parser.add_argument("--collection", default="", help="CORPUS is a data dir holding this collection.")
     args = parser.parse_args()
     if args.server_heap:
         heap.configure_server_heap()  # before the model and the table allocate anything
     questions = [str(q.get("question") or q.get("text") or q["turns"][0]) for q in read_jsonl(args.questions)]
     for owner, name, stage in STAGES:
         _timed(owner, name, stage)
-    engine, _, _ = build(args.corpus, query_cache_size=0)
+    if args.collection:
+        settings = load_settings(data_dir=args.corpus, collection=args.collection, query_cache_size=0)
+        word_frequency.prepare(settings.model_cache_dir)  # as `build`, ingest and `lectern serve` do
+        engine = Engine.from_settings(settings)
+    else:
+        engine, _, _ = build(args.corpus, query_cache_size=0)
     asyncio.to_thread = _inline  # type: ignore[assignment]
     await _round(engine, questions)  # warm-up: the table, the model, the caches
     await _round(engine, questions)
