@@ -21,6 +21,7 @@ import os
 import re
 import sqlite3
 import threading
+import time
 from collections.abc import Collection
 from functools import lru_cache
 from importlib.metadata import PackageNotFoundError, version
@@ -41,17 +42,22 @@ _folder: Path | None = None
 _db: sqlite3.Connection | None = None
 _unavailable = False  # the table could not be opened: wordfreq answers
 _schema = 0  # the open table's version: 3 `entries`; 2 `words` and `tokens`; 1 `words` only
+# When the folder last had no table (time.monotonic), and how long until it is looked for again: a
+# data dir without one (`eval retrieval` makes none) paid three file checks on each of ~50 lookups an
+# answer; another process's ingest that builds it is seen within this long.
+_missed_at: float | None = None
+LOOK_AGAIN_S = 5.0
 
 
 def configure(folder: Path | None) -> None:
     """Where the table lives (the model cache folder); None asks wordfreq every time."""
-    global _folder, _db, _unavailable
+    global _folder, _db, _unavailable, _missed_at
     with _lock:
         if folder == _folder:
             return
         if _db is not None:
             _db.close()
-        _folder, _db, _unavailable = folder, None, False
+        _folder, _db, _unavailable, _missed_at = folder, None, False, None
         _seen.clear()
 
 
@@ -108,14 +114,21 @@ _TOKEN_QUERY = {3: "SELECT freq FROM entries WHERE entry = ?", 2: "SELECT freq F
 def prepare(folder: Path) -> bool:
     """Build the table in `folder` unless it is there; False when it cannot be written."""
     path = table_path(folder)
-    if path.exists():
-        return True
-    try:
-        _build(path)
-    except (OSError, sqlite3.Error):
-        log.warning("word_frequency_table_not_built", exc_info=True)
-        return False
+    if not path.exists():
+        try:
+            _build(path)
+        except (OSError, sqlite3.Error):
+            log.warning("word_frequency_table_not_built", exc_info=True)
+            return False
+    _look_again()
     return True
+
+
+def _look_again() -> None:
+    """The next lookup looks for the table at once: one was just built or found."""
+    global _missed_at
+    with _lock:
+        _missed_at = None
 
 
 def prepare_apart(folder: Path, timeout_s: float = 120.0) -> bool:
@@ -123,11 +136,15 @@ def prepare_apart(folder: Path, timeout_s: float = 120.0) -> bool:
     resident memory would keep for good), and the table spares it every later lookup. False when the
     table could not be built; the server then asks wordfreq, as before."""
     if table_path(folder).exists():
+        _look_again()
         return True
     code = "import sys; from pathlib import Path; from lectern.word_frequency import prepare; "
     code += "sys.exit(0 if prepare(Path(sys.argv[1])) else 1)"
     built = run_apart(code, [str(folder)], timeout_s=timeout_s, event="word_frequency_table_not_built")
-    return built and table_path(folder).exists()
+    if built and table_path(folder).exists():
+        _look_again()
+        return True
+    return False
 
 
 def table_path(folder: Path, table_version: int = TABLE_VERSION) -> Path:
@@ -190,14 +207,19 @@ def _rounded_zipf(freq: float) -> float:
 
 
 def _table() -> sqlite3.Connection | None:
-    global _db, _unavailable, _schema
+    global _db, _unavailable, _schema, _missed_at
     with _lock:
         if _db is not None or _unavailable or _folder is None:
             return _db
+        now = time.monotonic()
+        if _missed_at is not None and now - _missed_at < LOOK_AGAIN_S:
+            return None
         # an older table answers until the next ingest (version 1: plain words only)
         versions = [v for v in range(TABLE_VERSION, 0, -1) if table_path(_folder, v).exists()]
         if not versions:
-            return None  # until `lectern ingest` prepares it; looked for again on the next lookup
+            _missed_at = now  # until `lectern ingest` prepares it; looked for again in a while
+            return None
+        _missed_at = None
         path = table_path(_folder, versions[0])
         try:
             _db = sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True, check_same_thread=False)

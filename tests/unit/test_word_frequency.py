@@ -177,3 +177,34 @@ def test_a_word_looked_up_is_kept_until_the_table_changes(
     other = tmp_path_factory.mktemp("other")
     word_frequency.configure(other)  # another table (none there: wordfreq answers)
     assert word_frequency.zipf("robot") == zipf_frequency("robot", "en")
+
+
+def test_a_folder_without_the_table_is_looked_at_again_only_after_a_while(
+    folder: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    looks: list[int] = []
+    real_path = word_frequency.table_path
+
+    def counted(where: Path, table_version: int = word_frequency.TABLE_VERSION) -> Path:
+        looks.append(table_version)
+        return real_path(where, table_version)
+
+    monkeypatch.setattr(word_frequency, "table_path", counted)
+    clock = [1000.0]
+    monkeypatch.setattr(word_frequency.time, "monotonic", lambda: clock[0])
+    for word in ("laptop", "robot", "gazebo"):  # three lookups, one look for the table
+        assert word_frequency.zipf(word) == zipf_frequency(word, "en")
+    assert len(looks) == word_frequency.TABLE_VERSION
+    clock[0] += word_frequency.LOOK_AGAIN_S  # a while later: built meanwhile by another process
+    db = sqlite3.connect(real_path(folder, 1))
+    db.execute("CREATE TABLE words (word TEXT PRIMARY KEY, zipf REAL NOT NULL) WITHOUT ROWID")
+    db.execute("INSERT INTO words VALUES ('robot', 1.23)")
+    db.commit()
+    db.close()
+    assert word_frequency.zipf("robot") == 1.23
+
+
+def test_a_table_built_in_process_answers_the_next_lookup(folder: Path) -> None:
+    assert word_frequency.zipf("laptop") == zipf_frequency("laptop", "en")  # no table yet: looked once
+    assert word_frequency.prepare(folder)
+    assert word_frequency._table() is not None  # not left for LOOK_AGAIN_S
