@@ -714,7 +714,7 @@ def _with_previous(question: str, previous_questions: Sequence[str]) -> str:
     if other is not None:
         # "What about on Windows?", "and at half speed?" ask the previous question again about something
         # else.
-        swapped = swapped_question(previous, question) or _swapped_after_report(previous, question)
+        swapped = _swapped(previous, question)
         if swapped is None and _is_statement(previous):
             # "what about running it on the GPU?" after "Whisper is too slow on my laptop": a report is
             # no question to ask again, so the follow-up is asked after it, as any follow-up to a report
@@ -726,7 +726,7 @@ def _with_previous(question: str, previous_questions: Sequence[str]) -> str:
             return _after_statement(question, previous)
         return swapped or f"{previous.rstrip('?.! ')} {other}?"
     # "and in Isaac Sim?", "and the motor commands?": the previous question asked again about the new thing
-    swapped = swapped_question(previous, question) or _swapped_after_report(previous, question)
+    swapped = _swapped(previous, question)
     if swapped:
         return swapped
     doing = _with_doing(question, previous)
@@ -792,6 +792,12 @@ def _with_previous(question: str, previous_questions: Sequence[str]) -> str:
     if topic.lower() in question.lower() or (own and named and all(w.lower() in own for w in named)):
         return question
     return _rewrite(question, head, context, topic)
+
+
+def _swapped(previous: str, question: str) -> str | None:
+    """The previous question asked again about the new thing (`swapped_question`), inside its question
+    when it told its situation first (`_swapped_after_report`)."""
+    return swapped_question(previous, question) or _swapped_after_report(previous, question)
 
 
 def _swapped_after_report(previous: str, question: str) -> str | None:

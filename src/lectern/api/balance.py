@@ -138,6 +138,8 @@ class Balancer:
 
     def should_close(self, client: object) -> bool:
         """Whether the response to ``client`` should ask it to reconnect (forgetting it if so)."""
+        if len(self._seen) < 2:  # `should_move` needs two more than a sibling: no need to read the table
+            return False
         now = self._clock()
         if now - self._moved_at < MOVE_EVERY_S or not should_move(len(self._seen), self.table.others()):
             return False
