@@ -422,6 +422,7 @@ _QUOTED = re.compile(
     r"(?:^|(?<=[\s(]))(?:'[^']+'|\"[^\"]+\"|\u2018[^\u2019]+\u2019|\u201c[^\u201d]+\u201d)(?=[\s?.!,;:)]|$)"
 )
 _SUBJECTS = _word_set("it they he she we i you the a an")
+_BE = _word_set("is are was were isn't aren't wasn't weren't be been")
 _THE_DOCUMENTS = _word_set("course textbook tutorial documentation book guide chapter section module lesson")
 
 
@@ -441,6 +442,8 @@ def _points_outside(question: str, topical: list[str]) -> bool:
         after = tokens[i + 1] if i + 1 < len(tokens) else ""
         if token in {"this", "these"} and after in _THE_DOCUMENTS:
             continue
+        if token == "there" and (before in _BE or after in _BE):
+            continue  # "is there an interview ...?", "there are": it says something exists, not where
         if token == "that" and after in _SUBJECTS and any(t in own for t in tokens[:i]):
             continue  # "how can a robot's face show that it's confused?": a clause, not a pointer
         if token == "it" and before in {"is", "was"} and "to" in tokens[i + 1 : i + 6]:
@@ -692,7 +695,11 @@ def _with_previous(question: str, previous_questions: Sequence[str]) -> str:
         query = _with_previous(f"and {question}", previous_questions)
         return query[4:] if query.lower().startswith("and ") else query
     previous = standalone_query(previous_questions[-1], previous_questions[:-1])
-    doing = _another_doing(question, previous) or _another_measure(question, previous)
+    doing = (
+        _another_doing(question, previous)
+        or _another_measure(question, previous)
+        or _the_doing_for_it(question, previous)
+    )
     if doing is not None:
         return doing
     meant = corrected_words(question)
@@ -772,7 +779,7 @@ def _with_previous(question: str, previous_questions: Sequence[str]) -> str:
         # "what if I hand one in late?" after "what format do my code submissions need to follow?": the
         # same situation with one thing changed, so the whole question is its setting
         return _after_statement(question, previous)
-    how_to = _HOW_TO.match(previous.rstrip("?.! "))
+    how_to = _HOW_TO.match(previous.rstrip("?.! ")) or _PERSON_YES_NO.match(previous.rstrip("?.! "))
     if standing and how_to and _names_only_doing(question):
         # "how far back can I go?" after "how do I roll back a deployment?", "can I opt out later?" after
         # "how do I enrol in the pension plan?": the question names no thing, only how far or a verb with
@@ -1104,6 +1111,47 @@ def _after_statement(question: str, statement: str) -> str:
 
 
 _HOW_TO = re.compile(r"^\s*how\s+(?:do|can|should|would|could)\s+(?:i|we|you|one)\s+(.+)$", re.IGNORECASE)
+# "can I defer my offer?", "should we pin our dependencies?": a yes/no question about what the reader
+# may do, whose doing a follow-up leans on as it leans on a how-to's ("for how long?"). Not "do I need
+# ...": a need is no doing.
+_PERSON_YES_NO = re.compile(
+    r"^\s*(?:can|could|should|may|must)\s+(?:i|we)\s+(?:(?:just|really|still|also|ever)\s+)?(.+)$",
+    re.IGNORECASE,
+)
+# "how long does it take?": the "it" of "take" stands for a doing (what takes long is doing it), so
+# after a how-to the question is how long the doing takes, not how long its object "takes". Only a
+# bare "take", an adverb or two after it: "how long does it take to appear?" names its own doing.
+_IT_TAKES = re.compile(
+    r"^(\W*(?:(?:and|so|ok(?:ay)?|but|then)\W+)?how\s+(?:long|much\s+time|many\s+\w+)\s+"
+    r"(?:does|do|will|would|did|should|can|could|might|is)\s+it\s+(?:\w+ly\s+)?(?:take|going\s+to\s+take)"
+    r"(?:\s+(?:roughly|about|though|then|usually|normally|typically|on\s+average))*)\s*([?.!]*)\s*$",
+    re.IGNORECASE,
+)
+# "how often should I do it?", "can I do that from the command line?": "do" with "it", "that" or "this"
+# for its object, after a person or "to", is the doing itself ("vacuum a large table").
+_DO_IT = re.compile(
+    r"\b((?:i|we|you)\s+(?:(?:\w+)\s+)?|to\s+)do\s+(?:it|that|this)\b(?!\s*['\u2019])", re.IGNORECASE
+)
+
+
+def _the_doing_for_it(question: str, previous: str) -> str | None:
+    """ "how long does it take?" after "how do I create a read replica?": "how long does it take to
+    create a read replica?"; "how often should I do it?" after "how do I vacuum a large table?": "how
+    often should I vacuum a large table?". The "it" of "take" and the object of "do" stand for what the
+    reader asked how to do (or whether they may do it: "can I defer my offer?"), not for its object.
+    None for any other follow-up, or a previous question that is no such doing."""
+    stripped = previous.rstrip("?.! ")
+    doing = _HOW_TO.match(stripped) or _PERSON_YES_NO.match(stripped)
+    if doing is None or "(" in previous:
+        return None
+    done = " ".join(doing.group(1).split())
+    takes = _IT_TAKES.match(question)
+    if takes is not None:
+        return f"{takes.group(1)} to {done}{takes.group(2) or '?'}"
+    if _DO_IT.search(question) and not _DO_IT.search(stripped):
+        text = _DO_IT.sub(lambda m: f"{m.group(1)}{done}", question, count=1)
+        return text if text.rstrip().endswith(("?", ".", "!")) else f"{text}?"
+    return None
 # "that" or "this" as the subject of a question ("does that hurt ...", "is this safe?") or standing
 # alone ("why is that?"): what was just said, not a thing named before.
 _DEMONSTRATIVE_SUBJECT = re.compile(

@@ -434,7 +434,7 @@ def test_what_a_yes_no_question_has_or_is(previous: str, question: str, query: s
             "which is faster?",
             "which is faster (Update and FixedUpdate)?",
         ),
-        ("how do I bake lighting?", "how long does it take?", "how long does lighting take?"),
+        ("how do I bake lighting?", "how long does it take?", "how long does it take to bake lighting?"),
         (
             "how do I play a sound when the player jumps?",
             "how do I make it louder?",
@@ -537,7 +537,7 @@ def test_what_a_yes_no_question_has_or_is(previous: str, question: str, query: s
         (
             "how do I back up the database volume?",
             "how often should I do that?",
-            "how often should I do that to back up the database volume?",
+            "how often should I back up the database volume?",
         ),
         ("what load balancer types are there?", "which is cheapest?", "which is cheapest (load balancer)?"),
         (
