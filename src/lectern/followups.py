@@ -32,6 +32,7 @@ from lectern.swaps import (
     correction,
     correction_then_question,
     phrase_span,
+    swap_phrase,
     swapped_question,
     what_about,
 )
@@ -191,7 +192,7 @@ _NO_VERB = r"(?!.*\b(?:" + "|".join(sorted(AUXILIARIES | QUESTION_WORDS)) + r")\
 # "in a virtual environment?", "on Windows?": a bare phrase of a place or means, no verb, asks the previous
 # question again in that setting, as "and in a virtual environment?" does.
 _BARE_SETTING = re.compile(
-    rf"^\s*(?:in|on|at|with|from|under|inside|using|via)\s+{_NO_VERB}[^,;:]+$", re.IGNORECASE
+    rf"^\s*(?:in|on|at|with|from|under|inside|using|via|for|as)\s+{_NO_VERB}[^,;:]+$", re.IGNORECASE
 )
 # "why 95%?", "why Celery, not RQ?": a "why" with a few words and no verb asks why of what was just said.
 _WHY_FRAGMENT = re.compile(
@@ -711,6 +712,11 @@ def _with_previous(question: str, previous_questions: Sequence[str]) -> str:
         setting = context or head
         return f"{meant} ({setting})?" if setting else f"{meant}?"
     phrase = and_phrase(question)
+    if phrase and _FOR_A_DOING.match(phrase) and swap_phrase(previous, phrase) is None:
+        # "and for walking around?" asks the same of another purpose, which the previous question's
+        # doing does not take after it ("... move the robot's arms for walking around"); "and for
+        # medicine?", "for international students?" ask it of another thing, which it does
+        phrase = None
     # "and on a real robot, where do ... come from?" asks a question of its own after the phrase
     compared = _COMPARED.match(question)
     other = (
@@ -830,6 +836,10 @@ def _is_bare_thing(phrase: str) -> bool:
     first = tokens[0].lower() if tokens else ""
     setting = _PREPOSITIONS | _SUBORDINATE | _SETTING_OPENERS | _word_set("to compared versus vs")
     return bool(first) and first not in setting and not any(_is_specific(w) for w in words(phrase))
+
+
+# "for walking around", "for detecting the language": a purpose, a doing after "for".
+_FOR_A_DOING = re.compile(r"^\s*for\s+[a-z]{2,}ing\b", re.IGNORECASE)
 
 
 # "how come?": why.
@@ -1149,8 +1159,7 @@ def _the_doing_for_it(question: str, previous: str) -> str | None:
     if takes is not None:
         return f"{takes.group(1)} to {done}{takes.group(2) or '?'}"
     if _DO_IT.search(question) and not _DO_IT.search(stripped):
-        text = _DO_IT.sub(lambda m: f"{m.group(1)}{done}", question, count=1)
-        return text if text.rstrip().endswith(("?", ".", "!")) else f"{text}?"
+        return _DO_IT.sub(lambda m: f"{m.group(1)}{done}", question, count=1)
     return None
 # "that" or "this" as the subject of a question ("does that hurt ...", "is this safe?") or standing
 # alone ("why is that?"): what was just said, not a thing named before.

@@ -49,7 +49,8 @@ _PRONOUNS = word_set(
     """
 )
 # a noun phrase also ends at these ("the speed of ...", "faster than ...")
-_PREPOSITIONS = PREPOSITIONS | word_set("without using of than versus vs")
+# ("a song as WAV": "as" says in what form)
+_PREPOSITIONS = PREPOSITIONS | word_set("without using of than versus vs as")
 _CLAUSE_WORDS = word_set(
     """
     when if because while until unless once whenever where whether that which who
@@ -378,7 +379,7 @@ _WHAT_ABOUT = re.compile(
 # "and when it has to go faster?" is a phrase; "and when is it the wrong choice?" (a question word and
 # its auxiliary) asks a question of its own.
 _AND_PHRASE = re.compile(
-    rf"^\s*{_LEAD}(?:and|but)\s+((?:in|on|at|with|from|under|inside|using|via|(?:when|if)(?!\s+(?:"
+    rf"^\s*{_LEAD}(?:and|but)\s+((?:in|on|at|with|from|under|inside|using|via|for|as|(?:when|if)(?!\s+(?:"
     + "|".join(sorted(AUXILIARIES))
     + r")\b))\s+.+)$",
     re.IGNORECASE,
@@ -488,7 +489,8 @@ def swap_named_place(previous: str, other: str) -> str | None:
     if not new or not all(_named(t) for t in new) or len(new) > 3:
         return None
     tokens = previous.rstrip("?.! ").split()
-    at = max((i for i, t in enumerate(tokens) if _bare(t) in PREPOSITIONS), default=None)
+    # "export a song as WAV": "as" says in what form, a place for a name as "to" or "for" is
+    at = max((i for i, t in enumerate(tokens) if _bare(t) in PREPOSITIONS | {"as"}), default=None)
     if at is None or at + 1 >= len(tokens) or at == 0:
         return None
     old = tokens[at + 1 :]

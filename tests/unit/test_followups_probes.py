@@ -608,7 +608,7 @@ def test_what_a_yes_no_question_has_or_is(previous: str, question: str, query: s
             "and if they're on leave?",
             "who approves my vacation requests if they're on leave?",
         ),
-        ("what is the probation period?", "for managers?", "for managers (probation period)?"),
+        ("what is the probation period?", "for managers?", "what is the probation period for managers?"),
         (
             "how do I define a function?",
             "with default arguments?",
