@@ -536,6 +536,43 @@ def _relative_clause_end(tokens: list[str]) -> bool:
     )
 
 
+# Generic words that are verbs ("what does X mean?", "how does it work?") but nouns after an article,
+# and then may open a compound noun: "the mean squared error", "the work queue", "the change log".
+_GENERIC_VERBS = _word_set("mean work use call change help need list name show set")
+# Generic words that are no noun: they never end a thing's name ("what is a robot again?").
+_NOT_NOUNS = _word_set(
+    "again else further more instead too anyway please thanks exactly really though then now also much many"
+)
+
+
+def _opens_compound(tokens: list[str]) -> bool:
+    """ "the mean squared error": a generic verb right after an article, before a word of the topic, is
+    the first noun of a compound, not a word that asks ("mean")."""
+    nxt = tokens[1].lower() if len(tokens) > 1 else ""
+    return (
+        tokens[0].lower() in _GENERIC_VERBS
+        and bool(nxt)
+        and nxt not in STOP_WORDS | GENERIC_WORDS
+        and tokens[1].islower()
+    )
+
+
+def _ends_compound(tokens: list[str]) -> bool:
+    """ "a reserved instance", "the stale read case": a generic noun after a word of the topic, when the
+    question defines what an article opens, is the head of the thing named (a reserved instance is an
+    instance), not a word that asks; not an adverb ("again", "exactly")."""
+    last = tokens[-1].lower()
+    before = tokens[-2] if len(tokens) > 1 else ""
+    return (
+        last in GENERIC_WORDS
+        and last not in STOP_WORDS
+        and not last.endswith("ly")
+        and last not in _NOT_NOUNS
+        and before.islower()
+        and before.lower() not in STOP_WORDS | GENERIC_WORDS
+    )
+
+
 def topic_of(question: str) -> str:
     """The question's subject as a phrase: "What is Gazebo Harmonic?" -> "Gazebo Harmonic";
     "How do I install ROS 2 on Ubuntu?" -> "ROS 2 on Ubuntu" (for searching) . Empty when it has none."""
@@ -551,10 +588,11 @@ def topic_of(question: str) -> str:
     # an article is a noun ("What is a launch file?"), and the lead may end with that article.
     lead_words = lead.group(0).split() if lead else []
     after_article = bool(lead_words) and lead_words[-1].lower() in _ARTICLES | _ASKS_WHICH
+    defines = after_article
     while tokens and (
         (tokens[0].lower() in ACTION_WORDS and not after_article)
         or tokens[0].lower() in STOP_WORDS
-        or tokens[0].lower() in GENERIC_WORDS
+        or (tokens[0].lower() in GENERIC_WORDS and not (after_article and _opens_compound(tokens)))
         or tokens[0].lower() in _CONTRACTION_RESTS
     ):
         # "what load balancer types ...": after "what" or "which", a how-to verb is a noun too
@@ -565,7 +603,7 @@ def topic_of(question: str) -> str:
     while tokens and (
         tokens[-1].lower() in STOP_WORDS or (tokens[-1].lower() in GENERIC_WORDS and tokens[-1].islower())
     ):
-        if _relative_clause_end(tokens):
+        if _relative_clause_end(tokens) or (defines and _ends_compound(tokens)):
             break
         tokens = tokens[:-1]
     if not tokens:
