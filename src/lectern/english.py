@@ -22,7 +22,7 @@ VERBS = word_set(
     print need require say cover involve support take send make have get give build work output store
     collect decide handle cope compare differ keep know find turn choose pick run create load save help
     affect change move detect plan learn track process read write call start stop list recommend open
-    define come
+    define come cause
     """
 )
 QUESTION_WORDS = word_set("what which how why when where who whose whom whats")

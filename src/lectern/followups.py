@@ -1199,6 +1199,8 @@ def _the_doing_for_it(question: str, previous: str) -> str | None:
     if _DO_IT.search(question) and not _DO_IT.search(stripped):
         return _DO_IT.sub(lambda m: f"{m.group(1)}{done}", question, count=1)
     return None
+
+
 # "that" or "this" as the subject of a question ("does that hurt ...", "is this safe?") or standing
 # alone ("why is that?"): what was just said, not a thing named before.
 _DEMONSTRATIVE_SUBJECT = re.compile(
@@ -1354,6 +1356,11 @@ def _marked_subject(text: str) -> str:
         subject = [w for w in rest[: max(0, verb_at)] if w.lower() not in _PRONOUN_I]
         subject = [w for w in _strip_edges(subject) if w.lower() not in _META_WORDS]
         return " ".join(_strip_edges([*subject, *_tokens(nouns), *rest[cut:]]))
+    asks_who = _WHAT_THEN_WORDS.match(text)
+    if asks_who:
+        done_to = _what_as_subject(_tokens(asks_who.group(1)))
+        if done_to is not None:
+            return done_to
     measure = _HOW_MEASURE_AUX.match(text)
     if measure:
         return _measured_subject(text, measure.group(1), measure.group(2), measure.group(3))
@@ -1419,6 +1426,40 @@ def _marked_subject(text: str) -> str:
     if copula_subject is not None:
         return copula_subject
     return topic_of(text)
+
+
+# "what causes stringing?", "what tools come with the SDK?": "what" or "which" and no auxiliary after it.
+_WHAT_THEN_WORDS = re.compile(r"^\s*(?:what|which)\s+(?!(?:is|are|was|were|'s)\b)(.+)$", re.IGNORECASE)
+
+
+def _what_as_subject(tokens: list[str]) -> str | None:
+    """The thing a "what" question with no auxiliary asks about when "what" itself is the subject, a
+    verb agreeing with it ("what causes | stringing", "what triggers | a failover"): what the verb is
+    done to. None for any other shape ("what plugins support AAX": the noun after "what" is the
+    subject)."""
+    if len(tokens) < 2 or tokens[0].lower() in AUXILIARIES | STOP_WORDS:
+        return None
+    first, second = tokens[0].lower(), tokens[1].lower()
+    stem = first[:-2] if first.endswith("es") and first[:-2] in _VERBS | ACTION_WORDS else first[:-1]
+    # "what trains leave from platform 2": a plural noun, then a plain verb that agrees with it
+    agrees = second in _VERBS | ACTION_WORDS or _plural_then_verb(tokens)
+    if first.endswith("s") and first.islower() and (stem in _VERBS | ACTION_WORDS or second in _ARTICLES):
+        return None if agrees else topic_of(" ".join(tokens[1:])) or None
+    return None
+
+
+def _plural_subject(head: str) -> tuple[str, str] | None:
+    """ "tools come with the SDK" (the subject cut from "what tools come with the SDK?"): the plural noun
+    a plain verb agrees with, as "the tools", and what they do; None for any other head. What a
+    follow-up's "them" stands for: the things, not the clause."""
+    tokens = _tokens(head)
+    for end in range(1, min(4, len(tokens))):
+        if any(t.lower() in STOP_WORDS for t in tokens[:end]):
+            return None
+        noun, verb = tokens[end - 1], tokens[end].lower()
+        if _is_plural(noun) and verb in _VERBS | ACTION_WORDS and verb not in STOP_WORDS:
+            return " ".join(["the", *tokens[:end]]), " ".join(tokens[end:])
+    return None
 
 
 # "is the late penalty applied per day?", "isn't the final exam worth half the grade?": a yes/no question
@@ -1770,6 +1811,12 @@ def _rewrite(question: str, head: str, context: str, topic: str) -> str:
         # "how do I add them?" after "does Flask support websockets?": a plural pronoun is the plural
         # thing the question named, not its one subject, which becomes the setting
         head, context, topic = plural, head, head
+    things = _plural_subject(head) if _PLURAL_PRONOUN.search(question) and not context else None
+    if things is not None:
+        # "how do I use them?" after "what tools come with the SDK?": "them" is the tools, what they do
+        # comes in brackets
+        head, context = things
+        topic = context
     had = _had_thing(context) if plural is None and _SINGULAR_PRONOUN.search(question) else None
     if had is not None:
         # "how do I turn it off?" after "does the pressure cooker have a keep-warm setting?": "it" is the
