@@ -394,13 +394,18 @@ _VERB_PARTICLES = _word_set("out in up off down back away over")
 def _phrasal_verbs(question: str) -> frozenset[str]:
     tokens = [w.lower() for w in words(question)]
     found: set[str] = set()
-    for i in range(2, len(tokens) - 1):
-        if tokens[i - 2] in AUXILIARIES and tokens[i - 1] in _PRONOUN_I and tokens[i + 1] in _VERB_PARTICLES:
+    for i in range(2, len(tokens)):
+        if tokens[i - 2] not in AUXILIARIES or tokens[i - 1] not in _PRONOUN_I:
+            continue
+        if i + 1 < len(tokens) and tokens[i + 1] in _VERB_PARTICLES:
             # the verb and its particles ("opt back in")
             end = i + 1
             while end < len(tokens) and tokens[end] in _VERB_PARTICLES:
                 end += 1
             found.update(tokens[i:end])
+        elif all(t in _ADVERBS for t in tokens[i + 1 :]) and tokens[0] == "how":
+            # "how far ahead can I book?": a verb with nothing after it, where "how far" asks of it
+            found.add(tokens[i])
     return frozenset(found)
 
 
