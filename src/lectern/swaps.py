@@ -494,7 +494,14 @@ def swap_named_place(previous: str, other: str) -> str | None:
     if at is None or at + 1 >= len(tokens) or at == 0:
         return None
     old = tokens[at + 1 :]
-    if not all(_named(t) for t in old) or any(_named(t) for t in tokens[1:at] if _bare(t) not in PERSONS):
+    # "install the CLI on macOS": a name after a determiner is a thing of the question ("the CLI"), which
+    # a bare name ("Linux") cannot stand for; "install Gazebo on macOS" has a name it might stand for
+    others = [
+        t
+        for k, t in enumerate(tokens[1:at], start=1)
+        if _bare(t) not in PERSONS and _bare(tokens[k - 1]) not in DETERMINERS
+    ]
+    if not all(_named(t) for t in old) or any(_named(t) for t in others):
         return None
     if {_bare(t) for t in new} & {_bare(t) for t in tokens}:
         return None
