@@ -29,6 +29,7 @@ from lectern.english import word_set as _word_set
 from lectern.swaps import (
     and_phrase,
     corrected_words,
+    noun_phrase_of,
     correction,
     correction_then_question,
     phrase_span,
@@ -833,6 +834,12 @@ def _with_previous(question: str, previous_questions: Sequence[str]) -> str:
         # "how far back can I go?" after "how do I roll back a deployment?", "can I opt out later?" after
         # "how do I enrol in the pension plan?": the question names no thing, only how far or a verb with
         # its particle, so it is about the whole doing ("roll back a deployment"), not its object
+        return _after_statement(question, " ".join(how_to.group(1).split()))
+    name = noun_phrase_of(question)
+    if standing and how_to and name is not None and all(_is_specific(w) for w in words(name)):
+        # "and PETG?" after "how do I load PLA?": a name the swaps left alone may be another thing to
+        # do it to or a place to do it in ("and Windows?" after "how do I install Gazebo?"); either way
+        # it asks of the doing, which the bare object ("PLA") leaves out
         return _after_statement(question, " ".join(how_to.group(1).split()))
     if _asks_nothing_of_its_own(question) and "(" not in previous and not _covers(topic, previous):
         # "give me an example", "why?" after a question that stood alone: nothing of its own to place a

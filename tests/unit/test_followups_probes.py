@@ -117,7 +117,7 @@ from lectern.followups import standalone_query, with_previous_topic
             "and the Ninja Foodi?",
             "what does the Ninja Foodi need for pressure cooking (Instant Pot)?",
         ),
-        ("How do I install Gazebo Harmonic?", "and Windows?", "and Windows (Gazebo Harmonic)?"),
+        ("How do I install Gazebo Harmonic?", "and Windows?", "and Windows (install Gazebo Harmonic)?"),
         ("what does RT-1 output?", "and its inputs?", "and RT-1's inputs?"),
         ("what does Module 3 cover?", "and Module 4?", "what does Module 4 cover?"),
         ("what did Lab 1 ask for?", "and Lab 2?", "what did Lab 2 ask for?"),
@@ -543,7 +543,7 @@ def test_what_a_yes_no_question_has_or_is(previous: str, question: str, query: s
         (
             "should I use Helm for deployments?",
             "Kustomize instead?",
-            "Kustomize instead (Helm for deployments)?",
+            "Kustomize instead (use Helm for deployments)?",
         ),
         (
             "how do I set up a cron job in Kubernetes?",
