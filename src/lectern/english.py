@@ -25,6 +25,15 @@ VERBS = word_set(
     define come cause
     """
 )
+# "any cheaper option?", "and fewer?": words that weigh one thing against another.
+COMPARATIVES = word_set(
+    """
+    cheaper faster slower easier simpler smaller bigger larger lighter heavier quicker safer worse newer
+    older
+    """
+)
+# Comparatives of amount or size that say how much of a thing, the thing after them ("more servings").
+AMOUNTS = word_set("more less fewer higher lower longer shorter smaller bigger larger")
 QUESTION_WORDS = word_set("what which how why when where who whose whom whats")
 AUXILIARIES = word_set("is are was were have has had can could do does did will would should must may might")
 MODALS = word_set("can could will would should must may might")

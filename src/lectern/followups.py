@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from lectern.english import AUXILIARIES, MODALS, QUESTION_WORDS
+from lectern.english import AUXILIARIES, COMPARATIVES, MODALS, QUESTION_WORDS
 from lectern.english import DETERMINERS as _DETERMINERS
 from lectern.english import PERSONS as _PRONOUN_I
 from lectern.english import PREPOSITIONS as _PREPOSITIONS
@@ -29,9 +29,9 @@ from lectern.english import word_set as _word_set
 from lectern.swaps import (
     and_phrase,
     corrected_words,
-    noun_phrase_of,
     correction,
     correction_then_question,
+    noun_phrase_of,
     phrase_span,
     swap_phrase,
     swapped_question,
@@ -1041,12 +1041,7 @@ _SUPERLATIVES = _word_set(
 
 
 # "any cheaper option?": a comparative weighs against what was talked about, naming nothing.
-_COMPARATIVES = _word_set(
-    """
-    cheaper faster slower easier simpler smaller bigger larger lighter heavier quicker safer worse newer
-    older
-    """
-)
+_COMPARATIVES = COMPARATIVES
 _INSTEAD_END = re.compile(r"\binstead\s*[?.!]*\s*$", re.IGNORECASE)
 
 

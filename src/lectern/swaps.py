@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 
 from lectern.english import (
+    AMOUNTS,
     AUXILIARIES,
     DETERMINERS,
     PERSONS,
@@ -116,8 +117,8 @@ def noun_phrase_of(question: str, *, corrected: bool = False) -> str | None:
     if any(t in _AUX | _QUESTION_WORDS | pronouns or t.endswith("n't") for t in lowered):
         return None
     own = [t for t in lowered if t not in DETERMINERS]
-    if not own or own[0] in _FILLERS:
-        return None  # "and then?", "and more details?": no thing of its own
+    if not own or own[0] in _FILLERS or all(t in AMOUNTS for t in own):
+        return None  # "and then?", "and more details?", "and fewer?": no thing of its own
     return phrase
 
 
@@ -460,6 +461,32 @@ def what_about(question: str) -> str | None:
     return SWITCH.sub("", shift.group(1).rstrip("?.! ")) if shift else correction(question)
 
 
+# "and fewer?", "what about less?": an amount alone, no thing.
+_AMOUNT_ALONE = re.compile(
+    rf"^\s*{_LEAD}(?:(?:and|but)\s+)?(?:(?:what|how)\s+about\s+)?({'|'.join(sorted(AMOUNTS))})"
+    r"(?:\s+(?:instead|then|too))?[\s?.!]*$",
+    re.IGNORECASE,
+)
+
+
+def swap_amount(previous: str, question: str) -> str | None:
+    """ "and fewer?" after "how do I scale a recipe to more servings?": an amount alone asks the
+    previous question again with it in place of the previous question's one amount ("to fewer
+    servings"). None when the follow-up is no such amount, or the previous question has no amount or
+    more than one."""
+    asked = _AMOUNT_ALONE.match(question)
+    if asked is None:
+        return None
+    tokens = previous.rstrip("?.! ").split()
+    at = [i for i, t in enumerate(tokens) if _bare(t) in AMOUNTS]
+    if len(at) != 1 or _bare(tokens[at[0]]) == asked.group(1).lower():
+        return None
+    # an amount before a thing ("more servings"), not one that ends a clause ("does it cost more")
+    if at[0] + 1 >= len(tokens) or _bare(tokens[at[0] + 1]) in _ENDS_PHRASE | DETERMINERS:
+        return None
+    return " ".join([*tokens[: at[0]], asked.group(1).lower(), *tokens[at[0] + 1 :]]) + "?"
+
+
 def swapped_question(previous: str, question: str) -> str | None:
     """`previous` asked again with the part `question` changes swapped for the new one (a phrase opening
     with the same word, else the thing it asked about), or None when neither swap applies."""
@@ -475,6 +502,7 @@ def swapped_question(previous: str, question: str) -> str | None:
         )
     return (
         (swap_phrase(previous, other) if other else None)
+        or swap_amount(previous, question)
         or swap_named_place(previous, other or noun_phrase_of(question) or "")
         or swap_noun_phrase(previous, question)
     )
