@@ -1203,9 +1203,21 @@ def _the_doing_for_it(question: str, previous: str) -> str | None:
     takes = _IT_TAKES.match(question)
     if takes is not None:
         return f"{takes.group(1)} to {done}{takes.group(2) or '?'}"
-    if _DO_IT.search(question) and not _DO_IT.search(stripped):
-        return _DO_IT.sub(lambda m: f"{m.group(1)}{done}", question, count=1)
-    return None
+    did = _DO_IT.search(question)
+    if did is None or _DO_IT.search(stripped):
+        return None
+    tail = question[did.end() :]
+    # "can I do it from RViz instead?" after "how do I send a goal from Python?": the phrase after "do
+    # it" that opens with a word the doing's own phrase opens with takes that phrase's place
+    other = _SWITCH_END.sub("", tail.strip().rstrip("?.! "))
+    swapped = swap_phrase(f"to {done}", other) if other else None
+    if swapped is not None:
+        done, tail = swapped.rstrip("?")[3:], question[len(question.rstrip("?.! ")) :]
+    return f"{question[: did.start()]}{did.group(1)}{done}{tail}"
+
+
+# "instead" or "rather" at the end: the word that marks a switch to another thing.
+_SWITCH_END = re.compile(r"[\s,]+(?:instead|rather)$", re.IGNORECASE)
 
 
 # "that" or "this" as the subject of a question ("does that hurt ...", "is this safe?") or standing

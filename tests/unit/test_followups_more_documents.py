@@ -26,6 +26,12 @@ from lectern.followups import standalone_query
             "how often should I do it?",
             "how often should I vacuum a large table?",
         ),
+        # the phrase after "do it" that opens as the doing's own phrase does takes its place
+        (
+            "how do I vacuum a table from the GUI?",
+            "can I do it from the command line instead?",
+            "can I vacuum a table from the command line?",
+        ),
         ("what does pg_dump back up?", "and pg_basebackup?", "what does pg_basebackup back up?"),
         pytest.param(
             "how do I grant read access to a role?",
