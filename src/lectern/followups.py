@@ -337,7 +337,8 @@ def is_followup(question: str) -> bool:
     lowered = question.strip().lower()
     if _opens_followup(question) or correction(question) or corrected_words(question):
         return True
-    if _BARE_SETTING.match(question) or _WHY_FRAGMENT.match(question):
+    if _BARE_SETTING.match(question) or _WHY_FRAGMENT.match(question) or _IT_TAKES.match(question):
+        # "how long does it take on a CPU?": what takes long is a doing the question does not name
         return True
     if _says_its_setting_first(question):
         return False
@@ -1177,11 +1178,16 @@ _PERSON_YES_NO = re.compile(
 # after a how-to the question is how long the doing takes, not how long its object "takes". Only a
 # bare "take", an adverb or two after it: "how long does it take to appear?" names its own doing.
 _IT_TAKES = re.compile(
-    r"^(\W*(?:(?:and|so|ok(?:ay)?|but|then)\W+)?how\s+(?:long|much\s+time|many\s+\w+)\s+"
-    r"(?:does|do|will|would|did|should|can|could|might|is)\s+it\s+(?:\w+ly\s+)?(?:take|going\s+to\s+take)"
-    r"(?:\s+(?:roughly|about|though|then|usually|normally|typically|on\s+average))*)\s*([?.!]*)\s*$",
+    r"^(\W*(?:(?:and|so|ok(?:ay)?|but|then)\W+)?how\s+(?:long|much(?:\s+time)?|many\s+\w+)\s+"
+    r"(?:does|do|will|would|did|should|can|could|might|is)\s+it\s+(?:\w+ly\s+)?"
+    r"(?:take|cost|going\s+to\s+(?:take|cost))(?:\s+(?:me|you|us))?"
+    r"(?:\s+(?:roughly|about|though|then|usually|normally|typically|on\s+average))*)"
+    # "how long does it take on a laptop?": a setting of the doing, which takes the doing's own place
+    r"(\s+(?:in|on|at|with|from|for|under|using|via)\s+[^?.!,;:]+?)?\s*([?.!]*)\s*$",
     re.IGNORECASE,
 )
+# "is it hard to do?", "is it safe to do?": the "to do" of an "it" is the doing itself.
+_IT_TO_DO = re.compile(r"^(\W*(?:\w+\W+){0,3}?it\b.*\bto\s+)do(\s*[?.!]*\s*)$", re.IGNORECASE)
 # "how often should I do it?", "can I do that from the command line?": "do" with "it", "that" or "this"
 # for its object, after a person or "to", is the doing itself ("vacuum a large table").
 _DO_IT = re.compile(
@@ -1202,7 +1208,13 @@ def _the_doing_for_it(question: str, previous: str) -> str | None:
     done = " ".join(doing.group(1).split())
     takes = _IT_TAKES.match(question)
     if takes is not None:
-        return f"{takes.group(1)} to {done}{takes.group(2) or '?'}"
+        setting = (takes.group(2) or "").strip()
+        swapped = swap_phrase(f"to {done}", setting) if setting else None
+        done = swapped.rstrip("?")[3:] if swapped else " ".join(filter(None, [done, setting]))
+        return f"{takes.group(1)} to {done}{takes.group(3) or '?'}"
+    to_do = _IT_TO_DO.match(question)
+    if to_do is not None:
+        return f"{to_do.group(1)}{done}{to_do.group(2)}"
     did = _DO_IT.search(question)
     if did is None or _DO_IT.search(stripped):
         return None

@@ -26,6 +26,22 @@ from lectern.followups import standalone_query
             "how often should I do it?",
             "how often should I vacuum a large table?",
         ),
+        # what takes long or costs is the doing; a setting after it takes the doing's own place
+        (
+            "how do I train the model on a GPU?",
+            "how long would it take on a CPU?",
+            "how long would it take to train the model on a CPU?",
+        ),
+        (
+            "how do I train the model on a GPU?",
+            "how much does it cost?",
+            "how much does it cost to train the model on a GPU?",
+        ),
+        (
+            "how do I train the model on a GPU?",
+            "is it hard to do?",
+            "is it hard to train the model on a GPU?",
+        ),
         # the phrase after "do it" that opens as the doing's own phrase does takes its place
         (
             "how do I vacuum a table from the GUI?",
