@@ -337,7 +337,7 @@ def is_followup(question: str) -> bool:
     lowered = question.strip().lower()
     if _opens_followup(question) or correction(question) or corrected_words(question):
         return True
-    if _BARE_SETTING.match(question) or _WHY_FRAGMENT.match(question) or _IT_TAKES.match(question):
+    if _bare_setting(question) or _WHY_FRAGMENT.match(question) or _IT_TAKES.match(question):
         # "how long does it take on a CPU?": what takes long is a doing the question does not name
         return True
     if _says_its_setting_first(question):
@@ -735,8 +735,17 @@ def _with_doing(question: str, previous: str) -> str | None:
     return f"{stripped} to {' '.join(doing.group(1).split())}{question[len(stripped) :]}"
 
 
+def _bare_setting(question: str) -> bool:
+    """ "on Windows?", "for international students?": a bare phrase of a setting; a "for" or "as" one
+    names a thing ("for example?", "as well?" are turns of speech)."""
+    if not _BARE_SETTING.match(question):
+        return False
+    opener, _, rest = question.strip().partition(" ")
+    return opener.lower() not in {"for", "as"} or bool(content_words(rest))
+
+
 def _with_previous(question: str, previous_questions: Sequence[str]) -> str:
-    if _BARE_SETTING.match(question):
+    if _bare_setting(question):
         # "in a virtual environment?" is read as "and in a virtual environment?", without the "and"
         query = _with_previous(f"and {question}", previous_questions)
         return query[4:] if query.lower().startswith("and ") else query

@@ -365,9 +365,20 @@ _SETTING_WORDS = word_set("in on at inside using via with")
 
 
 def and_phrase(question: str) -> str | None:
-    """The phrase of an "and in Isaac Sim?" ("in Isaac Sim"), or None."""
+    """The phrase of an "and in Isaac Sim?" ("in Isaac Sim"), or None. A "for" or "as" phrase names a
+    thing ("and for medicine?", "as a PDF?"), not a turn of speech ("for example", "as well", "for the
+    second one")."""
     phrase = _AND_PHRASE.match(question)
-    return SWITCH.sub("", phrase.group(1).rstrip("?.! ")) if phrase else None
+    if phrase is None:
+        return None
+    text = SWITCH.sub("", phrase.group(1).rstrip("?.! "))
+    opener, _, rest = text.partition(" ")
+    if opener.lower() in {"for", "as"}:
+        from lectern.followups import content_words  # followups reads its swaps from here
+
+        if not content_words(rest):
+            return None
+    return text
 
 
 # "What about on Windows?", "and what about AWS too?": the other thing the previous question is asked of.

@@ -382,3 +382,11 @@ def test_follow_ups_in_more_kinds_of_documents(previous: str, question: str, que
 )
 def test_second_questions_of_their_own_stay_as_asked_there_too(previous: str, question: str) -> None:
     assert standalone_query(question, [previous]) == question
+
+
+@pytest.mark.parametrize("question", ["for example?", "for instance?", "for now?", "and for example?"])
+def test_a_for_phrase_that_names_nothing_swaps_nothing(question: str) -> None:
+    """ "for example?" is a turn of speech, not a setting to ask the previous question in: its "for"
+    phrase is not put in place of the previous question's ("for the camera")."""
+    query = standalone_query(question, ["what settings should I use for the camera?"])
+    assert "(settings for the camera)" in query
