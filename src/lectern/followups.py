@@ -1481,11 +1481,18 @@ def _what_as_subject(tokens: list[str]) -> str | None:
         return None
     first, second = tokens[0].lower(), tokens[1].lower()
     stem = first[:-2] if first.endswith("es") and first[:-2] in _VERBS | ACTION_WORDS else first[:-1]
-    # "what trains leave from platform 2": a plural noun, then a plain verb that agrees with it
-    agrees = second in _VERBS | ACTION_WORDS or _plural_then_verb(tokens)
+    # "what trains leave from platform 2": a plural noun, then a plain verb that agrees with it; a word
+    # only a noun ends like is no such verb ("what causes condensation on the windows")
+    agrees = second in _VERBS | ACTION_WORDS or (
+        _plural_then_verb(tokens) and not second.endswith(_NOUN_ENDINGS)
+    )
     if first.endswith("s") and first.islower() and (stem in _VERBS | ACTION_WORDS or second in _ARTICLES):
         return None if agrees else topic_of(" ".join(tokens[1:])) or None
     return None
+
+
+# Endings only nouns have ("condensation", "payment", "darkness", "humidity", "maintenance").
+_NOUN_ENDINGS = ("tion", "sion", "ment", "ness", "ity", "ance", "ence", "ism", "ship")
 
 
 def _plural_subject(head: str) -> tuple[str, str] | None:
