@@ -390,3 +390,87 @@ def test_a_for_phrase_that_names_nothing_swaps_nothing(question: str) -> None:
     phrase is not put in place of the previous question's ("for the camera")."""
     query = standalone_query(question, ["what settings should I use for the camera?"])
     assert "(settings for the camera)" in query
+
+
+# A second set written after the rules above, before running them (a home router, a passport office, a
+# library, payroll, a CAD tool, a lease, a bank, a sports club), as a check that the readings carry over.
+@pytest.mark.parametrize(
+    ("previous", "question", "query"),
+    [
+        (
+            "how do I reset the router?",
+            "how long does it take?",
+            "how long does it take to reset the router?",
+        ),
+        (
+            "how do I renew my passport online?",
+            "how much does it cost?",
+            "how much does it cost to renew my passport online?",
+        ),
+        (
+            "how do I defragment the disk?",
+            "how often should I do it?",
+            "how often should I defragment the disk?",
+        ),
+        ("can I pause my gym membership?", "for how long?", "for how long (pause my gym membership)?"),
+        (
+            "how do I export contacts from my phone?",
+            "can I do it from the web app instead?",
+            "can I export contacts from the web app?",
+        ),
+        ("how do I sync my calendar with Outlook?", "and Gmail?", "how do I sync my calendar with Gmail?"),
+        ("how do I save the drawing as DXF?", "and PDF?", "how do I save the drawing as PDF?"),
+        (
+            "what are the opening hours for the main library?",
+            "and for the science library?",
+            "what are the opening hours for the science library?",
+        ),
+        ("when is the payroll cutoff?", "for contractors?", "when is the payroll cutoff for contractors?"),
+        ("how do I increase the font size?", "and smaller?", "and smaller (font size)?"),
+        (
+            "what causes condensation on the windows?",
+            "how do I stop it?",
+            "how do I stop condensation on the windows?",
+        ),
+        (
+            "what documents come with the lease?",
+            "do I need to sign them?",
+            "do I need to sign the documents (come with the lease)?",
+        ),
+        ("what is a standing order?", "how do I cancel one?", "how do I cancel standing order?"),
+        (
+            "how do I book a tennis court?",
+            "how far ahead can I book?",
+            "how far ahead can I book (book a tennis court)?",
+        ),
+        ("how do I install the app on Android?", "and on iPhone?", "how do I install the app on iPhone?"),
+        (
+            "how do I set up two-factor authentication?",
+            "is it hard to do?",
+            "is it hard to set up two-factor authentication?",
+        ),
+        (
+            "how do I back up my photos?",
+            "how long does it take on a slow connection?",
+            "how long does it take to back up my photos on a slow connection?",
+        ),
+        ("is there a student discount?", "how do I apply for it?", "how do I apply for student discount?"),
+    ],
+)
+def test_the_same_readings_over_another_set_of_documents(previous: str, question: str, query: str) -> None:
+    assert standalone_query(question, [previous]) == query
+
+
+@pytest.mark.parametrize(
+    ("previous", "question"),
+    [
+        ("how do I reset the router?", "How do I change the Wi-Fi password on the router?"),
+        ("how do I renew my passport online?", "Is there an express service for passport renewals?"),
+        ("how do I book a tennis court?", "How long does it take to get a refund for a cancelled booking?"),
+        ("what is a standing order?", "How much does an international bank transfer cost?"),
+        ("how do I sync my calendar with Outlook?", "For shared calendars, who can see my private events?"),
+        ("how do I save the drawing as DXF?", "Is there a way to batch-convert drawings to PDF?"),
+    ],
+)
+def test_their_second_questions_of_their_own_stay_as_asked(previous: str, question: str) -> None:
+    assert standalone_query(question, [previous]) == question
