@@ -4,7 +4,14 @@ manual, a cloud billing FAQ, a music production tool's manual, a medical-device 
 readers follow up: pronouns, "and X?", "what about X?", a bare phrase, "how long does it take?", "do
 it", corrections, amounts and picks of two. Each query is one a reader would accept for what they asked
 (some keep the meaning with the previous subject in brackets); the known misreadings are strict xfails
-with the reading a reader means, so a fix shows. Second questions of their own stay as asked."""
+with the reading a reader means, so a fix shows. Second questions of their own stay as asked.
+
+The first 81 read against main before the rules they brought (b411d95): 34 right, 27 acceptable (the
+meaning kept, in brackets), 20 wrong, and 20 of the 21 second questions of their own as asked ("is there
+an interview ...?" took the previous subject); after: 51 right, 27 acceptable, 3 wrong (the xfails), 21
+of 21. The second set, written after the rules: main 4 right, 1 acceptable, 13 wrong; now 16 right, 2
+acceptable ("and smaller?" after "increase the font size", "how do I cancel standing order?"), 0 wrong
+after one fix ("what causes condensation ..."), 6 of 6 as asked."""
 
 import pytest
 
