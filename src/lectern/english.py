@@ -22,9 +22,18 @@ VERBS = word_set(
     print need require say cover involve support take send make have get give build work output store
     collect decide handle cope compare differ keep know find turn choose pick run create load save help
     affect change move detect plan learn track process read write call start stop list recommend open
-    define come
+    define come cause
     """
 )
+# "any cheaper option?", "and fewer?": words that weigh one thing against another.
+COMPARATIVES = word_set(
+    """
+    cheaper faster slower easier simpler smaller bigger larger lighter heavier quicker safer worse newer
+    older
+    """
+)
+# Comparatives of amount or size that say how much of a thing, the thing after them ("more servings").
+AMOUNTS = word_set("more less fewer higher lower longer shorter smaller bigger larger")
 QUESTION_WORDS = word_set("what which how why when where who whose whom whats")
 AUXILIARIES = word_set("is are was were have has had can could do does did will would should must may might")
 MODALS = word_set("can could will would should must may might")

@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from lectern.english import AUXILIARIES, MODALS, QUESTION_WORDS
+from lectern.english import AUXILIARIES, COMPARATIVES, MODALS, QUESTION_WORDS
 from lectern.english import DETERMINERS as _DETERMINERS
 from lectern.english import PERSONS as _PRONOUN_I
 from lectern.english import PREPOSITIONS as _PREPOSITIONS
@@ -31,7 +31,9 @@ from lectern.swaps import (
     corrected_words,
     correction,
     correction_then_question,
+    noun_phrase_of,
     phrase_span,
+    swap_phrase,
     swapped_question,
     what_about,
 )
@@ -191,7 +193,7 @@ _NO_VERB = r"(?!.*\b(?:" + "|".join(sorted(AUXILIARIES | QUESTION_WORDS)) + r")\
 # "in a virtual environment?", "on Windows?": a bare phrase of a place or means, no verb, asks the previous
 # question again in that setting, as "and in a virtual environment?" does.
 _BARE_SETTING = re.compile(
-    rf"^\s*(?:in|on|at|with|from|under|inside|using|via)\s+{_NO_VERB}[^,;:]+$", re.IGNORECASE
+    rf"^\s*(?:in|on|at|with|from|under|inside|using|via|for|as)\s+{_NO_VERB}[^,;:]+$", re.IGNORECASE
 )
 # "why 95%?", "why Celery, not RQ?": a "why" with a few words and no verb asks why of what was just said.
 _WHY_FRAGMENT = re.compile(
@@ -335,7 +337,8 @@ def is_followup(question: str) -> bool:
     lowered = question.strip().lower()
     if _opens_followup(question) or correction(question) or corrected_words(question):
         return True
-    if _BARE_SETTING.match(question) or _WHY_FRAGMENT.match(question):
+    if _bare_setting(question) or _WHY_FRAGMENT.match(question) or _IT_TAKES.match(question):
+        # "how long does it take on a CPU?": what takes long is a doing the question does not name
         return True
     if _says_its_setting_first(question):
         return False
@@ -393,13 +396,18 @@ _VERB_PARTICLES = _word_set("out in up off down back away over")
 def _phrasal_verbs(question: str) -> frozenset[str]:
     tokens = [w.lower() for w in words(question)]
     found: set[str] = set()
-    for i in range(2, len(tokens) - 1):
-        if tokens[i - 2] in AUXILIARIES and tokens[i - 1] in _PRONOUN_I and tokens[i + 1] in _VERB_PARTICLES:
+    for i in range(2, len(tokens)):
+        if tokens[i - 2] not in AUXILIARIES or tokens[i - 1] not in _PRONOUN_I:
+            continue
+        if i + 1 < len(tokens) and tokens[i + 1] in _VERB_PARTICLES:
             # the verb and its particles ("opt back in")
             end = i + 1
             while end < len(tokens) and tokens[end] in _VERB_PARTICLES:
                 end += 1
             found.update(tokens[i:end])
+        elif all(t in _ADVERBS for t in tokens[i + 1 :]) and tokens[0] == "how":
+            # "how far ahead can I book?": a verb with nothing after it, where "how far" asks of it
+            found.add(tokens[i])
     return frozenset(found)
 
 
@@ -422,6 +430,7 @@ _QUOTED = re.compile(
     r"(?:^|(?<=[\s(]))(?:'[^']+'|\"[^\"]+\"|\u2018[^\u2019]+\u2019|\u201c[^\u201d]+\u201d)(?=[\s?.!,;:)]|$)"
 )
 _SUBJECTS = _word_set("it they he she we i you the a an")
+_BE = _word_set("is are was were isn't aren't wasn't weren't be been")
 _THE_DOCUMENTS = _word_set("course textbook tutorial documentation book guide chapter section module lesson")
 
 
@@ -441,6 +450,8 @@ def _points_outside(question: str, topical: list[str]) -> bool:
         after = tokens[i + 1] if i + 1 < len(tokens) else ""
         if token in {"this", "these"} and after in _THE_DOCUMENTS:
             continue
+        if token == "there" and (before in _BE or after in _BE):
+            continue  # "is there an interview ...?", "there are": it says something exists, not where
         if token == "that" and after in _SUBJECTS and any(t in own for t in tokens[:i]):
             continue  # "how can a robot's face show that it's confused?": a clause, not a pointer
         if token == "it" and before in {"is", "was"} and "to" in tokens[i + 1 : i + 6]:
@@ -532,6 +543,43 @@ def _relative_clause_end(tokens: list[str]) -> bool:
     )
 
 
+# Generic words that are verbs ("what does X mean?", "how does it work?") but nouns after an article,
+# and then may open a compound noun: "the mean squared error", "the work queue", "the change log".
+_GENERIC_VERBS = _word_set("mean work use call change help need list name show set")
+# Generic words that are no noun: they never end a thing's name ("what is a robot again?").
+_NOT_NOUNS = _word_set(
+    "again else further more instead too anyway please thanks exactly really though then now also much many"
+)
+
+
+def _opens_compound(tokens: list[str]) -> bool:
+    """ "the mean squared error": a generic verb right after an article, before a word of the topic, is
+    the first noun of a compound, not a word that asks ("mean")."""
+    nxt = tokens[1].lower() if len(tokens) > 1 else ""
+    return (
+        tokens[0].lower() in _GENERIC_VERBS
+        and bool(nxt)
+        and nxt not in STOP_WORDS | GENERIC_WORDS
+        and tokens[1].islower()
+    )
+
+
+def _ends_compound(tokens: list[str]) -> bool:
+    """ "a reserved instance", "the stale read case": a generic noun after a word of the topic, when the
+    question defines what an article opens, is the head of the thing named (a reserved instance is an
+    instance), not a word that asks; not an adverb ("again", "exactly")."""
+    last = tokens[-1].lower()
+    before = tokens[-2] if len(tokens) > 1 else ""
+    return (
+        last in GENERIC_WORDS
+        and last not in STOP_WORDS
+        and not last.endswith("ly")
+        and last not in _NOT_NOUNS
+        and before.islower()
+        and before.lower() not in STOP_WORDS | GENERIC_WORDS
+    )
+
+
 def topic_of(question: str) -> str:
     """The question's subject as a phrase: "What is Gazebo Harmonic?" -> "Gazebo Harmonic";
     "How do I install ROS 2 on Ubuntu?" -> "ROS 2 on Ubuntu" (for searching) . Empty when it has none."""
@@ -547,10 +595,11 @@ def topic_of(question: str) -> str:
     # an article is a noun ("What is a launch file?"), and the lead may end with that article.
     lead_words = lead.group(0).split() if lead else []
     after_article = bool(lead_words) and lead_words[-1].lower() in _ARTICLES | _ASKS_WHICH
+    defines = after_article
     while tokens and (
         (tokens[0].lower() in ACTION_WORDS and not after_article)
         or tokens[0].lower() in STOP_WORDS
-        or tokens[0].lower() in GENERIC_WORDS
+        or (tokens[0].lower() in GENERIC_WORDS and not (after_article and _opens_compound(tokens)))
         or tokens[0].lower() in _CONTRACTION_RESTS
     ):
         # "what load balancer types ...": after "what" or "which", a how-to verb is a noun too
@@ -561,7 +610,7 @@ def topic_of(question: str) -> str:
     while tokens and (
         tokens[-1].lower() in STOP_WORDS or (tokens[-1].lower() in GENERIC_WORDS and tokens[-1].islower())
     ):
-        if _relative_clause_end(tokens):
+        if _relative_clause_end(tokens) or (defines and _ends_compound(tokens)):
             break
         tokens = tokens[:-1]
     if not tokens:
@@ -686,13 +735,26 @@ def _with_doing(question: str, previous: str) -> str | None:
     return f"{stripped} to {' '.join(doing.group(1).split())}{question[len(stripped) :]}"
 
 
+def _bare_setting(question: str) -> bool:
+    """ "on Windows?", "for international students?": a bare phrase of a setting; a "for" or "as" one
+    names a thing ("for example?", "as well?" are turns of speech)."""
+    if not _BARE_SETTING.match(question):
+        return False
+    opener, _, rest = question.strip().partition(" ")
+    return opener.lower() not in {"for", "as"} or bool(content_words(rest))
+
+
 def _with_previous(question: str, previous_questions: Sequence[str]) -> str:
-    if _BARE_SETTING.match(question):
+    if _bare_setting(question):
         # "in a virtual environment?" is read as "and in a virtual environment?", without the "and"
         query = _with_previous(f"and {question}", previous_questions)
         return query[4:] if query.lower().startswith("and ") else query
     previous = standalone_query(previous_questions[-1], previous_questions[:-1])
-    doing = _another_doing(question, previous) or _another_measure(question, previous)
+    doing = (
+        _another_doing(question, previous)
+        or _another_measure(question, previous)
+        or _the_doing_for_it(question, previous)
+    )
     if doing is not None:
         return doing
     meant = corrected_words(question)
@@ -704,6 +766,11 @@ def _with_previous(question: str, previous_questions: Sequence[str]) -> str:
         setting = context or head
         return f"{meant} ({setting})?" if setting else f"{meant}?"
     phrase = and_phrase(question)
+    if phrase and _FOR_A_DOING.match(phrase) and swap_phrase(previous, phrase) is None:
+        # "and for walking around?" asks the same of another purpose, which the previous question's
+        # doing does not take after it ("... move the robot's arms for walking around"); "and for
+        # medicine?", "for international students?" ask it of another thing, which it does
+        phrase = None
     # "and on a real robot, where do ... come from?" asks a question of its own after the phrase
     compared = _COMPARED.match(question)
     other = (
@@ -772,11 +839,17 @@ def _with_previous(question: str, previous_questions: Sequence[str]) -> str:
         # "what if I hand one in late?" after "what format do my code submissions need to follow?": the
         # same situation with one thing changed, so the whole question is its setting
         return _after_statement(question, previous)
-    how_to = _HOW_TO.match(previous.rstrip("?.! "))
+    how_to = _HOW_TO.match(previous.rstrip("?.! ")) or _PERSON_YES_NO.match(previous.rstrip("?.! "))
     if standing and how_to and _names_only_doing(question):
         # "how far back can I go?" after "how do I roll back a deployment?", "can I opt out later?" after
         # "how do I enrol in the pension plan?": the question names no thing, only how far or a verb with
         # its particle, so it is about the whole doing ("roll back a deployment"), not its object
+        return _after_statement(question, " ".join(how_to.group(1).split()))
+    name = noun_phrase_of(question)
+    if standing and how_to and name is not None and all(_is_specific(w) for w in words(name)):
+        # "and PETG?" after "how do I load PLA?": a name the swaps left alone may be another thing to
+        # do it to or a place to do it in ("and Windows?" after "how do I install Gazebo?"); either way
+        # it asks of the doing, which the bare object ("PLA") leaves out
         return _after_statement(question, " ".join(how_to.group(1).split()))
     if _asks_nothing_of_its_own(question) and "(" not in previous and not _covers(topic, previous):
         # "give me an example", "why?" after a question that stood alone: nothing of its own to place a
@@ -823,6 +896,10 @@ def _is_bare_thing(phrase: str) -> bool:
     first = tokens[0].lower() if tokens else ""
     setting = _PREPOSITIONS | _SUBORDINATE | _SETTING_OPENERS | _word_set("to compared versus vs")
     return bool(first) and first not in setting and not any(_is_specific(w) for w in words(phrase))
+
+
+# "for walking around", "for detecting the language": a purpose, a doing after "for".
+_FOR_A_DOING = re.compile(r"^\s*for\s+[a-z]{2,}ing\b", re.IGNORECASE)
 
 
 # "how come?": why.
@@ -974,12 +1051,7 @@ _SUPERLATIVES = _word_set(
 
 
 # "any cheaper option?": a comparative weighs against what was talked about, naming nothing.
-_COMPARATIVES = _word_set(
-    """
-    cheaper faster slower easier simpler smaller bigger larger lighter heavier quicker safer worse newer
-    older
-    """
-)
+_COMPARATIVES = COMPARATIVES
 _INSTEAD_END = re.compile(r"\binstead\s*[?.!]*\s*$", re.IGNORECASE)
 
 
@@ -1104,6 +1176,71 @@ def _after_statement(question: str, statement: str) -> str:
 
 
 _HOW_TO = re.compile(r"^\s*how\s+(?:do|can|should|would|could)\s+(?:i|we|you|one)\s+(.+)$", re.IGNORECASE)
+# "can I defer my offer?", "should we pin our dependencies?": a yes/no question about what the reader
+# may do, whose doing a follow-up leans on as it leans on a how-to's ("for how long?"). Not "do I need
+# ...": a need is no doing.
+_PERSON_YES_NO = re.compile(
+    r"^\s*(?:can|could|should|may|must)\s+(?:i|we)\s+(?:(?:just|really|still|also|ever)\s+)?(.+)$",
+    re.IGNORECASE,
+)
+# "how long does it take?": the "it" of "take" stands for a doing (what takes long is doing it), so
+# after a how-to the question is how long the doing takes, not how long its object "takes". Only a
+# bare "take", an adverb or two after it: "how long does it take to appear?" names its own doing.
+_IT_TAKES = re.compile(
+    r"^(\W*(?:(?:and|so|ok(?:ay)?|but|then)\W+)?how\s+(?:long|much(?:\s+time)?|many\s+\w+)\s+"
+    r"(?:does|do|will|would|did|should|can|could|might|is)\s+it\s+(?:\w+ly\s+)?"
+    r"(?:take|cost|going\s+to\s+(?:take|cost))(?:\s+(?:me|you|us))?"
+    r"(?:\s+(?:roughly|about|though|then|usually|normally|typically|on\s+average))*)"
+    # "how long does it take on a laptop?": a setting of the doing, which takes the doing's own place
+    r"(\s+(?:in|on|at|with|from|for|under|using|via)\s+[^?.!,;:]+?)?\s*([?.!]*)\s*$",
+    re.IGNORECASE,
+)
+# "is it hard to do?", "is it safe to do?": the "to do" of an "it" is the doing itself.
+_IT_TO_DO = re.compile(r"^(\W*(?:\w+\W+){0,3}?it\b.*\bto\s+)do(\s*[?.!]*\s*)$", re.IGNORECASE)
+# "how often should I do it?", "can I do that from the command line?": "do" with "it", "that" or "this"
+# for its object, after a person or "to", is the doing itself ("vacuum a large table").
+_DO_IT = re.compile(
+    r"\b((?:i|we|you)\s+(?:(?:\w+)\s+)?|to\s+)do\s+(?:it|that|this)\b(?!\s*['\u2019])", re.IGNORECASE
+)
+
+
+def _the_doing_for_it(question: str, previous: str) -> str | None:
+    """ "how long does it take?" after "how do I create a read replica?": "how long does it take to
+    create a read replica?"; "how often should I do it?" after "how do I vacuum a large table?": "how
+    often should I vacuum a large table?". The "it" of "take" and the object of "do" stand for what the
+    reader asked how to do (or whether they may do it: "can I defer my offer?"), not for its object.
+    None for any other follow-up, or a previous question that is no such doing."""
+    stripped = previous.rstrip("?.! ")
+    doing = _HOW_TO.match(stripped) or _PERSON_YES_NO.match(stripped)
+    if doing is None or "(" in previous:
+        return None
+    done = " ".join(doing.group(1).split())
+    takes = _IT_TAKES.match(question)
+    if takes is not None:
+        setting = (takes.group(2) or "").strip()
+        swapped = swap_phrase(f"to {done}", setting) if setting else None
+        done = swapped.rstrip("?")[3:] if swapped else " ".join(filter(None, [done, setting]))
+        return f"{takes.group(1)} to {done}{takes.group(3) or '?'}"
+    to_do = _IT_TO_DO.match(question)
+    if to_do is not None:
+        return f"{to_do.group(1)}{done}{to_do.group(2)}"
+    did = _DO_IT.search(question)
+    if did is None or _DO_IT.search(stripped):
+        return None
+    tail = question[did.end() :]
+    # "can I do it from RViz instead?" after "how do I send a goal from Python?": the phrase after "do
+    # it" that opens with a word the doing's own phrase opens with takes that phrase's place
+    other = _SWITCH_END.sub("", tail.strip().rstrip("?.! "))
+    swapped = swap_phrase(f"to {done}", other) if other else None
+    if swapped is not None:
+        done, tail = swapped.rstrip("?")[3:], question[len(question.rstrip("?.! ")) :]
+    return f"{question[: did.start()]}{did.group(1)}{done}{tail}"
+
+
+# "instead" or "rather" at the end: the word that marks a switch to another thing.
+_SWITCH_END = re.compile(r"[\s,]+(?:instead|rather)$", re.IGNORECASE)
+
+
 # "that" or "this" as the subject of a question ("does that hurt ...", "is this safe?") or standing
 # alone ("why is that?"): what was just said, not a thing named before.
 _DEMONSTRATIVE_SUBJECT = re.compile(
@@ -1259,6 +1396,11 @@ def _marked_subject(text: str) -> str:
         subject = [w for w in rest[: max(0, verb_at)] if w.lower() not in _PRONOUN_I]
         subject = [w for w in _strip_edges(subject) if w.lower() not in _META_WORDS]
         return " ".join(_strip_edges([*subject, *_tokens(nouns), *rest[cut:]]))
+    asks_who = _WHAT_THEN_WORDS.match(text)
+    if asks_who:
+        done_to = _what_as_subject(_tokens(asks_who.group(1)))
+        if done_to is not None:
+            return done_to
     measure = _HOW_MEASURE_AUX.match(text)
     if measure:
         return _measured_subject(text, measure.group(1), measure.group(2), measure.group(3))
@@ -1324,6 +1466,47 @@ def _marked_subject(text: str) -> str:
     if copula_subject is not None:
         return copula_subject
     return topic_of(text)
+
+
+# "what causes stringing?", "what tools come with the SDK?": "what" or "which" and no auxiliary after it.
+_WHAT_THEN_WORDS = re.compile(r"^\s*(?:what|which)\s+(?!(?:is|are|was|were|'s)\b)(.+)$", re.IGNORECASE)
+
+
+def _what_as_subject(tokens: list[str]) -> str | None:
+    """The thing a "what" question with no auxiliary asks about when "what" itself is the subject, a
+    verb agreeing with it ("what causes | stringing", "what triggers | a failover"): what the verb is
+    done to. None for any other shape ("what plugins support AAX": the noun after "what" is the
+    subject)."""
+    if len(tokens) < 2 or tokens[0].lower() in AUXILIARIES | STOP_WORDS:
+        return None
+    first, second = tokens[0].lower(), tokens[1].lower()
+    stem = first[:-2] if first.endswith("es") and first[:-2] in _VERBS | ACTION_WORDS else first[:-1]
+    # "what trains leave from platform 2": a plural noun, then a plain verb that agrees with it; a word
+    # only a noun ends like is no such verb ("what causes condensation on the windows")
+    agrees = second in _VERBS | ACTION_WORDS or (
+        _plural_then_verb(tokens) and not second.endswith(_NOUN_ENDINGS)
+    )
+    if first.endswith("s") and first.islower() and (stem in _VERBS | ACTION_WORDS or second in _ARTICLES):
+        return None if agrees else topic_of(" ".join(tokens[1:])) or None
+    return None
+
+
+# Endings only nouns have ("condensation", "payment", "darkness", "humidity", "maintenance").
+_NOUN_ENDINGS = ("tion", "sion", "ment", "ness", "ity", "ance", "ence", "ism", "ship")
+
+
+def _plural_subject(head: str) -> tuple[str, str] | None:
+    """ "tools come with the SDK" (the subject cut from "what tools come with the SDK?"): the plural noun
+    a plain verb agrees with, as "the tools", and what they do; None for any other head. What a
+    follow-up's "them" stands for: the things, not the clause."""
+    tokens = _tokens(head)
+    for end in range(1, min(4, len(tokens))):
+        if any(t.lower() in STOP_WORDS for t in tokens[:end]):
+            return None
+        noun, verb = tokens[end - 1], tokens[end].lower()
+        if _is_plural(noun) and verb in _VERBS | ACTION_WORDS and verb not in STOP_WORDS:
+            return " ".join(["the", *tokens[:end]]), " ".join(tokens[end:])
+    return None
 
 
 # "is the late penalty applied per day?", "isn't the final exam worth half the grade?": a yes/no question
@@ -1675,6 +1858,12 @@ def _rewrite(question: str, head: str, context: str, topic: str) -> str:
         # "how do I add them?" after "does Flask support websockets?": a plural pronoun is the plural
         # thing the question named, not its one subject, which becomes the setting
         head, context, topic = plural, head, head
+    things = _plural_subject(head) if _PLURAL_PRONOUN.search(question) and not context else None
+    if things is not None:
+        # "how do I use them?" after "what tools come with the SDK?": "them" is the tools, what they do
+        # comes in brackets
+        head, context = things
+        topic = context
     had = _had_thing(context) if plural is None and _SINGULAR_PRONOUN.search(question) else None
     if had is not None:
         # "how do I turn it off?" after "does the pressure cooker have a keep-warm setting?": "it" is the

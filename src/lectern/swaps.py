@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 
 from lectern.english import (
+    AMOUNTS,
     AUXILIARIES,
     DETERMINERS,
     PERSONS,
@@ -49,7 +50,8 @@ _PRONOUNS = word_set(
     """
 )
 # a noun phrase also ends at these ("the speed of ...", "faster than ...")
-_PREPOSITIONS = PREPOSITIONS | word_set("without using of than versus vs")
+# ("a song as WAV": "as" says in what form)
+_PREPOSITIONS = PREPOSITIONS | word_set("without using of than versus vs as")
 _CLAUSE_WORDS = word_set(
     """
     when if because while until unless once whenever where whether that which who
@@ -115,8 +117,8 @@ def noun_phrase_of(question: str, *, corrected: bool = False) -> str | None:
     if any(t in _AUX | _QUESTION_WORDS | pronouns or t.endswith("n't") for t in lowered):
         return None
     own = [t for t in lowered if t not in DETERMINERS]
-    if not own or own[0] in _FILLERS:
-        return None  # "and then?", "and more details?": no thing of its own
+    if not own or own[0] in _FILLERS or all(t in AMOUNTS for t in own):
+        return None  # "and then?", "and more details?", "and fewer?": no thing of its own
     return phrase
 
 
@@ -363,9 +365,20 @@ _SETTING_WORDS = word_set("in on at inside using via with")
 
 
 def and_phrase(question: str) -> str | None:
-    """The phrase of an "and in Isaac Sim?" ("in Isaac Sim"), or None."""
+    """The phrase of an "and in Isaac Sim?" ("in Isaac Sim"), or None. A "for" or "as" phrase names a
+    thing ("and for medicine?", "as a PDF?"), not a turn of speech ("for example", "as well", "for the
+    second one")."""
     phrase = _AND_PHRASE.match(question)
-    return SWITCH.sub("", phrase.group(1).rstrip("?.! ")) if phrase else None
+    if phrase is None:
+        return None
+    text = SWITCH.sub("", phrase.group(1).rstrip("?.! "))
+    opener, _, rest = text.partition(" ")
+    if opener.lower() in {"for", "as"}:
+        from lectern.followups import content_words  # followups reads its swaps from here
+
+        if not content_words(rest):
+            return None
+    return text
 
 
 # "What about on Windows?", "and what about AWS too?": the other thing the previous question is asked of.
@@ -378,7 +391,7 @@ _WHAT_ABOUT = re.compile(
 # "and when it has to go faster?" is a phrase; "and when is it the wrong choice?" (a question word and
 # its auxiliary) asks a question of its own.
 _AND_PHRASE = re.compile(
-    rf"^\s*{_LEAD}(?:and|but)\s+((?:in|on|at|with|from|under|inside|using|via|(?:when|if)(?!\s+(?:"
+    rf"^\s*{_LEAD}(?:and|but)\s+((?:in|on|at|with|from|under|inside|using|via|for|as|(?:when|if)(?!\s+(?:"
     + "|".join(sorted(AUXILIARIES))
     + r")\b))\s+.+)$",
     re.IGNORECASE,
@@ -459,6 +472,32 @@ def what_about(question: str) -> str | None:
     return SWITCH.sub("", shift.group(1).rstrip("?.! ")) if shift else correction(question)
 
 
+# "and fewer?", "what about less?": an amount alone, no thing.
+_AMOUNT_ALONE = re.compile(
+    rf"^\s*{_LEAD}(?:(?:and|but)\s+)?(?:(?:what|how)\s+about\s+)?({'|'.join(sorted(AMOUNTS))})"
+    r"(?:\s+(?:instead|then|too))?[\s?.!]*$",
+    re.IGNORECASE,
+)
+
+
+def swap_amount(previous: str, question: str) -> str | None:
+    """ "and fewer?" after "how do I scale a recipe to more servings?": an amount alone asks the
+    previous question again with it in place of the previous question's one amount ("to fewer
+    servings"). None when the follow-up is no such amount, or the previous question has no amount or
+    more than one."""
+    asked = _AMOUNT_ALONE.match(question)
+    if asked is None:
+        return None
+    tokens = previous.rstrip("?.! ").split()
+    at = [i for i, t in enumerate(tokens) if _bare(t) in AMOUNTS]
+    if len(at) != 1 or _bare(tokens[at[0]]) == asked.group(1).lower():
+        return None
+    # an amount before a thing ("more servings"), not one that ends a clause ("does it cost more")
+    if at[0] + 1 >= len(tokens) or _bare(tokens[at[0] + 1]) in _ENDS_PHRASE | DETERMINERS:
+        return None
+    return " ".join([*tokens[: at[0]], asked.group(1).lower(), *tokens[at[0] + 1 :]]) + "?"
+
+
 def swapped_question(previous: str, question: str) -> str | None:
     """`previous` asked again with the part `question` changes swapped for the new one (a phrase opening
     with the same word, else the thing it asked about), or None when neither swap applies."""
@@ -474,6 +513,7 @@ def swapped_question(previous: str, question: str) -> str | None:
         )
     return (
         (swap_phrase(previous, other) if other else None)
+        or swap_amount(previous, question)
         or swap_named_place(previous, other or noun_phrase_of(question) or "")
         or swap_noun_phrase(previous, question)
     )
@@ -488,11 +528,19 @@ def swap_named_place(previous: str, other: str) -> str | None:
     if not new or not all(_named(t) for t in new) or len(new) > 3:
         return None
     tokens = previous.rstrip("?.! ").split()
-    at = max((i for i, t in enumerate(tokens) if _bare(t) in PREPOSITIONS), default=None)
+    # "export a song as WAV": "as" says in what form, a place for a name as "to" or "for" is
+    at = max((i for i, t in enumerate(tokens) if _bare(t) in PREPOSITIONS | {"as"}), default=None)
     if at is None or at + 1 >= len(tokens) or at == 0:
         return None
     old = tokens[at + 1 :]
-    if not all(_named(t) for t in old) or any(_named(t) for t in tokens[1:at] if _bare(t) not in PERSONS):
+    # "install the CLI on macOS": a name after a determiner is a thing of the question ("the CLI"), which
+    # a bare name ("Linux") cannot stand for; "install Gazebo on macOS" has a name it might stand for
+    others = [
+        t
+        for k, t in enumerate(tokens[1:at], start=1)
+        if _bare(t) not in PERSONS and _bare(tokens[k - 1]) not in DETERMINERS
+    ]
+    if not all(_named(t) for t in old) or any(_named(t) for t in others):
         return None
     if {_bare(t) for t in new} & {_bare(t) for t in tokens}:
         return None

@@ -1,0 +1,100 @@
+"""Which follow-up search queries a change to the rewriting (`lectern.followups`) changes: every
+follow-up record of the question sets, its later turns rewritten by two source trees, compared. Seconds,
+no index or model, so a rewrite change can be checked before the answer benchmark runs.
+
+    .venv/bin/python bench/followup_query_ab.py BASE_SRC NEW_SRC
+
+(BASE_SRC: e.g. `git -C /work/main archive main src | tar -x -C /tmp/base` and /tmp/base/src.) Prints,
+for the tuning splits, each record whose queries differ (every later turn's `standalone_query` and the
+last turn's `with_previous_topic`, the engine's second try); for held-back splits only how many differ,
+since their rows are not to be read.
+
+Review 3 of follow-up readings (the probes in tests/unit/test_followups_more_documents.py), base main
+b411d95: of the 292 tuning follow-ups (followups-dev dev, dev2 and dev3 all, dev4..dev8 tuned halves,
+reader tune) 3 changed: d2c-fu-07 ("can i do it from rviz instead" after "how do i send a navigation goal
+from python": "can i send a navigation goal from rviz", was "can i do navigation goal from python from
+rviz instead"), d6b-fu-05 ("and for robots that drive around outdoors?" after "which sensors can Gazebo
+fake for me?": "which sensors can Gazebo fake for robots that drive around outdoors?") and d3d-fu-10's
+middle turn ("how long do I have (redo a project after I get feedback)?", was "(project after ...)"); of
+the 172 held-back ones (followups-dev4hold..dev8hold, reader holdout, fresh) 6 changed. With
+bench/answer_quality.py on the same sets: d2c-fu-07 is now refused (answerability 0.885 -> 0.157: any
+query with "send ... from rviz" is, the first question asked that way too, since the book says "click 2D
+Goal Pose" in RViz2), d6b-fu-05 kept its answer; held back, followups-dev4hold follow-ups cited 95.0% ->
+90.0% and keywords 85.0% -> 84.2%, every other held-back figure (dev5hold..dev8hold, reader holdout,
+fresh) unchanged; bench/followup_misses.py refuses the same 23 of 28 and 107 of 120.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+QUESTIONS = Path(__file__).parent / "questions"
+TUNING = [
+    ("followups-dev", "dev"),
+    ("followups-dev2", "all"),
+    ("followups-dev3", "all"),
+    *((f"followups-dev{n}", f"dev{n}") for n in range(4, 9)),
+    ("reader", "tune"),
+]
+HELD_BACK = [
+    *((f"followups-dev{n}", f"dev{n}hold") for n in range(4, 9)),
+    ("reader", "holdout"),
+    ("fresh", "fresh"),
+]
+
+# Run under each source tree: the queries of every follow-up record of the sets named on its stdin.
+_QUERIES = """
+import json, sys
+from lectern.followups import standalone_query, with_previous_topic
+out = {}
+for name, split, path in json.load(sys.stdin):
+    for line in open(path, encoding="utf-8"):
+        record = json.loads(line)
+        turns = record.get("turns")
+        if not turns or (split != "all" and record.get("split", "tune") != split):
+            continue
+        queries = [standalone_query(turns[i], turns[:i]) for i in range(1, len(turns))]
+        queries.append(with_previous_topic(turns[-1], turns[:-1]))
+        out[f"{name}:{split}/{record['id']}"] = {"turns": turns, "queries": queries}
+print(json.dumps(out))
+"""
+
+
+def queries(src: str, sets: list[tuple[str, str]]) -> dict[str, dict[str, list[str]]]:
+    files = [
+        (name, split, str(p))
+        for name, split in sets
+        for p in sorted(QUESTIONS.glob(f"{name}-textbook-*.jsonl"))
+    ]
+    env = {**os.environ, "PYTHONPATH": src, "PYTHONHASHSEED": "0"}
+    done = subprocess.run(
+        [sys.executable, "-c", _QUERIES],
+        input=json.dumps(files),
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return json.loads(done.stdout)
+
+
+def main() -> None:
+    base, new = sys.argv[1:3]
+    for label, sets in (("tuning", TUNING), ("held back", HELD_BACK)):
+        before, after = queries(base, sets), queries(new, sets)
+        changed = [key for key in before if before[key]["queries"] != after[key]["queries"]]
+        print(f"{label}: {len(before)} follow-ups, {len(changed)} with a changed query")
+        if label == "tuning":
+            for key in changed:
+                print(f"  {key} {before[key]['turns']}")
+                for old, now in zip(before[key]["queries"], after[key]["queries"], strict=True):
+                    if old != now:
+                        print(f"    was: {old}\n    now: {now}")
+
+
+if __name__ == "__main__":
+    main()
