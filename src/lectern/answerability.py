@@ -281,6 +281,10 @@ def _present(word: str, terms: frozenset[str], text: str, hyphenless: frozenset[
     # "optimise"; and the other way round).
     if (f"_{lower}" in text or f"{lower}_" in text) and _in_identifier(lower).search(text):
         return True
+    # ... or with a version number glued on ("rviz": "RViz2", "python": "python3"): the reader names the
+    # tool, the documents one release of it. Not the other way round: "ROS1" is not what "ROS" covers.
+    if len(lower) >= MIN_VERSIONED and lower.isalpha() and lower in text and _versioned(lower).search(text):
+        return True
     return any(all(t in terms or t in hyphenless for t in form) for form in _other_forms(word))
 
 
@@ -301,6 +305,15 @@ _MODIFIER_SUFFIXES = frozenset(
         "friendly", "oriented", "level", "type", "ready", "compatible", "capable", "only", "free",
     }
 )  # fmt: skip
+
+
+MIN_VERSIONED = 3  # "mp" is no name "mp3" is a release of
+
+
+@lru_cache(maxsize=4096)
+def _versioned(word: str) -> re.Pattern[str]:
+    """The word with a version number glued on, as a whole word: "rviz2", "python3.11", not "rviz2d"."""
+    return re.compile(rf"(?<![\w.-]){re.escape(word)}\d+(?:\.\d+)*(?![a-z_])")
 
 
 @lru_cache(maxsize=4096)

@@ -267,6 +267,17 @@ def test_a_word_is_present_however_the_documents_write_it() -> None:
     assert signals("Is there confusion?", [hit("Set fusion_x.", 0.5)], None, None).missing == ("confusion",)
 
 
+def test_a_tool_is_present_where_the_documents_name_one_release_of_it() -> None:
+    passage = [hit("Click 2D Goal Pose in RViz2; the node runs on python3.10.", 0.5)]
+    s = signals("Can I send a goal from rviz with python?", passage, None, None)
+    assert "rviz" not in s.missing
+    assert "python" not in s.missing
+    # only a version number glued on, as a whole word; and not the other way round
+    assert "rviz" in signals("Open rviz?", [hit("Open rviz2d and myrviz2.", 0.5)], None, None).missing
+    assert "ROS1" in signals("Does ROS1 work?", [hit("ROS works.", 0.5)], None, None).missing
+    assert "mp" in signals("Any mp files?", [hit("Save an mp3.", 0.5)], None, None).missing
+
+
 def test_a_clipped_word_meets_its_full_form_and_back() -> None:
     passage = [hit("Recommended Specifications: 16 GB RAM. Edit the launch config and the microphone.", 0.5)]
     s = signals("What computer specs do I need? Where is the configuration? Which mic?", passage, None, None)
