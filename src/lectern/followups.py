@@ -760,6 +760,11 @@ def _with_previous(question: str, previous_questions: Sequence[str]) -> str:
         # "that" is the part the answer picked, which the whole question describes, not the words it
         # picked among ("why does that help?" after "What is intermittent fasting?" is about the fasting)
         return _after_statement(question, previous)
+    if standing and _ASKS_ADVICE.search(previous) and _THAT_ADVISED.match(question):
+        # "what makes that the better choice?" after "what does the course recommend for structuring the
+        # system?": "that" is what the answer recommended, which the whole question describes, not the
+        # one who recommends it
+        return _after_statement(question, previous)
     if standing and _ASKS_A_DOING.match(previous) and _bare_demonstrative(question):
         # "can I change that?" after "What does the robot do when the user is silent?": "that" is what
         # the robot does then, which the whole question describes, not the robot
@@ -964,6 +969,19 @@ _WHY_THAT = re.compile(
 )
 
 
+# A question that asks for advice ("what does the course recommend for ...?", "which planner do you
+# suggest?"): its answer picks something, which a follow-up's "that" then stands for.
+_ASKS_ADVICE = re.compile(
+    r"\b(?:recommend|recommends|suggest|suggests|advise|advises|propose|proposes)\b", re.IGNORECASE
+)
+# "what makes that the better choice?", "why is this better?", "how come that one wins?": a "that" or
+# "this" asked about, after what is asked of it.
+_THAT_ADVISED = re.compile(
+    r"^\W*(?:(?:and|but|so|ok(?:ay)?)\W+)?(?:why|how\s+come|what\s+makes)\b(?:\s+\w+)?\s+(?:that|this)\b",
+    re.IGNORECASE,
+)
+
+
 # Words that make a question pick one of many: "the hardest part of ...", "the best way to ...".
 _SUPERLATIVES = _word_set(
     """
@@ -1135,7 +1153,8 @@ def _ends_phrase(tokens: list[str], i: int) -> bool:
 
 # Words that name the documents themselves, not a topic in them ("which options does the book list").
 _META_WORDS = _word_set(
-    "book books chapter chapters section sections module modules guide document documents"
+    "book books chapter chapters section sections module modules guide document documents course courses"
+    " textbook textbooks tutorial tutorials"
 )
 _PARTICLES = _word_set("up like out down off")
 _SPLIT_PARTICLES = _word_set("back away")

@@ -1188,6 +1188,27 @@ def test_why_of_that_after_a_pick_takes_the_whole_previous_question(
     assert standalone_query(question, [previous]) == query
 
 
+@pytest.mark.parametrize(
+    "question",
+    ["what makes that the better choice?", "why is that better?", "and why this?"],
+)
+def test_that_after_advice_is_what_was_advised(question: str) -> None:
+    # the answer to a question asking for advice picks something; "that" is it, not the adviser
+    previous = "what does the course recommend for structuring the vision-language-action system?"
+    assert standalone_query(question, [previous]) == f"{question.rstrip('?')} ({previous.rstrip('?')})?"
+
+
+def test_the_course_or_tutorial_is_no_subject() -> None:
+    # like "the book", the course is where the reader read it, not what the question is about
+    previous = "what does the course recommend for structuring the vision-language-action system?"
+    assert standalone_query("what makes it slow?", [previous]) == (
+        "what makes structuring the vision-language-action system slow?"
+    )
+    assert standalone_query(
+        "is that enough for isaac sim", ["What graphics card does the course recommend?"]
+    ) == ("is graphics card enough for isaac sim")
+
+
 def test_would_x_do_leans_on_the_previous_turn() -> None:
     # "do" for what was just asked: a value or a thing weighed against the previous question
     assert is_followup("would a 3060 do?")
@@ -1367,8 +1388,8 @@ def test_a_bare_that_after_what_does_x_do_is_the_doing() -> None:
 @pytest.mark.parametrize(
     ("question", "query"),
     [
-        ("any cheaper option?", "any cheaper option (course GPU)?"),
-        ("can I use an AMD card instead?", "can I use an AMD card instead (course GPU)?"),
+        ("any cheaper option?", "any cheaper option (GPU)?"),
+        ("can I use an AMD card instead?", "can I use an AMD card instead (GPU)?"),
     ],
 )
 def test_a_comparative_or_instead_weighs_against_the_previous_turn(question: str, query: str) -> None:
