@@ -309,6 +309,11 @@ def _one_of_a_kind(tokens: list[str]) -> bool:
     the thing just talked about, so the question points back; not "the one thing", "this one node".
     Only for telling a follow-up: which word of the previous question the "one" takes is left to the
     brackets."""
+    return _kind_one_at(tokens) is not None
+
+
+def _kind_one_at(tokens: list[str]) -> int | None:
+    """Where the determiner of `_one_of_a_kind`'s "the <word> one" stands, or None."""
     for i, token in enumerate(tokens[2:-1], start=2):
         if token not in {"one", "ones"} or tokens[i - 2] not in _KIND_DETERMINERS:
             continue
@@ -316,8 +321,24 @@ def _one_of_a_kind(tokens: list[str]) -> bool:
         if tokens[i - 1] not in STOP_WORDS and (
             after in STOP_WORDS | _AFTER_ONE or after in _VERBS or after in AUXILIARIES
         ):
-            return True
-    return False
+            return i - 2
+    return None
+
+
+def _one_of_a_kind_unnamed(question: str) -> bool:
+    """ "how long does the VSLAM one take?": "the <word> one" whose kind the question never names before
+    it (only how much or how long it asks), so the kind is the previous turn's ("chapters"); not "which
+    camera is better, the stereo one?", where the question names its camera first."""
+    tokens = [w.lower() for w in words(question)]
+    at = _kind_one_at(tokens)
+    if at is None:
+        return False
+    before = [
+        t
+        for i, t in enumerate(tokens[:at])
+        if t not in STOP_WORDS | GENERIC_WORDS and not (i > 0 and tokens[i - 1] == "how")
+    ]
+    return not before
 
 
 # Words after a "one" that say how, not what: "cancel one halfway through", "pick one now".
@@ -358,6 +379,8 @@ def is_followup(question: str) -> bool:
     ]
     if _INSTEAD_END.search(question):
         return True  # "can I use an AMD card instead?": instead of what was just said
+    if _one_of_a_kind_unnamed(question):
+        return True  # "how long does the VSLAM one take?": one of the things just talked about
     if topical and all(w.lower() in _EXTENT_WORDS for w in topical):
         return True  # "how far back can I go?": how far in what was just talked about
     if _object_pronoun_points_back(question, topical) or _possessive_points_back(question, topical):

@@ -1209,6 +1209,18 @@ def test_the_course_or_tutorial_is_no_subject() -> None:
     ) == ("is graphics card enough for isaac sim")
 
 
+def test_the_x_one_of_an_unnamed_kind_is_one_of_the_previous_things() -> None:
+    # "the VSLAM one": one of the chapters just asked about, though "VSLAM" is a name
+    previous = "what chapters are in the navigation module with Isaac and Nav2?"
+    assert is_followup("how long does the VSLAM one take?")
+    assert standalone_query("how long does the VSLAM one take?", [previous]) == (
+        "how long does the VSLAM one take (chapters are in the navigation module with Isaac and Nav2)?"
+    )
+    # a question that names its kind, or a "one" that counts, stands alone
+    assert not is_followup("Is the Jetson Orin one fast enough to run Isaac ROS VSLAM at 30 FPS?")
+    assert not is_followup("How long does the Isaac ROS VSLAM node take to start on one Jetson?")
+
+
 def test_would_x_do_leans_on_the_previous_turn() -> None:
     # "do" for what was just asked: a value or a thing weighed against the previous question
     assert is_followup("would a 3060 do?")
