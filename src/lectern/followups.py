@@ -773,6 +773,12 @@ def _with_previous(question: str, previous_questions: Sequence[str]) -> str:
             added = " ".join(extra)
             context = f"{context}, {added}" if context else added
             topic = f"{topic}, {added}" if topic else added
+    owner = _owner_of_things(anchor)
+    if owner is not None and _SINGULAR_PRONOUN.search(question) and not _PLURAL_PRONOUN.search(question):
+        # "how long should it keep location data?" after "what kinds of personal data does a home robot
+        # collect?": one "it" is the one that has the things, not the things
+        head, context = owner
+        topic = f"{head} {context}"
     if _reports_first(anchor) or _asks_back_after_a_question(anchor):
         # "my simulated humanoid shakes uncontrollably even with nothing pushing it, is there an exercise
         # on that?": a question after a report of its own is followed up like a report, whole
@@ -1291,16 +1297,10 @@ def _marked_subject(text: str) -> str:
         # "when is Unity a better pick than Gazebo?": what is said of the subject is no part of it
         subject, said = _strip_edges(_tokens(copula.group(1))), _strip_edges(_tokens(copula.group(2)))
         return " ".join([*subject, _DOING_MARK, *said]) if said else " ".join(subject)
-    which = _WHICH_NOUNS.match(text)
-    if which:
-        nouns, rest = which.group(1), _tokens(which.group(2))
-        cut = next((i for i, w in enumerate(rest) if w.lower() in _CUT_AT), len(rest))
-        # The word before the cut is the verb ("leave between"), unless it names the thing the verb
-        # is done to ("compare Whisper against", "compare the Sony A7 against"): a name stays.
-        verb_at = cut - 1 if cut == len(rest) or not _is_specific(rest[cut - 1]) else cut
-        subject = [w for w in rest[: max(0, verb_at)] if w.lower() not in _PRONOUN_I]
-        subject = [w for w in _strip_edges(subject) if w.lower() not in _META_WORDS]
-        return " ".join(_strip_edges([*subject, *_tokens(nouns), *rest[cut:]]))
+    which = _which_parts(text)
+    if which is not None:
+        subject, nouns, after = which
+        return " ".join(_strip_edges([*subject, *nouns, *after]))
     measure = _HOW_MEASURE_AUX.match(text)
     if measure:
         return _measured_subject(text, measure.group(1), measure.group(2), measure.group(3))
@@ -1366,6 +1366,42 @@ def _marked_subject(text: str) -> str:
     if copula_subject is not None:
         return copula_subject
     return topic_of(text)
+
+
+def _which_parts(text: str) -> tuple[list[str], list[str], list[str]] | None:
+    """ "Which physics engines does Isaac Sim use?": who has the things ("Isaac Sim"), the things asked
+    for ("physics engines"; "what kinds of personal data" asks for the data) and what comes after the
+    doing ("between the walls"), or None for another shape of question."""
+    which = _WHICH_NOUNS.match(text)
+    if not which:
+        return None
+    nouns, rest = _tokens(_KIND_OF.sub("", which.group(1))), _tokens(which.group(2))
+    cut = next((i for i, w in enumerate(rest) if w.lower() in _CUT_AT), len(rest))
+    # The word before the cut is the verb ("leave between"), unless it names the thing the verb
+    # is done to ("compare Whisper against", "compare the Sony A7 against"): a name stays.
+    verb_at = cut - 1 if cut == len(rest) or not _is_specific(rest[cut - 1]) else cut
+    subject = [w for w in rest[: max(0, verb_at)] if w.lower() not in _PRONOUN_I]
+    subject = [w for w in _strip_edges(subject) if w.lower() not in _META_WORDS]
+    return subject, nouns, rest[cut:]
+
+
+_KIND_OF = re.compile(r"^\s*(?:kinds?|types?|sorts?)\s+of\s+", re.IGNORECASE)
+
+
+def _owner_of_things(text: str) -> tuple[str, str] | None:
+    """Who has the things a "which <things> does <owner> <verb>" question asks for, and the things:
+    ("home robot", "personal data") for "what kinds of personal data does a home robot collect?". None
+    when the things are one thing or nobody but the reader has them ("which sensors can I use?")."""
+    which = _which_parts(text)
+    if which is None:
+        return None
+    subject, nouns, _ = which
+    kinds = _WHICH_NOUNS.match(text)
+    plural = bool(kinds and _KIND_OF.match(kinds.group(1))) or any(map(_is_plural, nouns[-1:]))
+    owner = _strip_edges(subject)
+    if not plural or not owner or not nouns:
+        return None
+    return " ".join(owner), " ".join(nouns)
 
 
 # "is the late penalty applied per day?", "isn't the final exam worth half the grade?": a yes/no question

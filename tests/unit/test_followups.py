@@ -1221,6 +1221,38 @@ def test_the_x_one_of_an_unnamed_kind_is_one_of_the_previous_things() -> None:
     assert not is_followup("How long does the Isaac ROS VSLAM node take to start on one Jetson?")
 
 
+@pytest.mark.parametrize(
+    ("previous", "question", "query"),
+    [
+        # one "it" is who has the things asked for, not the things
+        (
+            "what kinds of personal data does a home robot collect?",
+            "how long should it keep location data?",
+            "how long should home robot keep location data (personal data)?",
+        ),
+        (
+            "Which physics engines does Isaac Sim use?",
+            "can it run on Windows?",
+            "can Isaac Sim run on Windows (physics engines)?",
+        ),
+        # "them" is still the things
+        (
+            "Which physics engines does Isaac Sim use?",
+            "how do I switch between them?",
+            "how do I switch between the Isaac Sim physics engines?",
+        ),
+        # "kinds of" asks for the things themselves
+        (
+            "what kinds of sensors can Isaac Sim fake?",
+            "does that include force sensors?",
+            "does Isaac Sim sensors include force sensors?",
+        ),
+    ],
+)
+def test_it_after_which_things_is_their_owner(previous: str, question: str, query: str) -> None:
+    assert with_previous_topic(question, [previous]) == query
+
+
 def test_would_x_do_leans_on_the_previous_turn() -> None:
     # "do" for what was just asked: a value or a thing weighed against the previous question
     assert is_followup("would a 3060 do?")
@@ -1853,7 +1885,7 @@ def test_a_swap_after_a_report_asks_its_question_again_with_the_report_in_bracke
         # the name before "with"/"against" is what the verb is done to, not the verb: it stays
         (
             "Which kind of speech recognizer does the book compare Vosk with?",
-            "how much does the one cost (compare Vosk kind of speech recognizer)?",
+            "how much does the one cost (compare Vosk speech recognizer)?",
         ),
         (
             "Which camera does the guide compare the Sony A7 against?",
