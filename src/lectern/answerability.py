@@ -285,7 +285,28 @@ def _present(word: str, terms: frozenset[str], text: str, hyphenless: frozenset[
     # tool, the documents one release of it. Not the other way round: "ROS1" is not what "ROS" covers.
     if len(lower) >= MIN_VERSIONED and lower.isalpha() and lower in text and _versioned(lower).search(text):
         return True
+    again = done_again(lower)
+    if again is not None and (stem_terms(again) <= terms or again in text):
+        return True  # "rerun the test": the passages say "run"
     return any(all(t in terms or t in hyphenless for t in form) for form in _other_forms(word))
+
+
+# "re-" before a verb says "again" ("rerun", "reuse", "retrain"): a reader's word the documents write as the
+# plain verb. Only for a word rarer than an everyday one whose rest is a word in its own right: "record",
+# "remove", "reward" are words of their own, not "cord", "move" or "ward" again.
+_AGAIN = re.compile(r"^re([a-z]{3,})$")
+AGAIN_RARER = 3.5  # zipf below this: "rerun" (2.9), "reuse" (3.4); not "restart" (3.7) or "remove" (4.7)
+AGAIN_REST = 2.5  # ... and the rest at least this common: "run", "use", "calibrate" (2.8)
+
+
+@lru_cache(maxsize=4096)
+def done_again(word: str) -> str | None:
+    """The verb a "re-" word says is done again ("rerun" -> "run", "reuse" -> "use"), or None."""
+    match = _AGAIN.match(word.lower())
+    if match is None or word_frequency.zipf(word.lower()) >= AGAIN_RARER:
+        return None
+    rest = match.group(1)
+    return rest if word_frequency.zipf(rest) >= AGAIN_REST else None
 
 
 @lru_cache(maxsize=4096)
@@ -325,9 +346,27 @@ def _in_identifier(word: str) -> re.Pattern[str]:
 
 @lru_cache(maxsize=PASSAGES_KEPT)
 def _hyphenless(terms: frozenset[str]) -> frozenset[str]:
-    """A passage's hyphenated terms with the hyphens dropped ("non-linear" -> "nonlinear"); cached per
-    passage (its terms are `passage_terms`' cached set)."""
-    return frozenset(t.replace("-", "") for t in terms if "-" in t)
+    """A passage's terms as a reader writes them apart: its hyphenated terms with the hyphens dropped
+    ("non-linear" -> "nonlinear"), and the stemmed words of its snake_case names, which are stemmed as
+    one term ("psychological_risk_factors" has "risk": a reader asking about "risks" writes the word
+    the name is made of, in any form). Cached per passage (its terms are `passage_terms`' cached set)."""
+    joined = frozenset(t.replace("-", "") for t in terms if "-" in t)
+    parts = {
+        part
+        for t in terms
+        if "_" in t and len(t) <= _LONGEST_NAME
+        for part in _NAME_PARTS.split(t)
+        if len(part) > 2 and word_frequency.zipf(part) < _CODE_VERB_ZIPF
+    }
+    return joined | stem_terms(" ".join(sorted(parts))) if parts else joined
+
+
+# What joins the words of a code name: "self.psychological_risk_factors", "DataType.BIOMETRIC_DATA".
+_NAME_PARTS = re.compile(r"[_.]+")
+_LONGEST_NAME = 80  # longer runs joined by underscores are no name a reader's words are made of
+# A name's everyday words ("get" in get_logger, "set", "has", "self") are the code's verbs, not its topic:
+# a reader's "getting" is not found in a function's name.
+_CODE_VERB_ZIPF = 5.5
 
 
 # (a cheap test on the word's ending, the change): British to American and back, each a guess.

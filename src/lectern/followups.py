@@ -68,7 +68,7 @@ GENERIC_WORDS = _word_set(
     benefit benefits advantage advantages disadvantage disadvantages pros cons downside downsides drawback
     drawbacks upside upsides problem problems issue issues reason reasons role useful possible necessary
     recommended recommend common typical typically usually really exactly actually needed require required
-    suit suits instead several many much often
+    suit suits instead several many much often lot lots plenty
     always never importance significance significant effect effects impact tips practice practices
     approach approaches method methods happening kind sort overall general generally specific specifically
     """
@@ -311,6 +311,11 @@ def _one_of_a_kind(tokens: list[str]) -> bool:
     the thing just talked about, so the question points back; not "the one thing", "this one node".
     Only for telling a follow-up: which word of the previous question the "one" takes is left to the
     brackets."""
+    return _kind_one_at(tokens) is not None
+
+
+def _kind_one_at(tokens: list[str]) -> int | None:
+    """Where the determiner of `_one_of_a_kind`'s "the <word> one" stands, or None."""
     for i, token in enumerate(tokens[2:-1], start=2):
         if token not in {"one", "ones"} or tokens[i - 2] not in _KIND_DETERMINERS:
             continue
@@ -318,8 +323,24 @@ def _one_of_a_kind(tokens: list[str]) -> bool:
         if tokens[i - 1] not in STOP_WORDS and (
             after in STOP_WORDS | _AFTER_ONE or after in _VERBS or after in AUXILIARIES
         ):
-            return True
-    return False
+            return i - 2
+    return None
+
+
+def _one_of_a_kind_unnamed(question: str) -> bool:
+    """ "how long does the VSLAM one take?": "the <word> one" whose kind the question never names before
+    it (only how much or how long it asks), so the kind is the previous turn's ("chapters"); not "which
+    camera is better, the stereo one?", where the question names its camera first."""
+    tokens = [w.lower() for w in words(question)]
+    at = _kind_one_at(tokens)
+    if at is None:
+        return False
+    before = [
+        t
+        for i, t in enumerate(tokens[:at])
+        if t not in STOP_WORDS | GENERIC_WORDS and not (i > 0 and tokens[i - 1] == "how")
+    ]
+    return not before
 
 
 # Words after a "one" that say how, not what: "cancel one halfway through", "pick one now".
@@ -361,6 +382,8 @@ def is_followup(question: str) -> bool:
     ]
     if _INSTEAD_END.search(question):
         return True  # "can I use an AMD card instead?": instead of what was just said
+    if _one_of_a_kind_unnamed(question):
+        return True  # "how long does the VSLAM one take?": one of the things just talked about
     if topical and all(w.lower() in _EXTENT_WORDS for w in topical):
         return True  # "how far back can I go?": how far in what was just talked about
     if _object_pronoun_points_back(question, topical) or _possessive_points_back(question, topical):
@@ -817,6 +840,12 @@ def _with_previous(question: str, previous_questions: Sequence[str]) -> str:
             added = " ".join(extra)
             context = f"{context}, {added}" if context else added
             topic = f"{topic}, {added}" if topic else added
+    owner = _owner_of_things(anchor)
+    if owner is not None and _SINGULAR_PRONOUN.search(question) and not _PLURAL_PRONOUN.search(question):
+        # "how long should it keep location data?" after "what kinds of personal data does a home robot
+        # collect?": one "it" is the one that has the things, not the things
+        head, context = owner
+        topic = f"{head} {context}"
     if _reports_first(anchor) or _asks_back_after_a_question(anchor):
         # "my simulated humanoid shakes uncontrollably even with nothing pushing it, is there an exercise
         # on that?": a question after a report of its own is followed up like a report, whole
@@ -826,6 +855,11 @@ def _with_previous(question: str, previous_questions: Sequence[str]) -> str:
         # "why is that so hard?" after "what's the hardest part of hooking a planner up to a robot?": the
         # "that" is the part the answer picked, which the whole question describes, not the words it
         # picked among ("why does that help?" after "What is intermittent fasting?" is about the fasting)
+        return _after_statement(question, previous)
+    if standing and _ASKS_ADVICE.search(previous) and _THAT_ADVISED.match(question):
+        # "what makes that the better choice?" after "what does the course recommend for structuring the
+        # system?": "that" is what the answer recommended, which the whole question describes, not the
+        # one who recommends it
         return _after_statement(question, previous)
     if standing and _ASKS_A_DOING.match(previous) and _bare_demonstrative(question):
         # "can I change that?" after "What does the robot do when the user is silent?": "that" is what
@@ -1037,6 +1071,19 @@ _WHAT_IF = re.compile(r"^\s*(?:(?:and|but|so)\s*,?\s+)?what\s+if\b", re.IGNORECA
 _WHY_THAT = re.compile(
     r"^\W*(?:(?:and|but|so|ok(?:ay)?)\W+)?why\s+(?:is|was|are|does|did|do|would|should)(?:n['\u2019]t)?\s+"
     r"(?:that|this)\b",
+    re.IGNORECASE,
+)
+
+
+# A question that asks for advice ("what does the course recommend for ...?", "which planner do you
+# suggest?"): its answer picks something, which a follow-up's "that" then stands for.
+_ASKS_ADVICE = re.compile(
+    r"\b(?:recommend|recommends|suggest|suggests|advise|advises|propose|proposes)\b", re.IGNORECASE
+)
+# "what makes that the better choice?", "why is this better?", "how come that one wins?": a "that" or
+# "this" asked about, after what is asked of it.
+_THAT_ADVISED = re.compile(
+    r"^\W*(?:(?:and|but|so|ok(?:ay)?)\W+)?(?:why|how\s+come|what\s+makes)\b(?:\s+\w+)?\s+(?:that|this)\b",
     re.IGNORECASE,
 )
 
@@ -1272,7 +1319,8 @@ def _ends_phrase(tokens: list[str], i: int) -> bool:
 
 # Words that name the documents themselves, not a topic in them ("which options does the book list").
 _META_WORDS = _word_set(
-    "book books chapter chapters section sections module modules guide document documents"
+    "book books chapter chapters section sections module modules guide document documents course courses"
+    " textbook textbooks tutorial tutorials"
 )
 _PARTICLES = _word_set("up like out down off")
 _SPLIT_PARTICLES = _word_set("back away")
@@ -1386,16 +1434,10 @@ def _marked_subject(text: str) -> str:
         # "when is Unity a better pick than Gazebo?": what is said of the subject is no part of it
         subject, said = _strip_edges(_tokens(copula.group(1))), _strip_edges(_tokens(copula.group(2)))
         return " ".join([*subject, _DOING_MARK, *said]) if said else " ".join(subject)
-    which = _WHICH_NOUNS.match(text)
-    if which:
-        nouns, rest = which.group(1), _tokens(which.group(2))
-        cut = next((i for i, w in enumerate(rest) if w.lower() in _CUT_AT), len(rest))
-        # The word before the cut is the verb ("leave between"), unless it names the thing the verb
-        # is done to ("compare Whisper against", "compare the Sony A7 against"): a name stays.
-        verb_at = cut - 1 if cut == len(rest) or not _is_specific(rest[cut - 1]) else cut
-        subject = [w for w in rest[: max(0, verb_at)] if w.lower() not in _PRONOUN_I]
-        subject = [w for w in _strip_edges(subject) if w.lower() not in _META_WORDS]
-        return " ".join(_strip_edges([*subject, *_tokens(nouns), *rest[cut:]]))
+    which = _which_parts(text)
+    if which is not None:
+        subject, nouns, after = which
+        return " ".join(_strip_edges([*subject, *nouns, *after]))
     asks_who = _WHAT_THEN_WORDS.match(text)
     if asks_who:
         done_to = _what_as_subject(_tokens(asks_who.group(1)))
@@ -1507,6 +1549,42 @@ def _plural_subject(head: str) -> tuple[str, str] | None:
         if _is_plural(noun) and verb in _VERBS | ACTION_WORDS and verb not in STOP_WORDS:
             return " ".join(["the", *tokens[:end]]), " ".join(tokens[end:])
     return None
+
+
+def _which_parts(text: str) -> tuple[list[str], list[str], list[str]] | None:
+    """ "Which physics engines does Isaac Sim use?": who has the things ("Isaac Sim"), the things asked
+    for ("physics engines"; "what kinds of personal data" asks for the data) and what comes after the
+    doing ("between the walls"), or None for another shape of question."""
+    which = _WHICH_NOUNS.match(text)
+    if not which:
+        return None
+    nouns, rest = _tokens(_KIND_OF.sub("", which.group(1))), _tokens(which.group(2))
+    cut = next((i for i, w in enumerate(rest) if w.lower() in _CUT_AT), len(rest))
+    # The word before the cut is the verb ("leave between"), unless it names the thing the verb
+    # is done to ("compare Whisper against", "compare the Sony A7 against"): a name stays.
+    verb_at = cut - 1 if cut == len(rest) or not _is_specific(rest[cut - 1]) else cut
+    subject = [w for w in rest[: max(0, verb_at)] if w.lower() not in _PRONOUN_I]
+    subject = [w for w in _strip_edges(subject) if w.lower() not in _META_WORDS]
+    return subject, nouns, rest[cut:]
+
+
+_KIND_OF = re.compile(r"^\s*(?:kinds?|types?|sorts?)\s+of\s+", re.IGNORECASE)
+
+
+def _owner_of_things(text: str) -> tuple[str, str] | None:
+    """Who has the things a "which <things> does <owner> <verb>" question asks for, and the things:
+    ("home robot", "personal data") for "what kinds of personal data does a home robot collect?". None
+    when the things are one thing or nobody but the reader has them ("which sensors can I use?")."""
+    which = _which_parts(text)
+    if which is None:
+        return None
+    subject, nouns, _ = which
+    kinds = _WHICH_NOUNS.match(text)
+    plural = bool(kinds and _KIND_OF.match(kinds.group(1))) or any(map(_is_plural, nouns[-1:]))
+    owner = _strip_edges(subject)
+    if not plural or not owner or not nouns:
+        return None
+    return " ".join(owner), " ".join(nouns)
 
 
 # "is the late penalty applied per day?", "isn't the final exam worth half the grade?": a yes/no question

@@ -19,6 +19,7 @@ from lectern.answerability import (
     StepFunction,
     _with_root,
     clause_parts,
+    done_again,
     is_compound,
     load_model,
     measures_asked,
@@ -276,6 +277,40 @@ def test_a_tool_is_present_where_the_documents_name_one_release_of_it() -> None:
     assert "rviz" in signals("Open rviz?", [hit("Open rviz2d and myrviz2.", 0.5)], None, None).missing
     assert "ROS1" in signals("Does ROS1 work?", [hit("ROS works.", 0.5)], None, None).missing
     assert "mp" in signals("Any mp files?", [hit("Save an mp3.", 0.5)], None, None).missing
+
+
+def test_a_word_of_a_code_name_counts_in_any_form() -> None:
+    # a snake_case name is stemmed as one term; its words are there for a reader who writes them apart,
+    # inflected as the reader likes ("risks", "attachments")
+    passage = [hit("self.psychological_risk_factors = ['emotional_attachment', 'dependency']", 0.5)]
+    s = signals("Which psychological risks and emotional attachments come up?", passage, None, None)
+    assert "risks" not in s.missing
+    assert "attachments" not in s.missing
+    # a name's everyday verb ("get" in get_logger) is the code's, not a reader's "getting"
+    code = [hit("Call self.get_logger().info(msg) and set_parameters().", 0.5)]
+    assert "getting" in signals("Is the robot getting tired?", code, None, None).missing
+
+
+def test_a_verb_done_again_meets_the_plain_verb() -> None:
+    passage = [hit("Experiments can be run again and reproduced. Code is free to use.", 0.5)]
+    s = signals("Can I rerun the experiments and reuse the code?", passage, None, None)
+    assert "rerun" not in s.missing
+    assert "reuse" not in s.missing
+    # a word of its own that begins with "re" is no "again": "remove" is not "move" again
+    assert signals("How do I remove it?", [hit("Move it.", 0.5)], None, None).missing == ("remove",)
+
+
+def test_done_again() -> None:
+    assert done_again("rerun") == "run"
+    assert done_again("Retrain") == "train"
+    assert done_again("reused") == "used"
+    for word in ("record", "remove", "restart", "reason", "reward", "re"):
+        assert done_again(word) is None
+
+
+def test_lots_of_is_no_topic_word() -> None:
+    s = signals("Why are there lots of warnings, plenty of them?", [hit("Warnings appear.", 0.5)], None, None)
+    assert s.missing == ()
 
 
 def test_a_clipped_word_meets_its_full_form_and_back() -> None:
