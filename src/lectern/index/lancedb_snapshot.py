@@ -32,6 +32,7 @@ import pyarrow as pa
 from numpy.typing import NDArray
 
 from lectern.code_pages import release_code_pages_soon
+from lectern.index.dense_prefilter import Int8Prefilter, prefilter_for
 from lectern.index.fusion import tied_at_nth_or_better
 from lectern.index.heap import release_free_memory
 from lectern.index.lancedb_schema import VECTOR
@@ -99,6 +100,17 @@ class TableSnapshot:
         return order
 
     @cached_property
+    def prefilter(self) -> Int8Prefilter | None:
+        """The int8 first pass of `top` (`lectern.index.dense_prefilter`), on tables of `MIN_ROWS` rows
+        and more; made on first use (~0.1 s of CPU at 10k rows, a race only making it twice). It holds ~8 MB
+        there (the int8 rows and onnxruntime's packed copy); making it peaks ~40 MB higher (the graph's
+        copies), handed back to the system at once."""
+        prefilter = prefilter_for(self.matrix, self.inverse_norms)
+        if prefilter is not None:
+            release_free_memory()
+        return prefilter
+
+    @cached_property
     def _columns(self) -> list[tuple[str, pa.ChunkedArray]]:
         """The chunk columns by name, listed once: `rows.columns` makes a new wrapper of every column
         on each call (~7 % of a search's CPU on textbook-a, where an answer builds a few chunks)."""
@@ -109,17 +121,22 @@ class TableSnapshot:
     ) -> list[Candidate]:
         """The n rows most similar to the unit `query` (cosine), best first, equal scores in content
         hash order (those tied at the n-th place among them); only the rows `allowed` when given."""
-        # einsum, not BLAS: OpenBLAS splits a product this size over both cores, and on a busy
-        # machine waiting for the second one cost up to 8 ms (p99) against 0.8 ms single-threaded
-        scores = np.einsum("ij,j->i", self.matrix, query) * self.inverse_norms
         rows = self.searchable if allowed is None else allowed
-        row_scores = scores[rows]
         n = min(n, len(rows))
         if n <= 0:
             return []
+        prefilter = self.prefilter if n < len(rows) and np.isfinite(query).all() else None
+        # einsum, not BLAS: OpenBLAS splits a product this size over both cores, and on a busy
+        # machine waiting for the second one cost up to 8 ms (p99) against 0.8 ms single-threaded
+        if prefilter is not None:
+            # the rows that may make the first n, scored exactly: the same scores as over the whole matrix
+            rows = prefilter.candidates(query, rows, n)
+            row_scores = np.einsum("ij,j->i", self.matrix[rows], query) * self.inverse_norms[rows]
+        else:
+            row_scores = (np.einsum("ij,j->i", self.matrix, query) * self.inverse_norms)[rows]
         if n < len(rows):
-            rows = rows[tied_at_nth_or_better(row_scores, n)]
-            row_scores = scores[rows]
+            kept = tied_at_nth_or_better(row_scores, n)
+            rows, row_scores = rows[kept], row_scores[kept]
         best = np.lexsort((self.tie_order[rows], -row_scores))[:n]
         # whole arrays to Python values at once (the same ints and floats as element by element)
         positions = rows[best]

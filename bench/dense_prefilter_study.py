@@ -1,0 +1,86 @@
+"""The in-memory dense search's top rows with and without its int8 first pass, on real questions.
+
+    PYTHONHASHSEED=0 [PYTHONPATH=TREE/src] uv run python bench/dense_prefilter_study.py CORPUS QUESTIONS
+        [--target CHUNKS | --collection NAME] [--depth 20] [--repeats 5]
+
+Embeds each question once, then calls `TableSnapshot.top` for every question, the exact float32 product
+over every row and the int8 first pass (`lectern.index.dense_prefilter`) in turn, `--repeats` times;
+prints each one's median thread CPU a call, the rows the first pass leaves to score exactly (mean, max)
+and whether every result is the same (hits, order, scores: it must be). CORPUS and --target /
+--collection as bench/profile_engine.py takes them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from common import RESULTS, build, read_jsonl
+from latency import synthesise
+from lectern import word_frequency
+from lectern.engine import Engine
+from lectern.index.fusion import candidate_depth
+from lectern.settings import load_settings
+
+
+def _snapshot(index: Any) -> Any:
+    index.prepare()
+    return index._snapshots._state[1]  # the held snapshot
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("corpus", type=Path)
+    parser.add_argument("questions", type=Path)
+    parser.add_argument("--target", type=int, default=0)
+    parser.add_argument("--collection", default="")
+    parser.add_argument("--depth", type=int, default=candidate_depth(5), help="rows a search asks for")
+    parser.add_argument("--repeats", type=int, default=5)
+    args = parser.parse_args()
+    questions = [str(q.get("question") or q.get("text") or q["turns"][0]) for q in read_jsonl(args.questions)]
+    if args.collection:
+        settings = load_settings(data_dir=args.corpus, collection=args.collection, query_cache_size=0)
+        word_frequency.prepare(settings.model_cache_dir)
+        engine = Engine.from_settings(settings)
+        index, embedder = engine.retriever.index, engine.retriever.embedder
+    else:
+        engine, _, _ = build(args.corpus, query_cache_size=0)
+        index, embedder = engine.retriever.index, engine.retriever.embedder
+        if args.target:
+            name = f"{args.corpus.name}-{args.target}"
+            index, embedder = synthesise(index, args.target, RESULTS / "index" / name)
+    snapshot = _snapshot(index)
+    prefilter = snapshot.prefilter
+    if prefilter is None:
+        raise SystemExit(f"{len(snapshot.matrix)} rows: no first pass below its minimum")
+    queries = [np.asarray(embedder.embed_query(q), dtype=np.float32) for q in questions]
+    kept = [len(prefilter.candidates(q, snapshot.searchable, args.depth)) for q in queries]
+    times: dict[str, list[float]] = {"exact": [], "int8 first pass": []}
+    same = True
+    for _ in range(args.repeats):
+        for name in times:
+            snapshot.__dict__["prefilter"] = prefilter if name != "exact" else None
+            results = []
+            started = time.thread_time_ns()
+            for q in queries:
+                results.append(snapshot.top(q, args.depth))
+            times[name].append((time.thread_time_ns() - started) / 1e3 / len(queries))
+            if name == "exact":
+                reference = results
+            else:
+                same = same and results == reference
+    rows = len(snapshot.matrix)
+    print(f"{rows} rows, {len(queries)} questions, depth {args.depth}, x{args.repeats} alternated")
+    for name, values in times.items():
+        print(f"  {statistics.median(values):8.1f} us a top() call  {name}")
+    print(f"  rows scored exactly after the first pass: mean {statistics.mean(kept):.1f}, max {max(kept)}")
+    print(f"  every result the same: {same}")
+
+
+if __name__ == "__main__":
+    main()
