@@ -8,6 +8,28 @@ over every row and the int8 first pass (`lectern.index.dense_prefilter`) in turn
 prints each one's median thread CPU a call, the rows the first pass leaves to score exactly (mean, max)
 and whether every result is the same (hits, order, scores: it must be). CORPUS and --target /
 --collection as bench/profile_engine.py takes them.
+
+Nov 2026 (AMD EPYC with AVX-512 VNNI, 2 shared cores, load 4-6; depth 40, the engine's for top_k 5;
+thread CPU an answer's `top` call, median of 5 alternated passes):
+
+    collection                                   exact     int8 first pass   rows scored exactly
+    SciFact, 10,143 chunks, first 150 queries    997 us    403 us            mean 129, max 292
+    textbook-a copied to 10,000 chunks (106 q.)  1264 us   771 us            mean 164, max 666
+
+Every result the same (hits, order, scores). The copies (bench/latency.py's synthesised collection) are
+near-duplicates of each textbook passage, so more rows fall within the bound of the 40th there. Of the
+first pass's ~0.3 ms at 10k rows, onnxruntime's MatMulInteger over the 3.9 MB of int8 rows is ~0.21-0.25
+ms, the query's quantisation and bound ~15 us, the partition and the pick ~30 us. It holds ~8 MB more at
+10k rows (the int8 rows and onnxruntime's packed copy of them; making it peaks ~40 MB higher for a moment,
+then handed back) and takes ~90 ms of CPU to make, once a snapshot, in `LanceDBIndex.prepare`.
+
+Tried: OpenBLAS's sgemv on one thread (`threadpool_limits(1)`) as the first pass, 0.70 ms against the
+einsum's 0.99 ms on a synthetic 10k x 384 matrix (within 9e-8 of it): it reads the same 15.6 MB, half the
+saving; on two threads 4.0 ms of CPU. MatMulInteger with an int8 query (s8 x s8): 8.5 ms, no fast
+kernel here; the uint8 query with a zero point (u8 x s8) is the fast one, its values kept to 1..127 so
+that x86's kernels without VNNI (pairs of u8 x s8 products summed in saturating int16) stay exact.
+Unrelated, the same session: onnxruntime's IO binding for the query model's inputs and output, no
+difference (6.07 against 6.17 ms a call, in the spread, load ~6).
 """
 
 from __future__ import annotations
