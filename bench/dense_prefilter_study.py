@@ -16,7 +16,8 @@ thread CPU an answer's `top` call, median of 5 alternated passes):
     SciFact, 10,143 chunks, first 150 queries    997 us    403 us            mean 129, max 292
     textbook-a copied to 10,000 chunks (106 q.)  1264 us   771 us            mean 164, max 666
 
-Every result the same (hits, order, scores). The copies (bench/latency.py's synthesised collection) are
+Every result the same (hits, order, scores). At textbook-a's own 1,013 rows the first pass gains nothing
+(140 against 133 us a call, 101 rows scored again on average): hence `MIN_ROWS` (4096). The copies (bench/latency.py's synthesised collection) are
 near-duplicates of each textbook passage, so more rows fall within the bound of the 40th there. Of the
 first pass's ~0.3 ms at 10k rows, onnxruntime's MatMulInteger over the 3.9 MB of int8 rows is ~0.21-0.25
 ms, the query's quantisation and bound ~15 us, the partition and the pick ~30 us. It holds ~8 MB more at

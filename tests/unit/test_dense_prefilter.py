@@ -7,7 +7,7 @@ import pyarrow as pa
 import pytest
 
 from lectern.index.dense_prefilter import MIN_ROWS, prefilter_for
-from lectern.index.lancedb_snapshot import TableSnapshot
+from lectern.index.lancedb_snapshot import TableSnapshot, _scores
 
 
 def _snapshot(matrix: np.ndarray) -> TableSnapshot:
@@ -69,9 +69,10 @@ def test_a_rows_product_does_not_depend_on_the_other_rows() -> None:
     matrix = rng.standard_normal((3000, 384)).astype(np.float32)
     query = rng.standard_normal(384).astype(np.float32)
     whole = np.einsum("ij,j->i", matrix, query)
-    for size in (1, 2, 3, 17, 64, 300):
+    for size in (1, 2, 3, 17, 64, 65, 300):
         rows = np.sort(rng.choice(3000, size, replace=False))
         assert np.array_equal(np.einsum("ij,j->i", matrix[rows], query), whole[rows])
+        assert np.array_equal(_scores(matrix, rows, query), whole[rows])  # gathered a few rows at a time
 
 
 def test_small_matrices_have_no_first_pass() -> None:

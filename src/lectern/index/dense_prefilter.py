@@ -40,13 +40,13 @@ class Int8Prefilter:
     def __init__(self, matrix: NDArray[np.float32], inverse_norms: NDArray[np.float32]) -> None:
         rows, dim = matrix.shape
         levels = np.empty((rows, dim), dtype=np.int8)
-        self.scales = np.empty(rows, dtype=np.float64)
+        self.scales = np.empty(rows, dtype=np.float32)  # float32 values, û = levels * scale exactly
         unit_norm, error = 0.0, 0.0
         for at in range(0, rows, _BLOCK):
             unit = matrix[at : at + _BLOCK].astype(np.float64) * inverse_norms[at : at + _BLOCK, None]
             peak = np.abs(unit).max(axis=1)
-            scale = np.where(peak > 0, peak / _ROW_LEVELS, 1.0)
-            quantised = np.rint(unit / scale[:, None])
+            scale = np.where(peak > 0, peak / _ROW_LEVELS, 1.0).astype(np.float32).astype(np.float64)
+            quantised = np.clip(np.rint(unit / scale[:, None]), -_ROW_LEVELS, _ROW_LEVELS)
             levels[at : at + _BLOCK] = quantised
             self.scales[at : at + _BLOCK] = scale
             unit_norm = max(unit_norm, float(np.sqrt((unit * unit).sum(axis=1)).max(initial=0.0)))
@@ -61,23 +61,32 @@ class Int8Prefilter:
         len(rows)), in ascending order: a superset of them, usually a few dozen more."""
         exact = query.astype(np.float64)
         peak = float(np.abs(exact).max())
-        scale = peak / _QUERY_LEVELS if peak > 0 else 1.0
-        levels = np.rint(exact / scale)
+        scale = float(np.float32(peak / _QUERY_LEVELS)) if peak > 0 else 1.0
+        levels = np.clip(np.rint(exact / scale), -_QUERY_LEVELS, _QUERY_LEVELS)
         q_norm = float(np.sqrt(exact @ exact))
+        q_hat_norm = float(np.sqrt(levels @ levels)) * scale
         bound = (
             float(np.sqrt(((exact - levels * scale) ** 2).sum())) * self.unit_norm
-            + float(np.sqrt(levels @ levels)) * scale * self.error
+            + q_hat_norm * self.error
             + 4 * self._fp32 * q_norm * self.unit_norm  # the float32 scores' own rounding, 4x over
+            # the int8 scores' two float32 products below (exact integers times the scales), 4x over
+            + 8 * _EPS32 * q_hat_norm * (self.unit_norm + self.error)
             + 1e-6  # and the float64 arithmetic here
         )
         feed = (levels + _QUERY_ZERO).astype(np.uint8)[None]
         (products,) = self._session.run(None, {"q": feed})
+        # In float32, in place: few temporaries (each block under the server heap's own-mapping size,
+        # and freed blocks at the heap's top are handed back and faulted in again at the next call).
         every = len(rows) == len(self.scales)  # rows is every row (in order): no gathers of 10k values
-        approx = (
-            products[0] * (self.scales * scale) if every else products[0][rows] * (self.scales[rows] * scale)
-        )
-        nth = np.partition(approx, len(approx) - n)[len(approx) - n]
-        near = np.flatnonzero(approx >= nth - 2 * bound)
+        approx = products[0].astype(np.float32) if every else products[0][rows].astype(np.float32)
+        approx *= self.scales if every else self.scales[rows]  # |products| < 2**24: exact in float32
+        approx *= np.float32(scale)
+        nth = float(np.partition(approx, len(approx) - n)[len(approx) - n])
+        floor = nth - 2 * bound
+        limit = np.float32(floor)
+        if float(limit) > floor:  # rounded up to float32: one step down, never a candidate less
+            limit = np.nextafter(limit, np.float32(-np.inf))
+        near = np.flatnonzero(approx >= limit)
         kept: NDArray[np.intp] = near if every else rows[near]
         return kept
 

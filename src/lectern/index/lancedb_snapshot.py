@@ -131,7 +131,7 @@ class TableSnapshot:
         if prefilter is not None:
             # the rows that may make the first n, scored exactly: the same scores as over the whole matrix
             rows = prefilter.candidates(query, rows, n)
-            row_scores = np.einsum("ij,j->i", self.matrix[rows], query) * self.inverse_norms[rows]
+            row_scores = _scores(self.matrix, rows, query) * self.inverse_norms[rows]
         else:
             row_scores = (np.einsum("ij,j->i", self.matrix, query) * self.inverse_norms)[rows]
         if n < len(rows):
@@ -234,6 +234,23 @@ class SnapshotCache:
         with self._lock:  # after a load in flight, which would otherwise store the old table
             self._state = None
             self._loaded_at = float("-inf")
+
+
+# Rows gathered at a time to score exactly: 64 rows of 384 float32 are 96 kB, under the 128 kB from which
+# a server's C heap maps a block on its own (`heap.map_large_blocks`), each time faulted in afresh.
+_GATHERED = 64
+
+
+def _scores(matrix: NDArray[np.float32], rows: NDArray[np.intp], query: NDArray[np.float32]) -> NDArray[Any]:
+    """The einsum of `matrix[rows]` by `query` (each row's the same as over the whole matrix), a few
+    rows gathered at a time."""
+    if len(rows) <= _GATHERED:
+        scores: NDArray[Any] = np.einsum("ij,j->i", matrix[rows], query)
+        return scores
+    out = np.empty(len(rows), dtype=np.result_type(matrix, query))
+    for at in range(0, len(rows), _GATHERED):
+        out[at : at + _GATHERED] = np.einsum("ij,j->i", matrix[rows[at : at + _GATHERED]], query)
+    return out
 
 
 def _matrix(column: pa.ChunkedArray) -> NDArray[np.float32]:
