@@ -13,16 +13,19 @@ Nov 2026 (AMD EPYC with AVX-512 VNNI, 2 shared cores, load 4-6; depth 40, the en
 thread CPU an answer's `top` call, median of 5 alternated passes):
 
     collection                                   exact     int8 first pass   rows scored exactly
-    SciFact, 10,143 chunks, first 150 queries    997 us    403 us            mean 129, max 292
-    textbook-a copied to 10,000 chunks (106 q.)  1264 us   771 us            mean 164, max 666
+    SciFact, 10,143 chunks, first 150 queries    984 us    390 us            mean 129, max 292
+    textbook-a copied to 10,000 chunks (106 q.)  1083 us   391 us            mean 164, max 666
 
-Every result the same (hits, order, scores). At textbook-a's own 1,013 rows the first pass gains nothing
-(140 against 133 us a call, 101 rows scored again on average): hence `MIN_ROWS` (4096). The copies (bench/latency.py's synthesised collection) are
-near-duplicates of each textbook passage, so more rows fall within the bound of the 40th there. Of the
-first pass's ~0.3 ms at 10k rows, onnxruntime's MatMulInteger over the 3.9 MB of int8 rows is ~0.21-0.25
-ms, the query's quantisation and bound ~15 us, the partition and the pick ~30 us. It holds ~8 MB more at
-10k rows (the int8 rows and onnxruntime's packed copy of them; making it peaks ~40 MB higher for a moment,
-then handed back) and takes ~90 ms of CPU to make, once a snapshot, in `LanceDBIndex.prepare`.
+Every result the same (hits, order, scores). At textbook-a's own 1,013 rows the first pass gains
+nothing (140 against 133 us a call, 101 rows scored again on average): hence `MIN_ROWS` (4096). The
+copies (bench/latency.py's synthesised collection) are near-duplicates of each textbook passage, so
+more rows fall within the bound of the 40th there. Of the first pass's ~0.3 ms at 10k rows,
+onnxruntime's MatMulInteger over the 3.9 MB of int8 rows is ~0.21-0.25 ms, the query's quantisation
+and bound ~15 us, the partition and the pick ~30 us. It holds ~8 MB more at 10k rows (the int8 rows
+and onnxruntime's packed copy of them; making it peaks ~40 MB higher for a moment, then handed back)
+and takes ~90 ms of CPU to make, once a snapshot, in `LanceDBIndex.prepare`. The candidates are
+gathered 64 rows at a time: ~130 rows at once (~200 kB) were mapped on their own under the server's
+heap and faulted in afresh, ~19 page faults an answer.
 
 Tried: OpenBLAS's sgemv on one thread (`threadpool_limits(1)`) as the first pass, 0.70 ms against the
 einsum's 0.99 ms on a synthetic 10k x 384 matrix (within 9e-8 of it): it reads the same 15.6 MB, half the

@@ -13,7 +13,9 @@ with; tests/unit/test_dense_prefilter.py checks both).
 The bound, for the unit row u (the stored row r times its float32 inverse norm, exactly, in float64)
 and the query q with their int8 copies û, q̂ (each a scale times small integers, multiplied exactly):
 |q.u - q̂.û| <= |q - q̂| |u| + |q̂| |u - û|, and float32's sum of 384 products is within
-384 eps / (1 - 384 eps) |q| |u| of q.u (any order of summation, fused or not).
+384 eps / (1 - 384 eps) |q| |u| of q.u (any order of summation, fused or not). The int8 scores are
+worked out in float32 (an exact integer times two float32 scales: two roundings), and the bound takes
+those roundings in too, each term of it with room to spare.
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ _ROW_LEVELS = 127  # a row's values as -127..127 times its scale
 # pairs of products in saturating int16, which 127 * 127 * 2 = 32258 never reaches.
 _QUERY_LEVELS = 63
 _QUERY_ZERO = 64
-_BLOCK = 1024  # rows converted at a time while quantising (float64 temporaries stay small)
+_BLOCK = 256  # rows converted at a time while quantising (float64 temporaries stay small)
 _EPS32 = float(np.finfo(np.float32).eps) / 2  # float32's unit roundoff
 
 
@@ -39,7 +41,7 @@ class Int8Prefilter:
 
     def __init__(self, matrix: NDArray[np.float32], inverse_norms: NDArray[np.float32]) -> None:
         rows, dim = matrix.shape
-        levels = np.empty((rows, dim), dtype=np.int8)
+        levels = np.empty((dim, rows), dtype=np.int8)  # transposed, as the product takes them
         self.scales = np.empty(rows, dtype=np.float32)  # float32 values, û = levels * scale exactly
         unit_norm, error = 0.0, 0.0
         for at in range(0, rows, _BLOCK):
@@ -47,14 +49,15 @@ class Int8Prefilter:
             peak = np.abs(unit).max(axis=1)
             scale = np.where(peak > 0, peak / _ROW_LEVELS, 1.0).astype(np.float32).astype(np.float64)
             quantised = np.clip(np.rint(unit / scale[:, None]), -_ROW_LEVELS, _ROW_LEVELS)
-            levels[at : at + _BLOCK] = quantised
+            levels[:, at : at + _BLOCK] = quantised.T
             self.scales[at : at + _BLOCK] = scale
             unit_norm = max(unit_norm, float(np.sqrt((unit * unit).sum(axis=1)).max(initial=0.0)))
-            residual = unit - quantised * scale[:, None]
-            error = max(error, float(np.sqrt((residual * residual).sum(axis=1)).max(initial=0.0)))
+            unit -= quantised * scale[:, None]  # now the rows' residuals
+            error = max(error, float(np.sqrt((unit * unit).sum(axis=1)).max(initial=0.0)))
         self.unit_norm, self.error = unit_norm, error  # the largest |u| and |u - û| of any row
         self._fp32 = dim * _EPS32 / (1 - dim * _EPS32)  # float32's relative error in a sum of dim products
-        self._session = _session(np.ascontiguousarray(levels.T))
+        self._session = _session([levels])
+        # `_session` took the only reference: the levels are freed once in the graph (the peak: ~4 copies)
 
     def candidates(self, query: NDArray[np.float32], rows: NDArray[np.intp], n: int) -> NDArray[np.intp]:
         """The `rows` (ascending) that may score at the n-th place among them or better (0 < n <
@@ -101,27 +104,32 @@ def prefilter_for(matrix: NDArray[np.float32], inverse_norms: NDArray[np.float32
         return None
 
 
-def _session(levels: NDArray[np.int8]) -> Any:
-    """MatMulInteger of a [1, dim] uint8 query (zero point 64) by the [dim, rows] int8 levels: the
-    integer products, exact in int32 (dim * 63 * 127 is far below 2**31)."""
+def _session(held: list[NDArray[np.int8]]) -> Any:
+    """MatMulInteger of a [1, dim] uint8 query (zero point 64) by the [dim, rows] int8 levels (the one
+    item of `held`, taken out: each copy on the way is let go as soon as the next is made): the integer
+    products, exact in int32 (dim * 63 * 127 is far below 2**31)."""
     import onnxruntime as ort
     from onnx import TensorProto, helper, numpy_helper
 
+    levels = held.pop()
     dim, rows = levels.shape
+    initializer = numpy_helper.from_array(levels, "levels")
+    del levels
     graph = helper.make_graph(
         [helper.make_node("MatMulInteger", ["q", "levels", "zero"], ["products"])],
         "int8-prefilter",
         [helper.make_tensor_value_info("q", TensorProto.UINT8, [1, dim])],
         [helper.make_tensor_value_info("products", TensorProto.INT32, [1, rows])],
-        [
-            numpy_helper.from_array(levels, "levels"),
-            numpy_helper.from_array(np.array(_QUERY_ZERO, dtype=np.uint8), "zero"),
-        ],
+        [initializer, numpy_helper.from_array(np.array(_QUERY_ZERO, dtype=np.uint8), "zero")],
     )
+    del initializer
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
+    del graph
+    serialised = model.SerializeToString()
+    del model
     opts = ort.SessionOptions()
     opts.intra_op_num_threads = 1  # one query's product: a second thread only waits for a core
     opts.inter_op_num_threads = 1
     opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
     opts.log_severity_level = 3
-    return ort.InferenceSession(model.SerializeToString(), opts, providers=["CPUExecutionProvider"])
+    return ort.InferenceSession(serialised, opts, providers=["CPUExecutionProvider"])
