@@ -367,8 +367,11 @@ class LanceDBIndex:
             snapshot = self._snapshots.get(table, layout.version, layout.columns, self._fits_in_memory)
             if snapshot is None:
                 return False
-            _ = snapshot.prefilter  # the dense search's first pass, made now rather than by a first question
-            return self._keywords.build_now(snapshot) is not None
+            built = self._keywords.build_now(snapshot) is not None
+            # the dense search's first pass, made now rather than by a first question; after the keyword
+            # index, whose build's peak it would otherwise add to
+            _ = snapshot.prefilter
+            return built
 
     # --- search --------------------------------------------------------------------------------------
     def search(
