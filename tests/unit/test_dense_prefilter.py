@@ -78,3 +78,9 @@ def test_a_rows_product_does_not_depend_on_the_other_rows() -> None:
 def test_small_matrices_have_no_first_pass() -> None:
     matrix = np.ones((MIN_ROWS - 1, 4), dtype=np.float32)
     assert prefilter_for(matrix, np.ones(MIN_ROWS - 1, dtype=np.float32)) is None
+
+
+def test_no_first_pass_over_a_matrix_with_a_row_not_finite() -> None:
+    matrix = _matrix(MIN_ROWS, 4)
+    matrix[10, 3] = np.nan
+    assert prefilter_for(matrix, np.ones(MIN_ROWS, dtype=np.float32)) is None

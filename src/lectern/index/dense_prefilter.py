@@ -20,6 +20,7 @@ those roundings in too, each term of it with room to spare.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -76,6 +77,8 @@ class Int8Prefilter:
             + 8 * _EPS32 * q_hat_norm * (self.unit_norm + self.error)
             + 1e-6  # and the float64 arithmetic here
         )
+        if not math.isfinite(bound):
+            return rows  # every row, scored exactly
         feed = (levels + _QUERY_ZERO).astype(np.uint8)[None]
         (products,) = self._session.run(None, {"q": feed})
         # In float32, in place: few temporaries (each block under the server heap's own-mapping size,
@@ -98,6 +101,8 @@ def prefilter_for(matrix: NDArray[np.float32], inverse_norms: NDArray[np.float32
     """The first pass for a matrix this large, or None (small, or onnxruntime cannot run it)."""
     if len(matrix) < MIN_ROWS:
         return None
+    if not (math.isfinite(float(matrix.max())) and math.isfinite(float(matrix.min()))):
+        return None  # a NaN or an infinity (max and min pass both on) would void any bound
     try:
         return Int8Prefilter(matrix, inverse_norms)
     except Exception:  # onnxruntime raises its own untyped errors; the exact product still serves
