@@ -132,7 +132,9 @@ product over the few rows it leaves (lectern.index.dense_prefilter; bench/dense_
 -> 390 us a search on its own); in the answers the search stage fell 0.3-2.0 ms a run pair (1.1 ms in
 the median), more under load, when the 15.6 MB read contends for memory with the neighbours (10 of the
 14 pairs ran the first version, float64 int8 scores and one gather: the same answers, and the same CPU
-within the spread but for its page faults, below). The
+within the spread but for its page faults, below). The final tree against base once more, 7 pairs at
+load 0.9-1.3 (medians): search 2.73 -> 1.81 ms, total 9.13 -> 8.49 (the model's call 3.91 -> 4.16:
+some runs, of either side, ran every stage 1.3-1.5x slower, a neighbour outside this machine's load). The
 keyword side adds each term's posting with `np.add.at` (the same float32 sums: 136 -> 75 us a question
 there). At 1k nothing of the search changed but that (below 4096 rows the first pass gains nothing):
 the other rows, the model's first, move with the load (the model is the same graph on both sides). Every
