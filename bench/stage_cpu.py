@@ -96,21 +96,62 @@ search split by further wrappers of `TableSnapshot.top`, `KeywordIndex.top`, `Ta
 `ranked_hits`; ms of CPU an answer):
 
     stage                                   1k      10k
-    query model call                        4.39    4.37
+    query model call                 4.39    4.37
     index search less embedding, of it:     0.73    2.07
       dense top (einsum 0.82 of it at 10k)  0.20    1.04
       chunks built (`records`)              0.04    0.37
       keyword top                           0.13    0.26
       ranked_hits, fusion, the rest         0.37    0.41
-    answerability signals                   0.32    0.40
-    writer less sentence vectors            0.65    0.65
-    everything else                         0.85    0.82 (1.08-1.19 without the word table)
-    total                                   7.12    8.51 (8.11-8.28 without the split's wrappers)
+    answerability signals            0.32    0.40
+    writer less sentence vectors     0.65    0.65
+    everything else                  0.85    0.82 (1.08-1.19 without the word table)
+    total                            7.12    8.51 (8.11-8.28 without the split's wrappers)
 
 The 10k excess is the einsum over 10k x 384 float32 (15.6 MB read an answer: memory-bound, ~19 GB/s),
 the ~6 passages an answer new to the 512-entry caches (each chunk built from the columns, ~55 us), and
 longer posting lists. OpenBLAS's sgemv on one thread takes ~0.3 ms for the einsum's ~0.6 ms (synthetic
 10k matrix), but its sums differ in the last bit for 85 % of rows: ties in the dense ranking could move.
+
+Dense first pass, Nov 2026 (base = main b411d95 by PYTHONPATH, runs alternated, --server-heap, 3 rounds a
+run; SciFact's first 150 queries on `--collection beir-scifact` with stored sentences and the word table,
+textbook-a's 106 train questions; ms of CPU an answer, medians over the runs):
+
+    stage                            10k: 14 runs a side, load 2.1-5.5   1k: 8 runs a side, load 2.3-2.7
+                                     base      after                     base      after
+    query model call                 3.99      3.81                      3.71      3.40
+    query embedding less model       0.13      0.12                      0.12      0.12
+    index search less embedding      2.92      1.70                      0.75      0.73
+    sentence vectors                 0.11      0.10                      0.09      0.09
+    answerability signals            0.46      0.44                      0.37      0.37
+    writer less sentence vectors     0.87      0.76                      0.87      0.84
+    everything else                  0.88      0.80                      0.91      0.89
+    total                            9.26      7.72                      6.83      6.51
+
+At 10k the search's dense product over every float32 vector gave way to an int8 first pass and an exact
+product over the few rows it leaves (lectern.index.dense_prefilter; bench/dense_prefilter_study.py: 984
+-> 390 us a search on its own); in the answers the search stage fell 0.3-2.0 ms a run pair (1.1 ms in
+the median), more under load, when the 15.6 MB read contends for memory with the neighbours (10 of the
+14 pairs ran the first version, float64 int8 scores and one gather: the same answers, and the same CPU
+within the spread but for its page faults, below). The final tree against base once more, 7 pairs at
+load 0.9-1.3 (medians): search 2.73 -> 1.81 ms, total 9.13 -> 8.49 (the model's call 3.91 -> 4.16:
+some runs, of either side, ran every stage 1.3-1.5x slower, a neighbour outside this machine's load). The
+keyword side adds each term's posting with `np.add.at` (the same float32 sums: 136 -> 75 us a question
+there). At 1k nothing of the search changed but that (below 4096 rows the first pass gains nothing):
+the other rows, the model's first, move with the load (the model is the same graph on both sides). Every
+answer the same: profile_engine --save-answers byte for byte at 1k, on SciFact and on textbook-a copied
+to 10k chunks (--target 10000), serve_memory --save-answers on SciFact (200 answers), answer_quality on
+reader tune and holdout and train all (0 rows differ but the timings). Page faults an answer at 10k: 0.2
+-> 0.2 (a first version gathered the ~130 rows to score at once, ~200 kB, mapped on its own under the
+server's heap: ~12-19 faults an answer, now gathered 64 at a time).
+
+The 6 ms target is met at neither size on this machine at this load: the query model's call alone is
+3.1-5.0 ms a run (its noise is the largest of any stage), the rest ~3.1 ms at 1k and ~3.9 at 10k. Of
+the rest at 10k after this change: the first pass ~0.35 ms, the ~6 chunks an answer built from the
+columns (as_py ~12 us a chunk warm, the Chunk's validation ~10 us; reading the columns as `pa.Array`
+rather than `ChunkedArray` saves ~1.7 us a chunk, not done), keyword top ~0.2 ms. Measured and not done:
+the typing-slip look-up (`spelling._respelt_word`: ~500 words one slip away in one SQLite query, ~0.58
+ms; a question in ten has a rare word) could read a map of the ~13.7k plain words of Zipf 3.5 and more
+(~1.5 MB resident, 36 ms to read once) for the same respellings, ~0.06 ms an answer on average.
 """
 
 from __future__ import annotations

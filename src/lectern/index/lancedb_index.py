@@ -349,10 +349,11 @@ class LanceDBIndex:
         )
 
     def prepare(self) -> bool:
-        """Read the table into memory and build its keyword index now, as a server's first questions
-        would (whether it could). A server calls this before it serves: its first answers then search
-        from memory, not through LanceDB, whose full-text code and buffers (on SciFact's 10k chunks
-        ~90 MB resident until the keyword index was built, ~20 answers later) it no longer needs.
+        """Read the table into memory, make its dense search's int8 first pass (`dense_prefilter`) and
+        build its keyword index now, as a server's first questions would (whether it could). A server
+        calls this before it serves: its first answers then search from memory, not through LanceDB,
+        whose full-text code and buffers (on SciFact's 10k chunks ~90 MB resident until the keyword
+        index was built, ~20 answers later) it no longer needs.
         The same rankings: both paths rank alike (lancedb_keywords)."""
         table = self._open()
         if table is None:
@@ -364,7 +365,13 @@ class LanceDBIndex:
             stamp.remember(seen, version)  # so the readiness probe's count is answered from memory
             layout = self._layout(table, version)
             snapshot = self._snapshots.get(table, layout.version, layout.columns, self._fits_in_memory)
-            return snapshot is not None and self._keywords.build_now(snapshot) is not None
+            if snapshot is None:
+                return False
+            built = self._keywords.build_now(snapshot) is not None
+            # the dense search's first pass, made now rather than by a first question; after the keyword
+            # index, whose build's peak it would otherwise add to
+            _ = snapshot.prefilter
+            return built
 
     # --- search --------------------------------------------------------------------------------------
     def search(

