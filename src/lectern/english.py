@@ -29,7 +29,7 @@ VERBS = word_set(
 COMPARATIVES = word_set(
     """
     cheaper faster slower easier simpler smaller bigger larger lighter heavier quicker safer worse newer
-    older
+    older harder
     """
 )
 # Comparatives of amount or size that say how much of a thing, the thing after them ("more servings").

@@ -26,6 +26,7 @@ from lectern.english import PREPOSITIONS as _PREPOSITIONS
 from lectern.english import SUBORDINATE as _SUBORDINATE
 from lectern.english import VERBS as _VERBS
 from lectern.english import word_set as _word_set
+from lectern.situations import asks_of_a_situation, cuts_a_measure, measure_for_that
 from lectern.swaps import (
     and_phrase,
     corrected_words,
@@ -869,6 +870,15 @@ def _with_previous(question: str, previous_questions: Sequence[str]) -> str:
         # "so what should I use for that?" after "can a URDF describe a whole room with furniture in
         # it?": "that" is what the whole question asked about (describing the room), not its subject
         return _after_statement(question, previous)
+    if (
+        standing
+        and _that_for_what_was_asked(question)
+        and (asks_of_a_situation(previous) or cuts_a_measure(question, previous))
+    ):
+        # "isn't that slow though?" after "when should the robot redo its whole route ...?": "that" is
+        # the doing or event asked about, not a noun cut from it (a clause glued in reads as nothing);
+        # "how can I cut that down?" cuts the measure the question named ("memory")
+        return _after_statement(measure_for_that(question, previous), previous)
     if standing and _WHAT_IF.match(question):
         # "what if I hand one in late?" after "what format do my code submissions need to follow?": the
         # same situation with one thing changed, so the whole question is its setting
@@ -1851,7 +1861,7 @@ def _before_a_noun(text: str) -> bool:
     return (
         len(after) >= 2
         and _noun_like(after[0])
-        and after[0] not in _DEGREE | _PREDICATE_ENDS
+        and after[0] not in _DEGREE | _PREDICATE_ENDS | _COMPARATIVES
         and not after[0].endswith("ed")
         and not all(w in _PREDICATE_ENDS for w in after[1:])
     )
