@@ -19,9 +19,10 @@ middle turn ("how long do I have (redo a project after I get feedback)?", was "(
 the 172 held-back ones (followups-dev4hold..dev8hold, reader holdout, fresh) 6 changed. With
 bench/answer_quality.py on the same sets: d2c-fu-07 is now refused (answerability 0.885 -> 0.157: any
 query with "send ... from rviz" is, the first question asked that way too, since the book says "click 2D
-Goal Pose" in RViz2; answered and cited again since coverage meets "rviz" in "RViz2"), d6b-fu-05 kept its answer; held back, followups-dev4hold follow-ups cited 95.0% ->
-90.0% and keywords 85.0% -> 84.2%, every other held-back figure (dev5hold..dev8hold, reader holdout,
-fresh) unchanged; bench/followup_misses.py refuses the same 23 of 28 and 107 of 120.
+Goal Pose" in RViz2; answered and cited again since coverage meets "rviz" in "RViz2"), d6b-fu-05
+kept its answer; held back, followups-dev4hold follow-ups cited 95.0% -> 90.0% and keywords 85.0% ->
+84.2%, every other held-back figure (dev5hold..dev8hold, reader holdout, fresh) unchanged;
+bench/followup_misses.py refuses the same 23 of 28 and 107 of 120.
 
 Review 4, a "that" for a situation (lectern/situations.py; the probes in
 tests/unit/test_followups_clauses.py), base main 5d0df04; the tuning splits now take dev9 and train (all)
