@@ -26,7 +26,7 @@ from lectern.english import PREPOSITIONS as _PREPOSITIONS
 from lectern.english import SUBORDINATE as _SUBORDINATE
 from lectern.english import VERBS as _VERBS
 from lectern.english import word_set as _word_set
-from lectern.situations import asks_of_a_situation, cuts_a_measure, measure_for_that
+from lectern.situations import asks_of_a_situation, cuts_a_measure, it_for_the_event, measure_for_that
 from lectern.swaps import (
     and_phrase,
     corrected_words,
@@ -879,6 +879,10 @@ def _with_previous(question: str, previous_questions: Sequence[str]) -> str:
         # the doing or event asked about, not a noun cut from it (a clause glued in reads as nothing);
         # "how can I cut that down?" cuts the measure the question named ("memory")
         return _after_statement(measure_for_that(question, previous), previous)
+    if standing and it_for_the_event(question, previous):
+        # "how do I avoid it?" after "why does the arm overshoot the target ...?": "it" is the event the
+        # question asked about, which the whole question describes, not its doer ("the arm")
+        return _after_statement(question, previous)
     if standing and _WHAT_IF.match(question):
         # "what if I hand one in late?" after "what format do my code submissions need to follow?": the
         # same situation with one thing changed, so the whole question is its setting

@@ -93,3 +93,16 @@ def cuts_a_measure(question: str, previous: str) -> bool:
     if _HOW_MUCH.match(previous) is None or _CHANGES_THAT.search(question) is None:
         return False
     return any(w.lower() in MEASURES for w in _WORD.findall(previous))
+
+
+# "how do I avoid it?", "can I prevent it?": "it" as what such a verb is done to is an event or a doing.
+_EVENT_VERB_IT = re.compile(
+    r"\b(?:avoid|prevent|stop|reduce|minimi[sz]e|mitigate)\s+it\b(?!\s*['\u2019])", re.IGNORECASE
+)
+
+
+def it_for_the_event(question: str, previous: str) -> bool:
+    """Whether `question` avoids, prevents or stops an "it" after a question about an event ("how do I
+    avoid it?" after "why does the arm overshoot the target when it moves fast?"): the "it" is the
+    overshooting, not the arm, the doer the previous question names."""
+    return _EVENT_VERB_IT.search(question) is not None and _ASKS_OF_AN_EVENT.match(previous) is not None

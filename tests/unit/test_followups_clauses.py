@@ -248,14 +248,15 @@ from lectern.followups import standalone_query
             "can I bring that down?",
             "can I bring bandwidth down (which node uses the most bandwidth on the robot)?",
         ),
-        pytest.param(
+        (
             "why does the arm overshoot the target when it moves fast?",
             "how do I avoid it?",
             "how do I avoid it (why does the arm overshoot the target when it moves fast)?",
-            marks=pytest.mark.xfail(
-                strict=True,
-                reason="an 'it' after a 'why does X ...' question is read as X, the event's doer",
-            ),
+        ),
+        (
+            "why does my sourdough collapse in the oven?",
+            "can I prevent it?",
+            "can I prevent it (why does my sourdough collapse in the oven)?",
         ),
     ],
 )
@@ -345,3 +346,8 @@ def test_a_pronoun_for_a_noun_phrase_still_takes_the_phrase(previous: str, quest
 )
 def test_second_questions_of_their_own_after_a_situation_stay_as_asked(previous: str, question: str) -> None:
     assert standalone_query(question, [previous]) == question
+
+
+def test_it_avoided_after_a_question_about_a_thing_is_the_thing() -> None:
+    # only after a question about an event is the avoided "it" the event
+    assert standalone_query("how do I avoid it?", ["What is a memory leak?"]) == "how do I avoid memory leak?"
