@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from lectern import word_frequency
 from lectern.english import AUXILIARIES, COMPARATIVES, MODALS, QUESTION_WORDS
 from lectern.english import DETERMINERS as _DETERMINERS
 from lectern.english import PERSONS as _PRONOUN_I
@@ -682,8 +683,14 @@ def _leans_on(question: str, previous: str) -> bool:
     return (
         _is_statement(previous)
         and len(topical) < SELF_CONTAINED_WORDS
-        and not any(_is_specific(w) for w in topical)
+        and not any(_is_specific(w) or _unknown_in_english(w) for w in topical)
     )
+
+
+def _unknown_in_english(word: str) -> bool:
+    """A lower-case word general English never uses ("pytest", "kubectl", "rosbag"): a tool's name,
+    which a question after a report names as its own topic, as it would "Pytest"."""
+    return len(word) >= 4 and word.isalpha() and word.islower() and word_frequency.zipf(word) == 0.0
 
 
 def names_little(question: str) -> bool:

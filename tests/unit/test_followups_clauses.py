@@ -13,7 +13,10 @@ meaning kept: "can I speed build up (take twenty minutes on CI)?", "how do I sto
 oven?"), 18 wrong (a clause glued in, or the wrong thing: "is cache fills bad?", "can I ignore coffee
 machine ask for descaling?", "can I change blender (spin fast on the top setting)?"); the 12
 noun-phrase probes all as today; 9 of 10 second questions as asked. After (lectern.situations): 43
-right, 1 acceptable (the xfail), 0 wrong; 12 of 12 and 9 of 10 the same.
+right, 1 acceptable (the xfail), 0 wrong; 12 of 12 and 9 of 10 the same. Since then an "it" to avoid
+after a "why does ...?" is the event (44 of 44 right), and a lower-case word general English never
+uses ("pytest", "kubectl") names a question's own topic after a report (10 of 10 as asked, and one
+more second question).
 """
 
 import pytest
@@ -322,13 +325,11 @@ def test_a_pronoun_for_a_noun_phrase_still_takes_the_phrase(previous: str, quest
         ("why do I feel dizzy when I stand up quickly?", "what are the side effects of ibuprofen?"),
         ("how do I reset the router?", "where is the WPS button on the Archer AX55?"),
         ("when is the essay due?", "how do I book a meeting with my personal tutor?"),
-        pytest.param(
+        (
             "the test suite randomly fails when run in parallel",
             "how do I run a single test file with pytest?",
-            marks=pytest.mark.xfail(
-                strict=True, reason="a lower-case tool name ('pytest') names nothing after a report"
-            ),
         ),
+        ("my pods keep restarting every few minutes", "how do I read the logs with kubectl?"),
         (
             "which model eats the most memory in the capstone stack?",
             "how do I install the Whisper speech model?",
