@@ -380,7 +380,7 @@ def is_followup(question: str) -> bool:
     topical = [
         w
         for w in own
-        if not _is_action(w) and w.lower() not in ANAPHORA | _SUPERLATIVES | _COMPARATIVES | phrasal
+        if not _is_action(w) and w.lower() not in ANAPHORA | _SUPERLATIVES | COMPARATIVES | phrasal
     ]
     if _INSTEAD_END.search(question):
         return True  # "can I use an AMD card instead?": instead of what was just said
@@ -894,7 +894,7 @@ def _with_previous(question: str, previous_questions: Sequence[str]) -> str:
         # "what if I hand one in late?" after "what format do my code submissions need to follow?": the
         # same situation with one thing changed, so the whole question is its setting
         return _after_statement(question, previous)
-    how_to = _HOW_TO.match(previous.rstrip("?.! ")) or _PERSON_YES_NO.match(previous.rstrip("?.! "))
+    how_to = _doing_asked(previous)
     if standing and how_to and _names_only_doing(question):
         # "how far back can I go?" after "how do I roll back a deployment?", "can I opt out later?" after
         # "how do I enrol in the pension plan?": the question names no thing, only how far or a verb with
@@ -1118,15 +1118,13 @@ _SUPERLATIVES = _word_set(
 )
 
 
-# "any cheaper option?": a comparative weighs against what was talked about, naming nothing.
-_COMPARATIVES = COMPARATIVES
 _INSTEAD_END = re.compile(r"\binstead\s*[?.!]*\s*$", re.IGNORECASE)
 
 
 # "the second", "the former one": one of the two things just named, with no noun of its own.
 _ORDINAL_PICK = re.compile(
     r"\bthe\s+(first|second|former|latter)(?:\s+ones?)?(?=\s*[?.!,]|\s*$|\s+(?:"
-    + "|".join(sorted((STOP_WORDS | AUXILIARIES | _VERBS | _COMPARATIVES) - _word_set("one ones")))
+    + "|".join(sorted((STOP_WORDS | AUXILIARIES | _VERBS | COMPARATIVES) - _word_set("one ones")))
     + r")\b)",
     re.IGNORECASE,
 )
@@ -1272,6 +1270,13 @@ _DO_IT = re.compile(
 )
 
 
+def _doing_asked(previous: str) -> re.Match[str] | None:
+    """The match whose first group is what a how-to ("how do I vacuum a large table?") or a "can I ...?"
+    ("can I defer my offer?") asked about doing; None for any other question."""
+    stripped = previous.rstrip("?.! ")
+    return _HOW_TO.match(stripped) or _PERSON_YES_NO.match(stripped)
+
+
 def _the_doing_for_it(question: str, previous: str) -> str | None:
     """ "how long does it take?" after "how do I create a read replica?": "how long does it take to
     create a read replica?"; "how often should I do it?" after "how do I vacuum a large table?": "how
@@ -1279,7 +1284,7 @@ def _the_doing_for_it(question: str, previous: str) -> str | None:
     reader asked how to do (or whether they may do it: "can I defer my offer?"), not for its object.
     None for any other follow-up, or a previous question that is no such doing."""
     stripped = previous.rstrip("?.! ")
-    doing = _HOW_TO.match(stripped) or _PERSON_YES_NO.match(stripped)
+    doing = _doing_asked(previous)
     if doing is None or "(" in previous:
         return None
     done = " ".join(doing.group(1).split())
@@ -1759,7 +1764,7 @@ _SUBJECT_DEMONSTRATIVE = re.compile(
 # Not before a comparative: "make that bigger" says what to do to it, "bigger" is no noun.
 _DEMONSTRATIVE_NOUN = re.compile(
     r"\b(?:that|this|those|these|such\s+an?)\s+(?=[A-Za-z])(?!(?:"
-    + "|".join(sorted(_COMPARATIVES))
+    + "|".join(sorted(COMPARATIVES))
     + r"|more|less)\b)",
     re.IGNORECASE,
 )
@@ -1872,7 +1877,7 @@ def _before_a_noun(text: str) -> bool:
     return (
         len(after) >= 2
         and _noun_like(after[0])
-        and after[0] not in _DEGREE | _PREDICATE_ENDS | _COMPARATIVES
+        and after[0] not in _DEGREE | _PREDICATE_ENDS | COMPARATIVES
         and not after[0].endswith("ed")
         and not all(w in _PREDICATE_ENDS for w in after[1:])
     )
