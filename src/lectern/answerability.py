@@ -286,8 +286,8 @@ def _present(word: str, terms: frozenset[str], text: str, hyphenless: frozenset[
     if len(lower) >= MIN_VERSIONED and lower.isalpha() and lower in text and _versioned(lower).search(text):
         return True
     again = done_again(lower)
-    if again is not None and (stem_terms(again) <= terms or again in text):
-        return True  # "rerun the test": the passages say "run"
+    if again is not None and (stem_terms(again) <= terms or _whole_word(again).search(text)):
+        return True  # "rerun the test": the passages say "run" (as a word: not the "use" of "because")
     return any(all(t in terms or t in hyphenless for t in form) for form in _other_forms(word))
 
 
@@ -307,6 +307,11 @@ def done_again(word: str) -> str | None:
         return None
     rest = match.group(1)
     return rest if word_frequency.zipf(rest) >= AGAIN_REST else None
+
+
+@lru_cache(maxsize=4096)
+def _whole_word(word: str) -> re.Pattern[str]:
+    return re.compile(rf"(?<![a-z]){re.escape(word)}(?![a-z])")
 
 
 @lru_cache(maxsize=4096)

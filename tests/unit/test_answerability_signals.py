@@ -298,6 +298,9 @@ def test_a_verb_done_again_meets_the_plain_verb() -> None:
     assert "reuse" not in s.missing
     # a word of its own that begins with "re" is no "again": "remove" is not "move" again
     assert signals("How do I remove it?", [hit("Move it.", 0.5)], None, None).missing == ("remove",)
+    # the plain verb as a word of its own, not inside another ("use" in "because", "used" in "focused")
+    inside = [hit("Because the camera is focused, it is fine.", 0.5)]
+    assert signals("Can I reuse the camera once reused?", inside, None, None).missing == ("reuse", "reused")
 
 
 def test_done_again() -> None:
