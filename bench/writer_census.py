@@ -225,7 +225,8 @@ def main() -> None:
         counts = " ".join(f"{k}={classes[k]}" for k in ORDER)
         missed = sum(classes.values())
         print(f"{name}: {missed} of {answered} answered miss a keyword, relevant cited: {counts}")
-    print(f"\nall sets: {sum(total_classes.values())} of {total} answered with keywords")
+    missed = sum(total_classes.values())
+    print(f"\nall sets: {missed} of {total} answered miss a keyword, relevant cited")
     for k in ORDER:
         print(f"  {total_classes[k]:4d} {CLASSES[k]}")
     print("\nwhy (per missing keyword, every class but no passage):")
