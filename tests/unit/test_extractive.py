@@ -1232,3 +1232,23 @@ def test_of_code_blocks_the_one_whose_section_heading_names_the_question_is_quot
     assert extractive._best_code([first, headed], [], strict=False) is headed
     headed.heading = 0.0  # no heading that names the question: the better-ranked block
     assert extractive._best_code([first, headed], [], strict=False) is first
+
+
+def test_a_how_to_gets_a_block_of_another_passage_near_it_in_meaning_when_none_shares_its_words() -> None:
+    # "list the microphones" / "# List available audio devices": no block shares the question's words,
+    # the comment says it in other words; a block that starts inside a listing says nothing on its own.
+    question = "How do I see how often messages arrive?"
+    prose = _hit("Topics carry messages between the nodes of the graph.", 1, "Topics")
+
+    def answer(block: str) -> str:
+        code = _hit(f"```bash\n{block}\n```", 2, "Statistics")
+        result = RetrievalResult(query=question, hits=[prose, code], query_embedding=[1.0, 0.0, 0.0, 0.0])
+        rows = {
+            prose.chunk.content_hash: [[0.5, 0.866, 0.0, 0.0]],
+            code.chunk.content_hash: [[0.45, 0.0, 0.893, 0.0]],
+        }
+        req = replace(request(question, result), sentences=_StoredVectors(rows))  # type: ignore[arg-type]
+        return ExtractiveWriter().compose(req)[0]
+
+    assert "ros2 topic hz" in answer("# Get topic statistics\nros2 topic hz /chatter")
+    assert "ros2 topic hz" not in answer("    # Get topic statistics\n    ros2 topic hz /chatter")

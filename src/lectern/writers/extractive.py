@@ -24,7 +24,8 @@
    number with fewer of the question's words, and a line that heads a list written in comments with
    that list. A question that names a file brings the block that is that file; a block whose lead-in,
    title or comments are about as near the question in meaning as the best quoted sentence comes with
-   an answer that is not a how-to one (`CODE_MEANING_OUTMATCH`). A text diagram (boxes
+   an answer that is not a how-to one (`CODE_MEANING_OUTMATCH`), and with a how-to one that no block
+   answers in the question's words (unless it starts inside a listing). A text diagram (boxes
    and arrows in a fence) never stands for the code a how-to question asks for. A list quoted nearly
    whole ends with its last items.
 5. Sentences are grouped by source (best source first) and kept in the author's order within a
@@ -126,7 +127,9 @@ CODE_HEADING = 1.0
 # best quoted sentence, comes with an answer that is not a how-to one: the command or setting asked
 # for in other words ("how often do messages arrive" / "# Get topic statistics" / `ros2 topic hz`).
 # Replayed (bench/code_vectors_study.py): 0.6-0.9 gain 4-5 answers with every keyword over the
-# development sets and lose none; 36 of 576 answers change, ~50 words longer each.
+# development sets and lose none; 36 of 576 answers change, ~50 words longer each. A how-to question
+# that no block answers in its own words gets such a block too (`_whole_nearer_in_meaning`; tuned-set
+# replay: answers with every keyword +1 -0, 9 of 874 answers change, cited unchanged).
 CODE_MEANING_OUTMATCH = 0.8
 # How a sentence with a stored vector is scored: meaning first, then its passage's rank, the question's
 # words in it, in its section's headings and in its chunk, and its shape. Searched on the tune split of
@@ -265,6 +268,13 @@ class ExtractiveWriter:
                 chosen = _with_code(
                     _best_of_listing(code, answering, candidates, query_terms), chosen, candidates
                 )
+            else:
+                # No block shares the how-to's words ("list the microphones" / "# List available audio
+                # devices" / `query_devices()`): one whose lead-in, title or comments say it in other
+                # words, as near the question as the best quoted sentence.
+                code = _best_code(_whole_nearer_in_meaning(answering, chosen), chosen, strict=False)
+                if code is not None:
+                    chosen = _with_code(code, chosen, candidates)
         chosen = _with_top_code(chosen, answering, candidates, query_terms)
         chosen = _with_named_code(chosen, codes, candidates)
         chosen = _with_asked_file(chosen, codes, candidates, f"{request.question}\n{query}")
@@ -845,6 +855,12 @@ def _nearer_in_meaning(codes: list[_Candidate], chosen: list[_Candidate]) -> lis
     if best is None or best <= 0:
         return []
     return [k for k in codes if k.cosine is not None and k.cosine >= CODE_MEANING_OUTMATCH * best]
+
+
+def _whole_nearer_in_meaning(codes: list[_Candidate], chosen: list[_Candidate]) -> list[_Candidate]:
+    """`_nearer_in_meaning`, less the blocks that start inside a listing: a file's middle chunk says
+    nothing on its own of what the file is for (its opening is what `_with_named_code` quotes)."""
+    return [k for k in _nearer_in_meaning(codes, chosen) if not _continues(k.unit.text)]
 
 
 def _outmatching(codes: list[_Candidate], chosen: list[_Candidate]) -> bool:
