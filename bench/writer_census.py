@@ -21,6 +21,23 @@ item, lead-in, code), its fate in the selection (`_mmr`, mirrored as in kw_in_pa
 the floor, no merit of its own, a duplicate, room or words ran out, a bare lead-in never offered, code),
 its rank by score, the question's kind, and for (b) the keyword passage's retrieval rank against the
 lead passage's. Then counts by class and by reason, per set and over all sets.
+
+Findings (Nov 2026, base main ee915a4; recordings of the tuned sets: reader tune, train, dev2, dev5-dev9,
+follow-ups dev, dev2, dev3, dev4-dev9). 153 of 874 answered questions with keywords cite a relevant file
+and miss a keyword: (a) 1, (a2) 16, (b) 31, (c) 2, reserve only 34, in no passage 69. So two thirds are
+retrieval's (the keyword is not in the top 5), and the writer's largest share is code: per missing
+keyword, a code block not quoted 20 (b) + 16 (reserve) + 4 (a, a2, c); then list items under the floor
+in lower-ranked passages (6 b, 13 reserve), units left when the room ran out (~15, most of them quiz or
+exercise prompts), bare lead-ins to code never offered (2). After the two code rules kept (a block's
+section heading counts in `_best_code`; a how-to with no block in its words gets the block nearest it in
+meaning): 150 of 874, (b) 28, code not quoted in (b) 17.
+
+Tried on replay and not kept (answers with every keyword, in-scope / follow-ups, over the tuned sets):
+the rank prior shared by every passage of a file (379 -> 370 / 298 -> 296, cited -1 / -2), half shared
+(-4 / +1), shared within a section (no change, cited -1); short lead-ins (>= 4 words, or sharing a word
+of the question) offered on their own (-1 / 0); a heading share >= 0.2 passing `_best_code`'s strict
+test (+2 / 0, a follow-up loses its cited file); the block's own cosine in `_best_code`'s score (0 to +1,
++3 -2 at weight 2); the section heading in `_with_code_lines`' score (no change).
 """
 
 from __future__ import annotations
