@@ -1216,3 +1216,39 @@ def test_a_heading_is_named_exactly_when_the_quoted_texts_terms_hold_its_words()
                 wanted = stem_terms(heading) - extractive._IGNORED
                 assert extractive._names(run, heading) == (not wanted or wanted <= stem_terms(joined))
     assert any(u.terms > stem_terms(u.text) for u in units)  # terms beyond the text's were there to skip
+
+
+def test_of_code_blocks_the_one_whose_section_heading_names_the_question_is_quoted() -> None:
+    # "What do I install before the GPU works in Docker?": the block under "Step 1: Install NVIDIA
+    # Container Toolkit" shares none of the question's words in its commands, its heading does.
+    def block(text: str, rank: int, heading: float) -> Any:
+        c = _candidate(f"```bash\n{text}\n```", rank, 0.0)
+        c.rank_prior, c.lexical, c.chunk, c.heading = 1.0 - (rank - 1) / 5, 0.1, 0.3, heading
+        c.hit = c.hit.model_copy(update={"similarity": 0.6})
+        return c
+
+    first = block("cd docker/ && docker-compose up", 1, 0.0)
+    headed = block("sudo apt-get install -y toolkit-x", 3, 0.5)
+    assert extractive._best_code([first, headed], [], strict=False) is headed
+    headed.heading = 0.0  # no heading that names the question: the better-ranked block
+    assert extractive._best_code([first, headed], [], strict=False) is first
+
+
+def test_a_how_to_gets_a_block_of_another_passage_near_it_in_meaning_when_none_shares_its_words() -> None:
+    # "list the microphones" / "# List available audio devices": no block shares the question's words,
+    # the comment says it in other words; a block that starts inside a listing says nothing on its own.
+    question = "How do I see how often messages arrive?"
+    prose = _hit("Topics carry messages between the nodes of the graph.", 1, "Topics")
+
+    def answer(block: str) -> str:
+        code = _hit(f"```bash\n{block}\n```", 2, "Statistics")
+        result = RetrievalResult(query=question, hits=[prose, code], query_embedding=[1.0, 0.0, 0.0, 0.0])
+        rows = {
+            prose.chunk.content_hash: [[0.5, 0.866, 0.0, 0.0]],
+            code.chunk.content_hash: [[0.45, 0.0, 0.893, 0.0]],
+        }
+        req = replace(request(question, result), sentences=_StoredVectors(rows))  # type: ignore[arg-type]
+        return ExtractiveWriter().compose(req)[0]
+
+    assert "ros2 topic hz" in answer("# Get topic statistics\nros2 topic hz /chatter")
+    assert "ros2 topic hz" not in answer("    # Get topic statistics\n    ros2 topic hz /chatter")

@@ -24,7 +24,8 @@
    number with fewer of the question's words, and a line that heads a list written in comments with
    that list. A question that names a file brings the block that is that file; a block whose lead-in,
    title or comments are about as near the question in meaning as the best quoted sentence comes with
-   an answer that is not a how-to one (`CODE_MEANING_OUTMATCH`). A text diagram (boxes
+   an answer that is not a how-to one (`CODE_MEANING_OUTMATCH`), and with a how-to one that no block
+   answers in the question's words (unless it starts inside a listing). A text diagram (boxes
    and arrows in a fence) never stands for the code a how-to question asks for. A list quoted nearly
    whole ends with its last items.
 5. Sentences are grouped by source (best source first) and kept in the author's order within a
@@ -114,12 +115,21 @@ CODE_OUTMATCH_LINES = 20
 # weights 0.5-2.0 alike: train +1 cited and +1 with every keyword, two other answers shorter or on
 # point, tune unchanged.
 CODE_MEANING = 1.0
+# A block's section heading says what the block does ("Step 1: Install NVIDIA Container Toolkit" over the
+# apt commands) when the block's own words do not: the question's words in the innermost headings count
+# as much as in the code. On replay of the tuned sets (bench/writer_census.py: the keyword an answer
+# missed sat in a block of another passage of the cited file), 0.5-2.0 alike: answers with every keyword
+# +2 -0 (dev2 "what do I install before the GPU works in Docker", follow-ups dev), 4 answers of 874
+# change, cited files unchanged.
+CODE_HEADING = 1.0
 # A code block has a vector of its own too when something says in words what it does (its lead-in,
 # title or comments, `code_gist`). A block at least this near the question in meaning, relative to the
 # best quoted sentence, comes with an answer that is not a how-to one: the command or setting asked
 # for in other words ("how often do messages arrive" / "# Get topic statistics" / `ros2 topic hz`).
 # Replayed (bench/code_vectors_study.py): 0.6-0.9 gain 4-5 answers with every keyword over the
-# development sets and lose none; 36 of 576 answers change, ~50 words longer each.
+# development sets and lose none; 36 of 576 answers change, ~50 words longer each. A how-to question
+# that no block answers in its own words gets such a block too (`_whole_nearer_in_meaning`; tuned-set
+# replay: answers with every keyword +1 -0, 9 of 874 answers change, cited unchanged).
 CODE_MEANING_OUTMATCH = 0.8
 # How a sentence with a stored vector is scored: meaning first, then its passage's rank, the question's
 # words in it, in its section's headings and in its chunk, and its shape. Searched on the tune split of
@@ -258,6 +268,13 @@ class ExtractiveWriter:
                 chosen = _with_code(
                     _best_of_listing(code, answering, candidates, query_terms), chosen, candidates
                 )
+            else:
+                # No block shares the how-to's words ("list the microphones" / "# List available audio
+                # devices" / `query_devices()`): one whose lead-in, title or comments say it in other
+                # words, as near the question as the best quoted sentence.
+                code = _best_code(_whole_nearer_in_meaning(answering, chosen), chosen, strict=False)
+                if code is not None:
+                    chosen = _with_code(code, chosen, candidates)
         chosen = _with_top_code(chosen, answering, candidates, query_terms)
         chosen = _with_named_code(chosen, codes, candidates)
         chosen = _with_asked_file(chosen, codes, candidates, f"{request.question}\n{query}")
@@ -826,7 +843,7 @@ def _best_code(
     best_score = 0.0
     for c in codes:
         score = c.lexical + 0.5 * c.chunk + 0.3 * c.rank_prior + (0.2 if c.source in quoted else 0.0)
-        score += CODE_MEANING * c.hit.similarity
+        score += CODE_MEANING * c.hit.similarity + CODE_HEADING * c.heading
         if (c.lexical >= 0.2 or not strict or c.source == lead) and score > best_score:
             best, best_score = c, score
     return best
@@ -838,6 +855,12 @@ def _nearer_in_meaning(codes: list[_Candidate], chosen: list[_Candidate]) -> lis
     if best is None or best <= 0:
         return []
     return [k for k in codes if k.cosine is not None and k.cosine >= CODE_MEANING_OUTMATCH * best]
+
+
+def _whole_nearer_in_meaning(codes: list[_Candidate], chosen: list[_Candidate]) -> list[_Candidate]:
+    """`_nearer_in_meaning`, less the blocks that start inside a listing: a file's middle chunk says
+    nothing on its own of what the file is for (its opening is what `_with_named_code` quotes)."""
+    return [k for k in _nearer_in_meaning(codes, chosen) if not _continues(k.unit.text)]
 
 
 def _outmatching(codes: list[_Candidate], chosen: list[_Candidate]) -> bool:
