@@ -155,7 +155,7 @@ def main() -> None:
             "expected": row["expected"],
             "keywords": row["keywords"],
         }
-        if args.signals and kind in ("a", "b", "b*"):
+        if args.signals and kind != "d":
             entry.update(asyncio.run(signals_of(stem, row, engines)))
         census.append(entry)
     cited = sum(r["relevant_cited"] for _, _, r in rows)

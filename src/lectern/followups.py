@@ -70,7 +70,7 @@ GENERIC_WORDS = _word_set(
     benefit benefits advantage advantages disadvantage disadvantages pros cons downside downsides drawback
     drawbacks upside upsides problem problems issue issues reason reasons role useful possible necessary
     recommended recommend common typical typically usually really exactly actually needed require required
-    suit suits instead several many much often lot lots plenty
+    suit suits instead several many much often lot lots plenty though although anyway anyways
     always never importance significance significant effect effects impact tips practice practices
     approach approaches method methods happening kind sort overall general generally specific specifically
     """

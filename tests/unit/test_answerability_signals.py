@@ -121,6 +121,18 @@ def test_a_missing_unknown_name_is_flagged() -> None:
     assert covered.as_dict()["cov"] == 1.0
 
 
+def test_a_discourse_word_names_no_topic() -> None:
+    # "though", "anyway": how the reader talks, not what about; no passage needs to say them
+    assert question_terms("isn't that slow though?") == [("slow", False)]
+    assert question_terms("so which oven setting is it anyway?") == [("oven", False), ("setting", False)]
+    assert question_terms("although the invoice is paid, why is the account locked?") == [
+        ("invoice", False),
+        ("paid", False),
+        ("account", False),
+        ("locked", False),
+    ]
+
+
 def test_carried_words_are_the_words_a_rewrite_put_in_brackets() -> None:
     # a follow-up rewritten with the previous question in brackets: the bracket's own words
     query = "isn't that slow though (when should the robot redo its whole route)?"
