@@ -18,6 +18,23 @@ signals on its last turn are printed: the question words no passage contains, th
 whether the previous turn was answered and from which files. The sets are those tuned on only
 (followups-dev dev, followups-dev2/dev3 all, followups-dev4..dev9 tuned halves, followups-textbook-a/b,
 the follow-ups of reader tune and train); never the held-back halves.
+
+Census of main ee915a4 (tag base), 419 tuning follow-ups, 397 cited: a 5, b 5, b* 3, c 9, d 56.
+- a: "what props does it take?" (the card, not the author; "props" no word of the collection),
+  "how much counts for the write-up?" (read alone; the book's word is "documentation"), "does the new
+  one run on a Mac?" (the book says "macOS": refused however it is read), "what is the programmer on
+  the hook for?" (read alone; the meant reading, asked alone, is answered and cited at 0.71), "how do
+  newer systems differ from the classic pipeline?" (a comparative without "than"; meant: 0.68, cited).
+- b: three after a refused report or question, refused for the previous turn's words carried in
+  brackets that no passage has ("inventing", "patching", "spends": 0.39, 0.38, 0.42, each cited once
+  those words no longer count); two stand-alone switches (0.15, 0.32). b*: the reader's word is not the
+  book's ("switch over", "split-into-stages", "shop").
+- c: five keep to the previous answer's file (da-fu-02, d5d-fu-07, d8a-fu-03, rd-fu-05, d9a-fu-07 next
+  to it), one overview file (d3d-fu-04), one chapter for the index's table (d9c-fu-01), two after a
+  refused report or a switch (d3c-fu-07, d3c-fu-12). d: the writer picks other sentences of the file.
+After the bracketed words that no passage has stop counting, the comparative rule and the discourse
+words (tag f1): 401 cited; a 4, b 2, b* 3, c 9, d 60 (the three newly cited lack their keyword,
+dd-fu-07 lost its keyword).
 """
 
 from __future__ import annotations
