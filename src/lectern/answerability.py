@@ -477,6 +477,22 @@ def measures_asked(question: str) -> frozenset[str]:
     )
 
 
+_BRACKETED_TAIL = re.compile(r"\s*\(([^()]*)\)(?=[?.!]*\s*$)")
+
+
+def carried_words(query: str, asked: str) -> frozenset[str]:
+    """The words, lower case, of the bracketed context a follow-up's rewrite put after `query` ("isn't
+    that slow though (when should the robot redo its whole route ...)?") that the question as `asked`
+    and the rest of the query do not have: the previous turn's words. None when the brackets are the
+    asker's own."""
+    match = _BRACKETED_TAIL.search(query)
+    if match is None or match.group(0).strip() in asked:
+        return frozenset()
+    own = {w.lower() for w, _ in question_terms(query[: match.start()])}
+    own |= {w.lower() for w, _ in question_terms(asked)}
+    return frozenset(w.lower() for w, _ in question_terms(match.group(1)) if w.lower() not in own)
+
+
 @dataclass(frozen=True)
 class Signals:
     values: tuple[float, ...]
@@ -498,7 +514,11 @@ def signals(
     query_vector: NDArray[np.float32] | None,
     units: Sequence[UnitVectors] | None,
     known: KnownTerm | None = None,
+    carried: frozenset[str] = frozenset(),
 ) -> Signals:
+    """The answerability signals of `question` over the passages found for it. `carried`: words, lower
+    case, that a follow-up's rewrite took from the previous turn (`carried_words`), counted only where a
+    passage has them."""
     top = list(hits[:PASSAGES])
     sims = sorted((h.similarity for h in top), reverse=True)
     best3 = sims[:3] or [0.0]
@@ -552,7 +572,9 @@ def signals(
         "0.5 m radius"); missing, it is no part of the topic (present, it counts like any word)."""
         return word.lower() not in asked or lookup(word)[0]
 
-    terms = [(w, n) for w, n in terms if topical(w)]
+    # the previous turn's words a follow-up's rewrite carries in brackets keep the search on its topic;
+    # one that no passage has says nothing of whether they answer the follow-up
+    terms = [(w, n) for w, n in terms if topical(w) and (w.lower() not in carried or lookup(w)[0])]
     weights = [WORD_WEIGHT + rarity(w) for w, _ in terms]
     total = sum(weights) or 1.0
     for (word, name), weight in zip(terms, weights, strict=True):

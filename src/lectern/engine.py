@@ -556,7 +556,11 @@ class Engine:
     ) -> _Retry:
         """In a worker thread: the search with the previous topic, judged as the question was asked."""
         judged = _judged(result, as_asked)
-        found = self._signals(_decision_query(turn), judged) if model is not None and judged.hits else None
+        found = (
+            self._signals(_decision_query(turn), judged, _carried(turn))
+            if model is not None and judged.hits
+            else None
+        )
         return _Retry(query, result, confidence, judged, found)
 
     def _retry_here(
@@ -608,7 +612,7 @@ class Engine:
         request and, from a `ComposingWriter`, its answer (what `_retrieve_then_write` would write)."""
         if not result.hits:
             return _Prepared()
-        found = self._signals(_decision_query(turn), result)
+        found = self._signals(_decision_query(turn), result, _carried(turn))
         decided = _decided(model, confidence, found)
         if decided[1] is not None:
             return _Prepared(found, decided, retry=self._retry_here(turn, conversation, model, result))
@@ -642,14 +646,16 @@ class Engine:
             cover = await asyncio.to_thread(guardrail.coverage, query, result.hits, self.retriever.knows)
             return (confidence, None) if cover.covered else (refused(confidence), "off_topic")
         if found is None:
-            found = await asyncio.to_thread(self._signals, query, result)
+            found = await asyncio.to_thread(self._signals, query, result, _carried(turn))
         return _decided(model, confidence, found)
 
-    def _signals(self, query: str, result: RetrievalResult) -> answerability.Signals:
+    def _signals(
+        self, query: str, result: RetrievalResult, carried: frozenset[str] = frozenset()
+    ) -> answerability.Signals:
         top = result.hits[: answerability.PASSAGES]
         vector = result.query_vector() if result.query_embedding else None
         units = self.retriever.sentences.of([h.chunk for h in top]) if vector is not None else None
-        return answerability.signals(query, top, vector, units, self.retriever.knows)
+        return answerability.signals(query, top, vector, units, self.retriever.knows, carried)
 
     # --- tool-calling writer: gate its stream on what it retrieved -----------------------------------
     async def _tool_calling(self, turn: _Turn, conversation: Conversation) -> AsyncIterator[Event]:
@@ -1090,6 +1096,12 @@ def _decision_query(turn: _Turn) -> str:
     """What the answerability decision reads: with a selection the search query carries the
     selection's words, and only the question's count."""
     return turn.asked if turn.options.user_context else turn.search_query
+
+
+def _carried(turn: _Turn) -> frozenset[str]:
+    """The words a follow-up's rewrite carried from the previous turn in brackets: the decision counts
+    them only where a passage has them (`answerability.carried_words`)."""
+    return answerability.carried_words(_decision_query(turn), turn.asked)
 
 
 def _validate(question: str, options: AskOptions) -> str:

@@ -70,7 +70,7 @@ GENERIC_WORDS = _word_set(
     benefit benefits advantage advantages disadvantage disadvantages pros cons downside downsides drawback
     drawbacks upside upsides problem problems issue issues reason reasons role useful possible necessary
     recommended recommend common typical typically usually really exactly actually needed require required
-    suit suits instead several many much often lot lots plenty
+    suit suits instead several many much often lot lots plenty though although anyway anyways
     always never importance significance significant effect effects impact tips practice practices
     approach approaches method methods happening kind sort overall general generally specific specifically
     """
@@ -677,6 +677,8 @@ def _leans_on(question: str, previous: str) -> bool:
     """Whether `question` needs the turn before it (`previous`) to be searched."""
     if is_followup(question) or _repeats_previous_words(question, previous):
         return True
+    if _compares_with_previous(question, previous):
+        return True
     # "should I lower the camera resolution?" after "SLAM drops to 10 frames a second": after a report,
     # a question that names nothing of its own (no name, few topic words) is about what was reported
     topical = [w for w in content_words(question) if not _is_action(w) and w.lower() not in ANAPHORA]
@@ -685,6 +687,30 @@ def _leans_on(question: str, previous: str) -> bool:
         and len(topical) < SELF_CONTAINED_WORDS
         and not any(_is_specific(w) or _unknown_in_english(w) for w in topical)
     )
+
+
+# "how do newer systems differ from the classic pipeline?": a comparative before a noun, with no "than".
+_COMPARED_NOUN = re.compile(
+    r"\b(?:" + "|".join(sorted(COMPARATIVES)) + r")\s+([A-Za-z][\w-]*)", re.IGNORECASE
+)
+_THAN = re.compile(r"\bthan\b", re.IGNORECASE)
+
+
+def _compares_with_previous(question: str, previous: str) -> bool:
+    """ "how do newer systems differ from the classic pipeline?" after "what does a robot's dialogue
+    system consist of?", "are there cheaper sensors for it?" after "which sensors does the kit use?": a
+    comparative before a noun the previous question named, with no "than" saying what it is weighed
+    against, weighs that noun against the one just talked about; the question keeps its words and takes
+    the previous question's subject. A noun the previous question did not name ("is there a faster
+    way to install it?") is left to the other rules."""
+    if _THAN.search(question):
+        return False
+    before = {_singular(w.lower()) for w in content_words(previous)}
+    return any(_singular(m.group(1).lower()) in before for m in _COMPARED_NOUN.finditer(question))
+
+
+def _singular(word: str) -> str:
+    return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
 
 
 def _unknown_in_english(word: str) -> bool:

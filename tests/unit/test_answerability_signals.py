@@ -18,6 +18,7 @@ from lectern.answerability import (
     Signals,
     StepFunction,
     _with_root,
+    carried_words,
     clause_parts,
     done_again,
     is_compound,
@@ -118,6 +119,50 @@ def test_a_missing_unknown_name_is_flagged() -> None:
     covered = signals("How does Gazebo simulate lidar?", PASSAGES, None, None, known=lambda w: True)
     assert covered.missing == ()
     assert covered.as_dict()["cov"] == 1.0
+
+
+def test_a_discourse_word_names_no_topic() -> None:
+    # "though", "anyway": how the reader talks, not what about; no passage needs to say them
+    assert question_terms("isn't that slow though?") == [("slow", False)]
+    assert question_terms("so which oven setting is it anyway?") == [("oven", False), ("setting", False)]
+    assert question_terms("although the invoice is paid, why is the account locked?") == [
+        ("invoice", False),
+        ("paid", False),
+        ("account", False),
+        ("locked", False),
+    ]
+
+
+def test_carried_words_are_the_words_a_rewrite_put_in_brackets() -> None:
+    # a follow-up rewritten with the previous question in brackets: the bracket's own words
+    query = "isn't that slow though (when should the robot redo its whole route)?"
+    assert carried_words(query, "isn't that slow though?") == {"robot", "redo", "whole", "route"}
+    # a word the follow-up has itself is its own, not carried
+    query = "how do I stop the planner (the language planner keeps inventing moves)?"
+    assert "planner" not in carried_words(query, "how do I stop the planner?")
+    # brackets the reader wrote, or no brackets at all: nothing carried
+    asked = "How do I install ROS 2 (on Ubuntu 22.04)?"
+    assert carried_words(asked, asked) == frozenset()
+    assert (
+        carried_words("what are the downsides of domain randomization?", "what are its downsides?") == set()
+    )
+
+
+def test_a_carried_word_counts_only_where_a_passage_has_it() -> None:
+    # Other documents: a recipe site. "braise" is the previous question's, carried in brackets; no passage
+    # says it, so it neither lowers coverage nor is missing. Present, "oven" counts like any word.
+    passages = [hit("Cast iron pans go in the oven up to 260 C; season them after washing.", 0.6)]
+    query = "can the pan go in the oven (braise short ribs)?"
+    carried = carried_words(query, "can the pan go in the oven?")
+    assert {"braise", "ribs"} <= carried
+    plain = signals(query, passages, None, None, known=lambda w: True)
+    assert "braise" in plain.missing
+    s = signals(query, passages, None, None, known=lambda w: True, carried=carried)
+    assert s.missing == ()
+    assert s.as_dict()["cov"] == 1.0 > plain.as_dict()["cov"]
+    # the follow-up's own words still count when missing ("wok" is no word of the passages)
+    own = signals("can the wok go in the oven (braise short ribs)?", passages, None, None, carried=carried)
+    assert own.missing == ("wok",)
 
 
 def test_a_question_of_several_sentences_is_covered_as_its_best_covered_sentence() -> None:

@@ -186,7 +186,7 @@ async def test_a_refusal_is_searched_again_with_the_previous_topic_in_the_same_w
 
 def _answers_the_retry(monkeypatch: pytest.MonkeyPatch) -> None:
     """Signals that say which query was searched, and a decision that answers only the retry."""
-    monkeypatch.setattr(Engine, "_signals", lambda self, query, result: result.query)
+    monkeypatch.setattr(Engine, "_signals", lambda self, query, result, carried=frozenset(): result.query)
 
     def decided(model: Any, confidence: Any, found: Any) -> Any:
         if found == RETRY:
