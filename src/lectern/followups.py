@@ -197,6 +197,13 @@ _NO_VERB = r"(?!.*\b(?:" + "|".join(sorted(AUXILIARIES | QUESTION_WORDS)) + r")\
 _BARE_SETTING = re.compile(
     rf"^\s*(?:in|on|at|with|from|under|inside|using|via|for|as)\s+{_NO_VERB}[^,;:]+$", re.IGNORECASE
 )
+# "how much disk space?", "how many GPUs?": an amount asked with no verb is an amount of what was just
+# talked about ("what hardware do I need for the Isaac module?"); a question with a verb ("how much disk
+# space does Isaac Sim need?"), or a name after a preposition ("how much VRAM for Isaac Sim?"), says of
+# what itself.
+_BARE_AMOUNT = re.compile(
+    rf"^\W*(?:(?:so|and|ok(?:ay)?|then|but)\W+)?how\s+(?:much|many)\s+{_NO_VERB}[^,;:]+$", re.IGNORECASE
+)
 # "why 95%?", "why Celery, not RQ?": a "why" with a few words and no verb asks why of what was just said.
 _WHY_FRAGMENT = re.compile(
     rf"^\W*(?:(?:and|but|so|ok(?:ay)?)\W+)?why\s+(?!not\b){_NO_VERB}\S+(?:\s+\S+){{0,3}}\s*$",
@@ -393,6 +400,10 @@ def is_followup(question: str) -> bool:
     if _BARE_MEASURE.search(question) and not any(_is_specific(w) for w in topical):
         return True
     if _WHICH_SIZE.search(question):
+        return True
+    if _BARE_AMOUNT.match(question) and not (
+        any(_is_specific(w) for w in topical) and any(t.lower() in _PREPOSITIONS for t in words(question))
+    ):
         return True
     between = _BETWEEN_UNNAMED.search(question)
     if between and not any(_is_specific(w) for w in topical):

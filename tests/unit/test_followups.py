@@ -1894,3 +1894,22 @@ def test_a_name_before_the_preposition_of_a_which_question_stays_in_its_subject(
     previous: str, searched: str
 ) -> None:
     assert standalone_query("how much does that one cost?", [previous]) == searched
+
+
+@pytest.mark.parametrize("question", ["how much disk space?", "how many GPUs?", "so how much RAM?"])
+def test_an_amount_asked_without_a_verb_is_an_amount_of_what_was_just_talked_about(question: str) -> None:
+    previous = "what hardware do I need for the Isaac navigation module?"
+    assert is_followup(question)
+    assert standalone_query(question, [previous]).endswith("(hardware for the Isaac navigation module)?")
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "how much disk space does Isaac Sim need?",  # a verb: it says of what
+        "how much VRAM for Isaac Sim?",  # a name after a preposition says of what
+        "how many joints does a humanoid arm have?",
+    ],
+)
+def test_an_amount_asked_with_a_verb_or_of_a_named_thing_stands_alone(question: str) -> None:
+    assert not is_followup(question)
