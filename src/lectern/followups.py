@@ -1504,6 +1504,18 @@ def _marked_subject(text: str) -> str:
                 # "how do I make the robot turn its head toward the speaker": the robot, and its doing
                 return " ".join([*_strip_edges(doing[:verb]), _DOING_MARK, *doing[verb:]])
             return " ".join(_strip_edges(doing))
+        passive = next(
+            (
+                i
+                for i, w in enumerate(tokens)
+                if i > 0 and w.lower() in _PASSIVE_BE and _strip_edges(tokens[:i])
+            ),
+            None,
+        )
+        if passive is not None:
+            # "how should the launch files be organised?": the files, and what is done to them; not
+            # "launch files be organised" as one thing
+            return " ".join([*_strip_edges(tokens[:passive]), _DOING_MARK, *tokens[passive:]])
         # "what does a cover letter look like?": the verb is the last one ("cover" is a noun there);
         # "how does the robot collect details over several turns?": the first one
         verb = _verb_at(tokens, last=text.lower().startswith("what"))
@@ -1547,6 +1559,9 @@ def _marked_subject(text: str) -> str:
     return topic_of(text)
 
 
+# The "be" of a passive after a subject: "how should the files be laid out?", "can the sensors be
+# calibrated?".
+_PASSIVE_BE = _word_set("be been")
 # "what causes stringing?", "what tools come with the SDK?": "what" or "which" and no auxiliary after it.
 _WHAT_THEN_WORDS = re.compile(r"^\s*(?:what|which)\s+(?!(?:is|are|was|were|'s)\b)(.+)$", re.IGNORECASE)
 

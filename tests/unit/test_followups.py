@@ -1913,3 +1913,18 @@ def test_an_amount_asked_without_a_verb_is_an_amount_of_what_was_just_talked_abo
 )
 def test_an_amount_asked_with_a_verb_or_of_a_named_thing_stands_alone(question: str) -> None:
     assert not is_followup(question)
+
+
+@pytest.mark.parametrize(
+    ("question", "parts"),
+    [
+        ("how should the launch files be organised?", ("launch files", "be organised")),
+        ("how should the final project's folders be laid out?", ("final project's folders", "be laid out")),
+        ("can the sensors be calibrated?", ("sensors", "be calibrated")),
+    ],
+)
+def test_the_subject_of_a_passive_ends_at_its_be(question: str, parts: tuple[str, str]) -> None:
+    assert subject_parts(question) == parts
+    assert (
+        standalone_query("and what goes in it?", [question]) == f"and what goes in {parts[0]} ({parts[1]})?"
+    )
