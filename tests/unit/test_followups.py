@@ -1928,3 +1928,29 @@ def test_the_subject_of_a_passive_ends_at_its_be(question: str, parts: tuple[str
     assert (
         standalone_query("and what goes in it?", [question]) == f"and what goes in {parts[0]} ({parts[1]})?"
     )
+
+
+@pytest.mark.parametrize(
+    ("previous", "question", "query"),
+    [
+        (
+            "what tasks with tools can a robot learn in Isaac Sim?",
+            "what about with cloth?",
+            "what tasks with cloth can a robot learn in Isaac Sim?",
+        ),
+        (
+            "what everyday jobs with objects could a humanoid learn in simulation?",
+            "what about with liquids?",
+            "what everyday jobs with liquids could a humanoid learn in simulation?",
+        ),
+        (
+            "which sensors work with ROS 2 in Gazebo?",
+            "what about with Unity?",
+            "which sensors work with Unity in Gazebo?",
+        ),
+    ],
+)
+def test_a_swapped_phrase_ends_at_the_auxiliary_of_the_clause_after_it(
+    previous: str, question: str, query: str
+) -> None:
+    assert standalone_query(question, [previous]) == query
