@@ -901,6 +901,11 @@ def _with_previous(question: str, previous_questions: Sequence[str]) -> str:
         # "how do I avoid it?" after "why does the arm overshoot the target ...?": "it" is the event the
         # question asked about, which the whole question describes, not its doer ("the arm")
         return _after_statement(question, previous)
+    each = _one_of_each(question, previous) if standing else None
+    if each is not None:
+        # "what's due at the end of the second one?" after "how many weeks does each stage of the final
+        # project take?": one of the stages, not of the weeks counted for each
+        return _after_statement(each, previous)
     if standing and _WHAT_IF.match(question):
         # "what if I hand one in late?" after "what format do my code submissions need to follow?": the
         # same situation with one thing changed, so the whole question is its setting
@@ -952,6 +957,27 @@ def _swapped_after_report(previous: str, question: str) -> str | None:
         return None
     stripped = swapped.rstrip("?.! ")
     return f"{stripped} ({lead.group(1).strip()}){swapped[len(stripped) :] or '?'}"
+
+
+# "each stage", "every chapter": the things a question asks something of one by one.
+_EACH_THING = re.compile(r"\b(?:each|every)\s+([A-Za-z][A-Za-z-]*)\b", re.IGNORECASE)
+
+
+def _one_of_each(question: str, previous: str) -> str | None:
+    """ "the second one" after a question asked of each of some things ("how many weeks does each stage
+    take?"): the question with the thing in place of "one" ("the second stage"), or None when the
+    previous question asks of no "each <thing>" or the question has no "the <word> one"."""
+    each = _EACH_THING.search(previous)
+    if each is None or each.group(1).lower() in STOP_WORDS | GENERIC_WORDS:
+        return None  # "each other", "each one"
+    tokens = re.split(r"(\W+)", question)
+    at = [i for i, t in enumerate(tokens) if _WORD.fullmatch(t)]
+    for n, i in enumerate(at[2:], start=2):
+        kind, determiner = tokens[at[n - 1]].lower(), tokens[at[n - 2]].lower()
+        if tokens[i].lower() == "one" and determiner in _KIND_DETERMINERS and kind not in STOP_WORDS:
+            tokens[i] = each.group(1)
+            return "".join(tokens)
+    return None
 
 
 def _is_bare_thing(phrase: str) -> bool:

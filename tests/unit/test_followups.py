@@ -1954,3 +1954,32 @@ def test_a_swapped_phrase_ends_at_the_auxiliary_of_the_clause_after_it(
     previous: str, question: str, query: str
 ) -> None:
     assert standalone_query(question, [previous]) == query
+
+
+@pytest.mark.parametrize(
+    ("previous", "question", "query"),
+    [
+        (
+            "how many weeks does each stage of the final project take?",
+            "what's due at the end of the second one?",
+            "what's due at the end of the second stage"
+            " (how many weeks does each stage of the final project take)?",
+        ),
+        (
+            "how many hours does each chapter take?",
+            "and the last one?",
+            "and the last chapter (how many hours does each chapter take)?",
+        ),
+    ],
+)
+def test_the_word_one_after_a_question_of_each_thing_is_one_of_those_things(
+    previous: str, question: str, query: str
+) -> None:
+    # not one of the weeks or hours counted for each
+    assert standalone_query(question, [previous]) == query
+
+
+def test_each_other_names_no_things_for_a_one() -> None:
+    assert "second other" not in standalone_query(
+        "and the second one?", ["how do the nodes talk to each other?"]
+    )
