@@ -1385,6 +1385,21 @@ _META_WORDS = _word_set(
     "book books chapter chapters section sections module modules guide document documents course courses"
     " textbook textbooks tutorial tutorials"
 )
+_NUMBER = re.compile(r"^\d+(?:\.\d+)*$")
+
+
+def _numbered(tokens: list[str], i: int) -> bool:
+    """Whether the document word at `i` is named by the number after it ("module 4", "chapter 12.3"): the
+    name of one part, which stays in a subject."""
+    return i + 1 < len(tokens) and _NUMBER.match(tokens[i + 1]) is not None
+
+
+def _without_meta(tokens: list[str]) -> list[str]:
+    """`tokens` without the words for the documents themselves ("the book's example", "the course"),
+    but with a numbered part ("module 4 summary")."""
+    return [w for i, w in enumerate(tokens) if w.lower() not in _META_WORDS or _numbered(tokens, i)]
+
+
 _PARTICLES = _word_set("up like out down off")
 _SPLIT_PARTICLES = _word_set("back away")
 _AUX = r"(?:does|do|did|can|could|will|would|should)"
@@ -1428,7 +1443,7 @@ def _tokens(text: str) -> list[str]:
 def _strip_edges(tokens: list[str]) -> list[str]:
     while tokens and (
         tokens[0].lower() in STOP_WORDS
-        or tokens[0].lower() in _META_WORDS
+        or (tokens[0].lower() in _META_WORDS and not _numbered(tokens, 0))
         # "to use an LLM as ...": the verb before an article is no part of the thing
         or (len(tokens) > 1 and tokens[0].lower() in _VERBS and tokens[1].lower() in _DETERMINERS)
         # "roll back a deployment", "give away the old phone": the particle of a phrasal verb, not the thing
@@ -1477,7 +1492,7 @@ def _marked_subject(text: str) -> str:
         main = _marked_subject(lead.group(2))
         if main and not any(w.lower() in ANAPHORA for w in words(main)):
             # "In the RL chapter, how is the state defined?": the opening clause narrows the subject
-            setting = [w for w in _strip_edges(_tokens(lead.group(1))) if w.lower() not in _META_WORDS]
+            setting = _without_meta(_strip_edges(_tokens(lead.group(1))))
             return f"{main} in {' '.join(setting)}" if setting else main
         # "Once the node is running, what does it publish?": the opening clause's subject
         opening = _strip_edges(_tokens(lead.group(1)))
@@ -1488,7 +1503,7 @@ def _marked_subject(text: str) -> str:
     if expletive:
         # "why is it so hard for a robot to walk on two legs?": the "it" stands for the "to" clause, the
         # subject is the one the clause is said of, its doing what is said of it
-        subject = [w for w in _strip_edges(_tokens(expletive.group(1))) if w.lower() not in _META_WORDS]
+        subject = _without_meta(_strip_edges(_tokens(expletive.group(1))))
         doing = _strip_edges(_tokens(expletive.group(2)))
         if subject and doing:
             return " ".join([*subject, _DOING_MARK, *doing])
@@ -1642,7 +1657,7 @@ def _which_parts(text: str) -> tuple[list[str], list[str], list[str]] | None:
     # is done to ("compare Whisper against", "compare the Sony A7 against"): a name stays.
     verb_at = cut - 1 if cut == len(rest) or not _is_specific(rest[cut - 1]) else cut
     subject = [w for w in rest[: max(0, verb_at)] if w.lower() not in _PRONOUN_I]
-    subject = [w for w in _strip_edges(subject) if w.lower() not in _META_WORDS]
+    subject = _without_meta(_strip_edges(subject))
     return subject, nouns, rest[cut:]
 
 
@@ -1798,7 +1813,7 @@ def subject_parts(question: str) -> tuple[str, str]:
     if len(tokens) <= 5:
         return marked, ""
     cut = next((i for i, w in enumerate(tokens) if i > 0 and w.lower() in _ENDS_HEAD), len(tokens))
-    context = [w for w in _strip_edges(tokens[cut:]) if w.lower() not in _META_WORDS]
+    context = _without_meta(_strip_edges(tokens[cut:]))
     return " ".join(_strip_edges(tokens[:cut])), " ".join(context)
 
 

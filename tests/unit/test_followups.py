@@ -1983,3 +1983,16 @@ def test_each_other_names_no_things_for_a_one() -> None:
     assert "second other" not in standalone_query(
         "and the second one?", ["how do the nodes talk to each other?"]
     )
+
+
+@pytest.mark.parametrize(
+    ("question", "head"),
+    [
+        ("what control methods does the module 4 summary list?", "module 4 summary control methods"),
+        ("what does chapter 12 cover?", "chapter 12"),
+        ("which sensors does module 2 simulate?", "module 2 sensors"),
+        ("which sensors does the book simulate?", "sensors"),  # the book itself is no part of a subject
+    ],
+)
+def test_a_document_word_named_by_a_number_stays_in_the_subject(question: str, head: str) -> None:
+    assert subject_parts(question) == (head, "")
