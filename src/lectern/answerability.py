@@ -493,6 +493,15 @@ def carried_words(query: str, asked: str) -> frozenset[str]:
     return frozenset(w.lower() for w, _ in question_terms(match.group(1)) if w.lower() not in own)
 
 
+# Words that ask for advice ("which editor does the course suggest?", "the suggested exercise"): the
+# documents give the advice ("VS Code recommended") without the reader's word for asking it; missing,
+# such a word is no part of the topic (present, it counts like any word). "recommend" names no topic
+# anywhere (a generic word).
+ADVICE_WORDS = frozenset(
+    {"suggest", "suggests", "suggested", "suggestion", "suggestions", "advise", "advises", "advised"}
+)
+
+
 @dataclass(frozen=True)
 class Signals:
     values: tuple[float, ...]
@@ -569,8 +578,9 @@ def signals(
 
     def topical(word: str) -> bool:
         """ "how far", "how big": the word asks for a quantity the passages give as a number ("30 m",
-        "0.5 m radius"); missing, it is no part of the topic (present, it counts like any word)."""
-        return word.lower() not in asked or lookup(word)[0]
+        "0.5 m radius"); missing, it is no part of the topic (present, it counts like any word). So is
+        a word asking for advice (`ADVICE_WORDS`)."""
+        return (word.lower() not in asked and word.lower() not in ADVICE_WORDS) or lookup(word)[0]
 
     # the previous turn's words a follow-up's rewrite carries in brackets keep the search on its topic;
     # one that no passage has says nothing of whether they answer the follow-up

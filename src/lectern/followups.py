@@ -197,6 +197,13 @@ _NO_VERB = r"(?!.*\b(?:" + "|".join(sorted(AUXILIARIES | QUESTION_WORDS)) + r")\
 _BARE_SETTING = re.compile(
     rf"^\s*(?:in|on|at|with|from|under|inside|using|via|for|as)\s+{_NO_VERB}[^,;:]+$", re.IGNORECASE
 )
+# "how much disk space?", "how many GPUs?": an amount asked with no verb is an amount of what was just
+# talked about ("what hardware do I need for the Isaac module?"); a question with a verb ("how much disk
+# space does Isaac Sim need?"), or a name after a preposition ("how much VRAM for Isaac Sim?"), says of
+# what itself.
+_BARE_AMOUNT = re.compile(
+    rf"^\W*(?:(?:so|and|ok(?:ay)?|then|but)\W+)?how\s+(?:much|many)\s+{_NO_VERB}[^,;:]+$", re.IGNORECASE
+)
 # "why 95%?", "why Celery, not RQ?": a "why" with a few words and no verb asks why of what was just said.
 _WHY_FRAGMENT = re.compile(
     rf"^\W*(?:(?:and|but|so|ok(?:ay)?)\W+)?why\s+(?!not\b){_NO_VERB}\S+(?:\s+\S+){{0,3}}\s*$",
@@ -393,6 +400,10 @@ def is_followup(question: str) -> bool:
     if _BARE_MEASURE.search(question) and not any(_is_specific(w) for w in topical):
         return True
     if _WHICH_SIZE.search(question):
+        return True
+    if _BARE_AMOUNT.match(question) and not (
+        any(_is_specific(w) for w in topical) and any(t.lower() in _PREPOSITIONS for t in words(question))
+    ):
         return True
     between = _BETWEEN_UNNAMED.search(question)
     if between and not any(_is_specific(w) for w in topical):
@@ -916,6 +927,11 @@ def _with_previous(question: str, previous_questions: Sequence[str]) -> str:
         # "how do I avoid it?" after "why does the arm overshoot the target ...?": "it" is the event the
         # question asked about, which the whole question describes, not its doer ("the arm")
         return _after_statement(question, previous)
+    each = _one_of_each(question, previous) if standing else None
+    if each is not None:
+        # "what's due at the end of the second one?" after "how many weeks does each stage of the final
+        # project take?": one of the stages, not of the weeks counted for each
+        return _after_statement(each, previous)
     if standing and _WHAT_IF.match(question):
         # "what if I hand one in late?" after "what format do my code submissions need to follow?": the
         # same situation with one thing changed, so the whole question is its setting
@@ -967,6 +983,27 @@ def _swapped_after_report(previous: str, question: str) -> str | None:
         return None
     stripped = swapped.rstrip("?.! ")
     return f"{stripped} ({lead.group(1).strip()}){swapped[len(stripped) :] or '?'}"
+
+
+# "each stage", "every chapter": the things a question asks something of one by one.
+_EACH_THING = re.compile(r"\b(?:each|every)\s+([A-Za-z][A-Za-z-]*)\b", re.IGNORECASE)
+
+
+def _one_of_each(question: str, previous: str) -> str | None:
+    """ "the second one" after a question asked of each of some things ("how many weeks does each stage
+    take?"): the question with the thing in place of "one" ("the second stage"), or None when the
+    previous question asks of no "each <thing>" or the question has no "the <word> one"."""
+    each = _EACH_THING.search(previous)
+    if each is None or each.group(1).lower() in STOP_WORDS | GENERIC_WORDS:
+        return None  # "each other", "each one"
+    tokens = re.split(r"(\W+)", question)
+    at = [i for i, t in enumerate(tokens) if _WORD.fullmatch(t)]
+    for n, i in enumerate(at[2:], start=2):
+        kind, determiner = tokens[at[n - 1]].lower(), tokens[at[n - 2]].lower()
+        if tokens[i].lower() == "one" and determiner in _KIND_DETERMINERS and kind not in STOP_WORDS:
+            tokens[i] = each.group(1)
+            return "".join(tokens)
+    return None
 
 
 def _is_bare_thing(phrase: str) -> bool:
@@ -1374,6 +1411,21 @@ _META_WORDS = _word_set(
     "book books chapter chapters section sections module modules guide document documents course courses"
     " textbook textbooks tutorial tutorials"
 )
+_NUMBER = re.compile(r"^\d+(?:\.\d+)*$")
+
+
+def _numbered(tokens: list[str], i: int) -> bool:
+    """Whether the document word at `i` is named by the number after it ("module 4", "chapter 12.3"): the
+    name of one part, which stays in a subject."""
+    return i + 1 < len(tokens) and _NUMBER.match(tokens[i + 1]) is not None
+
+
+def _without_meta(tokens: list[str]) -> list[str]:
+    """`tokens` without the words for the documents themselves ("the book's example", "the course"),
+    but with a numbered part ("module 4 summary")."""
+    return [w for i, w in enumerate(tokens) if w.lower() not in _META_WORDS or _numbered(tokens, i)]
+
+
 _PARTICLES = _word_set("up like out down off")
 _SPLIT_PARTICLES = _word_set("back away")
 _AUX = r"(?:does|do|did|can|could|will|would|should)"
@@ -1417,7 +1469,7 @@ def _tokens(text: str) -> list[str]:
 def _strip_edges(tokens: list[str]) -> list[str]:
     while tokens and (
         tokens[0].lower() in STOP_WORDS
-        or tokens[0].lower() in _META_WORDS
+        or (tokens[0].lower() in _META_WORDS and not _numbered(tokens, 0))
         # "to use an LLM as ...": the verb before an article is no part of the thing
         or (len(tokens) > 1 and tokens[0].lower() in _VERBS and tokens[1].lower() in _DETERMINERS)
         # "roll back a deployment", "give away the old phone": the particle of a phrasal verb, not the thing
@@ -1466,7 +1518,7 @@ def _marked_subject(text: str) -> str:
         main = _marked_subject(lead.group(2))
         if main and not any(w.lower() in ANAPHORA for w in words(main)):
             # "In the RL chapter, how is the state defined?": the opening clause narrows the subject
-            setting = [w for w in _strip_edges(_tokens(lead.group(1))) if w.lower() not in _META_WORDS]
+            setting = _without_meta(_strip_edges(_tokens(lead.group(1))))
             return f"{main} in {' '.join(setting)}" if setting else main
         # "Once the node is running, what does it publish?": the opening clause's subject
         opening = _strip_edges(_tokens(lead.group(1)))
@@ -1477,7 +1529,7 @@ def _marked_subject(text: str) -> str:
     if expletive:
         # "why is it so hard for a robot to walk on two legs?": the "it" stands for the "to" clause, the
         # subject is the one the clause is said of, its doing what is said of it
-        subject = [w for w in _strip_edges(_tokens(expletive.group(1))) if w.lower() not in _META_WORDS]
+        subject = _without_meta(_strip_edges(_tokens(expletive.group(1))))
         doing = _strip_edges(_tokens(expletive.group(2)))
         if subject and doing:
             return " ".join([*subject, _DOING_MARK, *doing])
@@ -1519,6 +1571,18 @@ def _marked_subject(text: str) -> str:
                 # "how do I make the robot turn its head toward the speaker": the robot, and its doing
                 return " ".join([*_strip_edges(doing[:verb]), _DOING_MARK, *doing[verb:]])
             return " ".join(_strip_edges(doing))
+        passive = next(
+            (
+                i
+                for i, w in enumerate(tokens)
+                if i > 0 and w.lower() in _PASSIVE_BE and _strip_edges(tokens[:i])
+            ),
+            None,
+        )
+        if passive is not None:
+            # "how should the launch files be organised?": the files, and what is done to them; not
+            # "launch files be organised" as one thing
+            return " ".join([*_strip_edges(tokens[:passive]), _DOING_MARK, *tokens[passive:]])
         # "what does a cover letter look like?": the verb is the last one ("cover" is a noun there);
         # "how does the robot collect details over several turns?": the first one
         verb = _verb_at(tokens, last=text.lower().startswith("what"))
@@ -1562,6 +1626,9 @@ def _marked_subject(text: str) -> str:
     return topic_of(text)
 
 
+# The "be" of a passive after a subject: "how should the files be laid out?", "can the sensors be
+# calibrated?".
+_PASSIVE_BE = _word_set("be been")
 # "what causes stringing?", "what tools come with the SDK?": "what" or "which" and no auxiliary after it.
 _WHAT_THEN_WORDS = re.compile(r"^\s*(?:what|which)\s+(?!(?:is|are|was|were|'s)\b)(.+)$", re.IGNORECASE)
 
@@ -1616,7 +1683,7 @@ def _which_parts(text: str) -> tuple[list[str], list[str], list[str]] | None:
     # is done to ("compare Whisper against", "compare the Sony A7 against"): a name stays.
     verb_at = cut - 1 if cut == len(rest) or not _is_specific(rest[cut - 1]) else cut
     subject = [w for w in rest[: max(0, verb_at)] if w.lower() not in _PRONOUN_I]
-    subject = [w for w in _strip_edges(subject) if w.lower() not in _META_WORDS]
+    subject = _without_meta(_strip_edges(subject))
     return subject, nouns, rest[cut:]
 
 
@@ -1772,7 +1839,7 @@ def subject_parts(question: str) -> tuple[str, str]:
     if len(tokens) <= 5:
         return marked, ""
     cut = next((i for i, w in enumerate(tokens) if i > 0 and w.lower() in _ENDS_HEAD), len(tokens))
-    context = [w for w in _strip_edges(tokens[cut:]) if w.lower() not in _META_WORDS]
+    context = _without_meta(_strip_edges(tokens[cut:]))
     return " ".join(_strip_edges(tokens[:cut])), " ".join(context)
 
 

@@ -354,7 +354,10 @@ def swap_phrase(previous: str, other: str, *, settings: bool = False) -> str | N
         bare = tokens[j].rstrip(",;:")
         if bare != tokens[j]:  # a comma ends the phrase, and stays
             return " ".join([*tokens[:start], other + tokens[j][len(bare) :], *tokens[j + 1 :]]) + "?"
-        if not clause and (bare.lower() in PREPOSITIONS or bare.lower() in SUBORDINATE):
+        # an auxiliary ends it too: "with tools can a robot learn" is "with tools", then the clause
+        if not clause and (
+            bare.lower() in PREPOSITIONS or bare.lower() in SUBORDINATE or bare.lower() in _AUX
+        ):
             end = j
             break
     return " ".join([*tokens[:start], other, *tokens[end:]]) + "?"

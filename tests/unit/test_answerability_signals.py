@@ -86,6 +86,21 @@ def test_an_adjective_that_asks_for_a_measure_is_no_topic_word_when_missing() ->
     assert s.as_dict()["cov"] == pytest.approx(1 - weights["fly"] / sum(weights.values()))
 
 
+@pytest.mark.parametrize("word", ["suggest", "suggested", "advise"])
+def test_a_word_asking_for_advice_is_no_topic_word_when_missing(word: str) -> None:
+    # "which lidar does Gazebo suggest?": the passages give the advice, not the reader's word for asking.
+    s = signals(f"Which lidar does Gazebo {word}?", PASSAGES, None, None, known=lambda w: True)
+    assert word not in s.missing
+    plain = signals("Which lidar does Gazebo have?", PASSAGES, None, None, known=lambda w: True)
+    assert s.as_dict()["cov"] == plain.as_dict()["cov"] == 1.0
+    # Present in the passages, it counts like any other word.
+    advised = [*PASSAGES, hit(f"We {word} a 2D lidar.", 0.4)]
+    s = signals(f"Which lidar does Gazebo {word} for flying?", advised, None, None, known=lambda w: True)
+    assert s.missing == ("flying",)
+    weights = {w: WORD_WEIGHT + rarity(w) for w in ("lidar", "Gazebo", word, "flying")}
+    assert s.as_dict()["cov"] == pytest.approx(1 - weights["flying"] / sum(weights.values()))
+
+
 def test_compound_names_must_appear_as_written() -> None:
     assert is_compound("ros2_control")
     assert is_compound("GPT4")

@@ -1894,3 +1894,105 @@ def test_a_name_before_the_preposition_of_a_which_question_stays_in_its_subject(
     previous: str, searched: str
 ) -> None:
     assert standalone_query("how much does that one cost?", [previous]) == searched
+
+
+@pytest.mark.parametrize("question", ["how much disk space?", "how many GPUs?", "so how much RAM?"])
+def test_an_amount_asked_without_a_verb_is_an_amount_of_what_was_just_talked_about(question: str) -> None:
+    previous = "what hardware do I need for the Isaac navigation module?"
+    assert is_followup(question)
+    assert standalone_query(question, [previous]).endswith("(hardware for the Isaac navigation module)?")
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "how much disk space does Isaac Sim need?",  # a verb: it says of what
+        "how much VRAM for Isaac Sim?",  # a name after a preposition says of what
+        "how many joints does a humanoid arm have?",
+    ],
+)
+def test_an_amount_asked_with_a_verb_or_of_a_named_thing_stands_alone(question: str) -> None:
+    assert not is_followup(question)
+
+
+@pytest.mark.parametrize(
+    ("question", "parts"),
+    [
+        ("how should the launch files be organised?", ("launch files", "be organised")),
+        ("how should the final project's folders be laid out?", ("final project's folders", "be laid out")),
+        ("can the sensors be calibrated?", ("sensors", "be calibrated")),
+    ],
+)
+def test_the_subject_of_a_passive_ends_at_its_be(question: str, parts: tuple[str, str]) -> None:
+    assert subject_parts(question) == parts
+    assert (
+        standalone_query("and what goes in it?", [question]) == f"and what goes in {parts[0]} ({parts[1]})?"
+    )
+
+
+@pytest.mark.parametrize(
+    ("previous", "question", "query"),
+    [
+        (
+            "what tasks with tools can a robot learn in Isaac Sim?",
+            "what about with cloth?",
+            "what tasks with cloth can a robot learn in Isaac Sim?",
+        ),
+        (
+            "what everyday jobs with objects could a humanoid learn in simulation?",
+            "what about with liquids?",
+            "what everyday jobs with liquids could a humanoid learn in simulation?",
+        ),
+        (
+            "which sensors work with ROS 2 in Gazebo?",
+            "what about with Unity?",
+            "which sensors work with Unity in Gazebo?",
+        ),
+    ],
+)
+def test_a_swapped_phrase_ends_at_the_auxiliary_of_the_clause_after_it(
+    previous: str, question: str, query: str
+) -> None:
+    assert standalone_query(question, [previous]) == query
+
+
+@pytest.mark.parametrize(
+    ("previous", "question", "query"),
+    [
+        (
+            "how many weeks does each stage of the final project take?",
+            "what's due at the end of the second one?",
+            "what's due at the end of the second stage"
+            " (how many weeks does each stage of the final project take)?",
+        ),
+        (
+            "how many hours does each chapter take?",
+            "and the last one?",
+            "and the last chapter (how many hours does each chapter take)?",
+        ),
+    ],
+)
+def test_the_word_one_after_a_question_of_each_thing_is_one_of_those_things(
+    previous: str, question: str, query: str
+) -> None:
+    # not one of the weeks or hours counted for each
+    assert standalone_query(question, [previous]) == query
+
+
+def test_each_other_names_no_things_for_a_one() -> None:
+    assert "second other" not in standalone_query(
+        "and the second one?", ["how do the nodes talk to each other?"]
+    )
+
+
+@pytest.mark.parametrize(
+    ("question", "head"),
+    [
+        ("what control methods does the module 4 summary list?", "module 4 summary control methods"),
+        ("what does chapter 12 cover?", "chapter 12"),
+        ("which sensors does module 2 simulate?", "module 2 sensors"),
+        ("which sensors does the book simulate?", "sensors"),  # the book itself is no part of a subject
+    ],
+)
+def test_a_document_word_named_by_a_number_stays_in_the_subject(question: str, head: str) -> None:
+    assert subject_parts(question) == (head, "")
