@@ -91,6 +91,16 @@ _RATE_WORDS = frozenset({"per"})
 _SMALL_NUMBERS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
 _NUMBER_WORDS = {word: str(i) for i, word in enumerate((*_SMALL_NUMBERS, "eleven", "twelve"))}
 _NUMBER_DIGITS = {digit: word for word, digit in _NUMBER_WORDS.items()}
+# An ordinal in words is the number the documents write ("the first week": "Week 1", "1st"), and the other
+# way round. Not "second": as often the unit of time ("per second") as the one after the first.
+_ORDINAL_WORDS = {
+    word: str(i)
+    for i, word in enumerate(
+        ("", "first", "", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth")
+    )
+    if word
+}
+_ORDINAL_SUFFIXED = re.compile(r"^(\d{1,2})(?:st|nd|rd|th)$")
 # Questions up to this long count as equally long: a short, precise question ("How do I delete a
 # collection?") must not read as less answerable than one of ten words.
 SHORT_QUESTION_WORDS = 10
@@ -256,6 +266,8 @@ def _lines(terms: frozenset[str]) -> str | None:
 def _present(word: str, terms: frozenset[str], text: str, hyphenless: frozenset[str] = frozenset()) -> bool:
     """Whether the passages (their `terms` and `text`; `hyphenless`: their hyphenated terms without the
     hyphens, see `_hyphenless`) contain the question word."""
+    if any(form in terms for form in _ordinal_forms(word.lower())):
+        return True  # "the first week" where the passages write "Week 1", and the other way round
     if is_compound(word):
         return any(form in text for form in written_forms(word))
     stems = stem_terms(word)
@@ -307,6 +319,24 @@ def done_again(word: str) -> str | None:
         return None
     rest = match.group(1)
     return rest if word_frequency.zipf(rest) >= AGAIN_REST else None
+
+
+@lru_cache(maxsize=4096)
+def _ordinal_forms(word: str) -> tuple[str, ...]:
+    """How the documents may write an ordinal or a number a reader wrote as the other: "first" as "1" or
+    "1st", "1st" as "1" or "first", "1" as "first"."""
+    if word in _ORDINAL_WORDS:
+        digits = _ORDINAL_WORDS[word]
+        return (digits, _suffixed(int(digits)))
+    suffixed = _ORDINAL_SUFFIXED.match(word)
+    digits = suffixed.group(1) if suffixed else word
+    named = [w for w, d in _ORDINAL_WORDS.items() if d == digits]
+    return (digits, *named) if suffixed else tuple(named)
+
+
+def _suffixed(number: int) -> str:
+    suffix = {1: "st", 2: "nd", 3: "rd"}.get(number % 10 if number % 100 not in (11, 12, 13) else 0, "th")
+    return f"{number}{suffix}"
 
 
 @lru_cache(maxsize=4096)

@@ -17,6 +17,7 @@ from lectern.answerability import (
     AnswerabilityModel,
     Signals,
     StepFunction,
+    _ordinal_forms,
     _with_root,
     carried_words,
     clause_parts,
@@ -480,6 +481,18 @@ def test_a_small_number_counts_in_words_or_digits() -> None:
     # Only the same number: "six" is not "7".
     other = signals("Why does the arm have six joints?", [hit("It has 7 joints.", 0.5)], None, None)
     assert "six" in other.missing
+
+
+def test_an_ordinal_counts_in_words_or_digits() -> None:
+    weeks = [hit("Week 1: install the tools. The 3rd lab builds a node.", 0.5)]
+    s = signals("What happens in the first week, and in the third lab?", weeks, None, None)
+    assert "first" not in s.missing
+    assert "third" not in s.missing
+    words = [hit("In the first week you install the tools.", 0.5)]
+    assert signals("What do I install in week 1 or the 1st lab?", words, None, None).missing == ("lab",)
+    # "second" is as often time as an ordinal, and only the same number counts
+    assert _ordinal_forms("second") == ()
+    assert "fifth" in signals("What is the fifth step?", weeks, None, None).missing
 
 
 def test_a_word_hyphenated_to_say_how_is_as_rare_as_its_head() -> None:
