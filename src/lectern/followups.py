@@ -813,6 +813,7 @@ def _bare_setting(question: str) -> bool:
 
 
 def _with_previous(question: str, previous_questions: Sequence[str]) -> str:
+    previous_questions = [purpose_as_infinitive(q) for q in previous_questions]
     if _bare_setting(question):
         # "in a virtual environment?" is read as "and in a virtual environment?", without the "and"
         query = _with_previous(f"and {question}", previous_questions)
@@ -1021,6 +1022,21 @@ _FOR_A_DOING = re.compile(r"^\s*for\s+[a-z]{2,}ing\b", re.IGNORECASE)
 
 
 # "how come?": why.
+# "... in Unity so it can talk to ROS 2": a purpose told as a clause of its own, whose "it" is the thing
+# just named; read as "... in Unity to talk to ROS 2", the subject stays the thing and the purpose its
+# setting, as when the reader writes "to talk" themselves.
+_PURPOSE_CLAUSE = re.compile(
+    r"\s+so(?:\s+that)?\s+(?:it|they|we|i|you)\s+(?:can|could|will|would|may|might)\s+(?=[a-z])",
+    re.IGNORECASE,
+)
+
+
+def purpose_as_infinitive(question: str) -> str:
+    """A purpose clause with a pronoun and a modal as "to" and its verb: "What has to be set up in Unity
+    so it can talk to ROS 2?" -> "What has to be set up in Unity to talk to ROS 2?"."""
+    return _PURPOSE_CLAUSE.sub(" to ", question)
+
+
 _HOW_COME = re.compile(r"\bhow\s+come\b", re.IGNORECASE)
 
 

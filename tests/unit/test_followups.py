@@ -9,6 +9,7 @@ from lectern.followups import (
     content_words,
     is_followup,
     names_little,
+    purpose_as_infinitive,
     refusal_topic,
     standalone_query,
     subject_parts,
@@ -1996,3 +1997,23 @@ def test_each_other_names_no_things_for_a_one() -> None:
 )
 def test_a_document_word_named_by_a_number_stays_in_the_subject(question: str, head: str) -> None:
     assert subject_parts(question) == (head, "")
+
+
+def test_a_purpose_clause_reads_as_to_and_its_verb() -> None:
+    # "so it can talk": the "it" is the thing just named, the purpose its setting, not a second subject
+    unity = "What has to be set up in Unity so it can talk to my robot's ROS 2 side?"
+    assert purpose_as_infinitive(unity) == "What has to be set up in Unity to talk to my robot's ROS 2 side?"
+    assert standalone_query("which port number should I type in for it?", [unity]) == (
+        "which port number should I type in for Unity (talk to my robot's ROS 2 side)?"
+    )
+    printer = "How do I set up the printer so that it can print over Wi-Fi?"
+    assert standalone_query("does it need a password?", [printer]) == (
+        "does printer to print over Wi-Fi need a password?"
+    )
+    postgres = "What settings does Postgres need so it will accept remote connections?"
+    assert standalone_query("and MySQL?", [postgres]) == (
+        "What settings does MySQL need to accept remote connections (Postgres)?"
+    )
+    # a clause with a subject of its own, or without a modal, is left as written
+    for kept in ("How do I tune it so the robot can see further?", "Why is it slow so often?"):
+        assert purpose_as_infinitive(kept) == kept
