@@ -35,6 +35,13 @@ Census of main ee915a4 (tag base), 419 tuning follow-ups, 397 cited: a 5, b 5, b
 After the bracketed words that no passage has stop counting, the comparative rule and the discourse
 words (tag f1): 401 cited; a 4, b 2, b* 3, c 9, d 60 (the three newly cited lack their keyword,
 dd-fu-07 lost its keyword).
+With fudev10 (dev10 tuned half) added, base 5fc200f: 443 follow-ups, 420 cited; a 4, b 4, b* 3, c 12,
+d 63. After only a previous file's best two passages move up (`lectern.engine.PREVIOUS_SOURCE_PASSAGES`,
+tag fix): 425 cited; a 4, b 4, b* 2, c 8, d 66 (d5d-fu-07, d8a-fu-03, d9c-fu-01, d10b-fu-09 and the
+refused d9d-fu-07 now cited). Left in c: da-fu-02 (the sensors chapter 3rd before the bonus, 6th after
+it: both previous files keep two passages above it), d9a-fu-07 (the right file 2nd, the writer quotes
+the planning chapter), rd-fu-05 and d3d-fu-04 (the right file 11th and 8th even before the bonus),
+d10a-fu-03, d10a-fu-11, d3c-fu-07, d3c-fu-12 (after a refusal or a switch: no previous files).
 """
 
 from __future__ import annotations
@@ -49,7 +56,19 @@ from typing import Any
 RESULTS = Path(__file__).parent / "results"
 QUESTIONS = Path(__file__).parent / "questions"
 DATA = Path("/work/shared/data/textbooks")
-SETS = ("fudev", "fudev2", "fudev3", "fudev4", "fudev5", "fudev6", "fudev7", "fudev8", "fudev9", "futb")
+SETS = (
+    "fudev",
+    "fudev2",
+    "fudev3",
+    "fudev4",
+    "fudev5",
+    "fudev6",
+    "fudev7",
+    "fudev8",
+    "fudev9",
+    "fudev10",
+    "futb",
+)
 SETS_WITH_OTHERS = ("tune", "train")  # reader tune, train: their follow-up rows only
 
 # The reading the reader meant, for the follow-ups the engine misread (by hand, from the conversation).

@@ -12,6 +12,7 @@ import pytest
 from lectern.engine import (
     FOLLOWUP_POOL,
     PREVIOUS_SOURCE_BONUS,
+    PREVIOUS_SOURCE_PASSAGES,
     AskOptions,
     Engine,
     favour_previous_sources,
@@ -48,6 +49,27 @@ def test_previous_answers_files_move_up_a_little() -> None:
         "gazebo.md",
         "ros.md",
     ]
+
+
+def test_only_a_previous_files_best_passages_move_up() -> None:
+    """The previous answer's file cannot fill the five with its passages: past its best few, they keep
+    their own score, and a better-ranked passage of another file stays in."""
+    engine, _, _ = make_engine()
+    hits = _hits(engine)
+    gazebo = next(h for h in hits if h.chunk.source_path == "gazebo.md")
+    ros = next(h for h in hits if h.chunk.source_path == "ros.md")
+    many = PREVIOUS_SOURCE_PASSAGES + 2
+    # one other file's passage first, then the previous file's passages just below it
+    other = gazebo.model_copy(update={"score": 0.030})
+    previous = [ros.model_copy(update={"score": 0.0299 - 0.0001 * i}) for i in range(many)]
+    kept = favour_previous_sources([*previous, other], frozenset({"ros.md"}), many)
+    paths = [h.chunk.source_path for h in kept]
+    assert paths[:PREVIOUS_SOURCE_PASSAGES] == ["ros.md"] * PREVIOUS_SOURCE_PASSAGES  # the best move up
+    assert paths[PREVIOUS_SOURCE_PASSAGES] == "gazebo.md"  # and the other file's passage stays in
+    assert [h.score for h in kept[:PREVIOUS_SOURCE_PASSAGES]] == [
+        h.score for h in previous[:PREVIOUS_SOURCE_PASSAGES]
+    ]
+    assert [h.rank for h in kept] == list(range(1, many + 1))
 
 
 def test_a_second_search_reranks_the_first_and_adds_nothing() -> None:
