@@ -1350,10 +1350,11 @@ _DO_IT = re.compile(
 
 
 def _doing_asked(previous: str) -> re.Match[str] | None:
-    """The match whose first group is what a how-to ("how do I vacuum a large table?") or a "can I ...?"
-    ("can I defer my offer?") asked about doing; None for any other question."""
+    """The match whose first group is what a how-to ("how do I vacuum a large table?"), a "can I ...?"
+    ("can I defer my offer?") or a "what do I need to ...?" asked about doing; None for any other
+    question."""
     stripped = previous.rstrip("?.! ")
-    return _HOW_TO.match(stripped) or _PERSON_YES_NO.match(stripped)
+    return _HOW_TO.match(stripped) or _PERSON_YES_NO.match(stripped) or _NEED_TO_DO.match(stripped)
 
 
 def _the_doing_for_it(question: str, previous: str) -> str | None:
@@ -1572,6 +1573,10 @@ def _marked_subject(text: str) -> str:
         while len(tokens) > 2 and tokens[0].lower() in _PRONOUN_I and tokens[1].lower() in _HEDGES:
             # "can I just use SQLite ...?", "do I really need a GPU ...?": the verb comes after the hedge
             tokens = [tokens[0], *tokens[2:]]
+        if len(tokens) > 3 and tokens[0].lower() in _PRONOUN_I and _NEEDS_TO.match(" ".join(tokens[1:3])):
+            # "what do I need to configure in the router?": the need is no doing, the verb after it is
+            # ("what should I configure in the router?"), so a follow-up's "it" is the router
+            tokens = [tokens[0], *tokens[3:]]
         if tokens and tokens[0].lower() in _PRONOUN_I and len(tokens) > 1:
             # "how do I open RViz2": what comes after the verb, whatever verb it is ("how do I attach
             # stereo cameras" is about the cameras); "why would I randomize textures" keeps a common
@@ -1774,6 +1779,10 @@ def _is_adjective(word: str) -> bool:
 
 
 # Words between a person and the verb that say how much, not what: "can I just use", "do I really need".
+# "what do I need to install on the Jetson?": a doing, as a how-to's ("how long does it take?" is the
+# installing's time)
+_NEED_TO_DO = re.compile(r"^\s*what\s+(?:do|does|would|will)\s+(?:i|we)\s+(?:need|have)\s+to\s+(.+)$", re.I)
+_NEEDS_TO = re.compile(r"^(?:need|needs|have|has|want|got)\s+to$", re.IGNORECASE)
 _HEDGES = _word_set("just really still even ever actually also only simply always never already")
 _YES_NO_AUX = re.compile(
     rf"^\s*({_AUX}|(?:does|do|did|could|would|should)n['\u2019]t|can['\u2019]t|cannot|won['\u2019]t)\s+(.+)$",

@@ -2017,3 +2017,22 @@ def test_a_purpose_clause_reads_as_to_and_its_verb() -> None:
     # a clause with a subject of its own, or without a modal, is left as written
     for kept in ("How do I tune it so the robot can see further?", "Why is it slow so often?"):
         assert purpose_as_infinitive(kept) == kept
+
+
+def test_what_i_need_to_do_is_a_doing_and_its_place() -> None:
+    # the need is no doing: "it" is the thing the verb is done to or in, "how long does it take?" the doing
+    router = "What do I need to configure in the router?"
+    assert (
+        standalone_query("which port should I open for it?", [router])
+        == "which port should I open for router?"
+    )
+    jetson = "What do I need to install on the Jetson?"
+    assert standalone_query("how much space does it have?", [jetson]) == "how much space does Jetson have?"
+    assert (
+        standalone_query("how long does it take?", [jetson])
+        == "how long does it take to install on the Jetson?"
+    )
+    kit = "What do I need to buy for the kit?"
+    assert standalone_query("how much does it cost?", [kit]) == "how much does it cost to buy for the kit?"
+    launch = "What do I have to change in the launch file?"
+    assert standalone_query("where is it?", [launch]) == "where is launch file?"
