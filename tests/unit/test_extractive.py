@@ -154,6 +154,13 @@ def test_split_tokens_round_trips() -> None:
         assert "".join(split_tokens(text)) == text
 
 
+def test_a_diagram_is_told_by_its_lines_and_code_without_drawing_characters_is_not_one() -> None:
+    assert extractive._drawing("```\n┌──┐\n│ A │──► B\n└──┘\n```")
+    assert not extractive._drawing("```\nros2 run demo talker\n```")
+    assert not extractive._drawing("```\n```")
+    assert not extractive._drawing("```\na\nb\nc\nd -> ►\n```")  # one line in four: under DRAWN_SHARE
+
+
 def _hit(text: str, rank: int, heading: str = "Troubleshooting") -> SearchHit:
     chunk = Chunk(
         text=text,

@@ -756,6 +756,8 @@ DRAWN_SHARE = 0.3
 def _drawing(block: str) -> bool:
     """Whether a fenced block is a text diagram (boxes and arrows): it shows a design, it does not say
     what to type, so it never stands for the code a how-to question asks for."""
+    if not _DRAWN.search(block):  # most blocks: no such character at all, one search instead of a line's
+        return False
     lines = [line for line in block.split("\n")[1:-1] if line.strip()]
     return bool(lines) and sum(1 for line in lines if _DRAWN.search(line)) >= DRAWN_SHARE * len(lines)
 
