@@ -75,6 +75,10 @@ class _CodeState:
         return self.fence or self.inline
 
     def advance(self, text: str) -> None:
+        if "`" not in text:  # most text: only a line break can change the state (ends inline code)
+            if "\n" in text:
+                self.inline = False
+            return
         for run in re.finditer(r"`+|\n", text):
             token = run.group(0)
             if token == "\n":

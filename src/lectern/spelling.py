@@ -53,7 +53,8 @@ def misspelt(text: str) -> bool:
 def _respelt_word(word: str, knows: KnownTerm) -> str:
     if len(word) > _LONGEST or word_frequency.zipf(word) >= RARE or knows(word) or _inflected(word):
         return word
-    slips = word_frequency.plain_zipfs(_one_slip(word))  # one query for all of them
+    # only slips at least `COMMON` can be the meant word: looked up in a map of the common words
+    slips = word_frequency.common_plain_zipfs(_one_slip(word), COMMON)
     scored = sorted(((z, c) for c, z in slips.items()), reverse=True)
     least = max(COMMON, word_frequency.zipf(word) + MARGIN)
     for zipf, candidate in scored:

@@ -118,3 +118,9 @@ def test_marker_numbers() -> None:
     assert marker_numbers("1-3, 5") == [1, 2, 3, 5]
     assert marker_numbers("2;2") == [2]
     assert marker_numbers("1-99") == []
+
+
+def test_a_line_break_ends_inline_code_in_text_without_backticks() -> None:
+    # the text between markers often has no backtick: only its line breaks can change the code state
+    assert display_markers("`open [5]\nthen [1], `a[2]` and\n```\n[4]\n```\n[3]") == [1, 3]
+    assert display_markers("`open [5] no break [1]") == []

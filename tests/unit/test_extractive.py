@@ -16,7 +16,7 @@ from lectern.writers.base import RetrieveCall, WriteRequest, Written
 from lectern.writers.extractive import ExtractiveWriter
 from lectern.writers.question_kind import question_kind
 from lectern.writers.selection import SELECTED_TITLE, quotable_of, reserve_of, sources_of
-from lectern.writers.units import split_tokens, stem_terms, units_of
+from lectern.writers.units import count_tokens, split_tokens, stem_terms, units_of
 from tests.fakes.hash_embedder import HashEmbedder
 from tests.unit.answer_support import answer_settings, filled_index
 
@@ -152,6 +152,30 @@ def test_rule_lines_end_a_paragraph_and_hyphenated_terms_bring_their_parts() -> 
 def test_split_tokens_round_trips() -> None:
     for text in ["a b  c", " leading", "line\n\n```x\ny\n```", ""]:
         assert "".join(split_tokens(text)) == text
+
+
+def test_count_tokens_counts_what_split_tokens_splits() -> None:
+    texts = [
+        "a b  c",
+        " leading",
+        "line\n\n```x\ny\n```",
+        "",
+        "   ",
+        "\n",
+        "trailing \n",
+        "x\u00a0y",
+        "\u2003z",
+    ]
+    texts += ["a\x1cb", "\x1f", "tab\there\r\n", "\u200bzero-width", "mixed \u3000 ideographic"]
+    for text in texts:
+        assert count_tokens(text) == len(split_tokens(text)), repr(text)
+
+
+def test_a_diagram_is_told_by_its_lines_and_code_without_drawing_characters_is_not_one() -> None:
+    assert extractive._drawing("```\n┌──┐\n│ A │──► B\n└──┘\n```")
+    assert not extractive._drawing("```\nros2 run demo talker\n```")
+    assert not extractive._drawing("```\n```")
+    assert not extractive._drawing("```\na\nb\nc\nd -> ►\n```")  # one line in four: under DRAWN_SHARE
 
 
 def _hit(text: str, rank: int, heading: str = "Troubleshooting") -> SearchHit:

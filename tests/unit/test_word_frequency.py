@@ -153,12 +153,29 @@ def test_a_table_of_the_previous_version_still_answers(folder: Path, monkeypatch
     assert not word_frequency.table_path(folder).exists()
 
 
-def test_many_plain_words_in_one_query_give_each_words_value(folder: Path) -> None:
+def test_the_common_ones_of_many_plain_words_give_each_words_value(folder: Path) -> None:
     assert word_frequency.prepare(folder)
-    words = {"robot", "laptop", "zzqxv", "quaternion", "the"}
-    assert word_frequency.plain_zipfs(words) == {w: zipf_frequency(w, "en") for w in words}
-    mixed = {"robot", "ros_gz_bridge"}  # not all plain: each word as `zipf` gives it
-    assert word_frequency.plain_zipfs(mixed) == {w: word_frequency.zipf(w) for w in mixed}
+    words = {"robot", "laptop", "zzqxv", "quaternion", "the", "connect", "conect"}
+    for least in (3.5, 0.5, 5.0):
+        expected = {w: zipf_frequency(w, "en") for w in words if zipf_frequency(w, "en") >= least}
+        assert word_frequency.common_plain_zipfs(words, least) == expected
+        assert word_frequency.common_plain_zipfs(words, least) == expected  # from the map read above
+
+
+def test_the_common_words_are_read_again_from_another_table(
+    folder: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    old = word_frequency.table_path(folder, 1)
+    db = sqlite3.connect(old)
+    db.execute("CREATE TABLE words (word TEXT PRIMARY KEY, zipf REAL NOT NULL) WITHOUT ROWID")
+    db.executemany("INSERT INTO words VALUES (?, ?)", [("robot", 4.25), ("robotz", 1.0), ("don't", 5.0)])
+    db.commit()
+    db.close()
+    assert word_frequency.common_plain_zipfs({"robot", "robotz", "robt"}, 3.5) == {"robot": 4.25}
+    assert word_frequency.common_plain_zipfs({"robot", "robotz"}, 1.0) == {"robot": 4.25, "robotz": 1.0}
+    word_frequency.configure(tmp_path_factory.mktemp("other"))  # no table there: wordfreq answers
+    expected = {"robot": zipf_frequency("robot", "en")}
+    assert word_frequency.common_plain_zipfs({"robot", "robotz"}, 3.5) == expected
 
 
 def test_a_word_looked_up_is_kept_until_the_table_changes(

@@ -60,7 +60,15 @@ from lectern.models import SearchHit, TokenUsage
 from lectern.writers.base import WriteRequest, WriterEvent, Written
 from lectern.writers.question_kind import QuestionKind, has_cue, question_kind
 from lectern.writers.selection import reserve_of, sources_of
-from lectern.writers.units import Unit, passage_terms, split_tokens, stem_terms, units_of, with_parts
+from lectern.writers.units import (
+    Unit,
+    count_tokens,
+    passage_terms,
+    split_tokens,
+    stem_terms,
+    units_of,
+    with_parts,
+)
 
 if TYPE_CHECKING:
     from lectern.sentences import SentenceVectors
@@ -211,13 +219,16 @@ class ExtractiveWriter:
             if composed is not None
             else await asyncio.to_thread(self.compose, request)
         )
-        tokens = split_tokens(text)
         if request.stream:
+            tokens = split_tokens(text)
             for token in tokens:
                 yield Token(token)
-        elif text:
-            yield Token(text)  # the tokens join to the text
-        yield Written(text=text, cited=cited, usage=TokenUsage(completion_tokens=len(tokens)), model=NAME)
+            count = len(tokens)
+        else:
+            if text:
+                yield Token(text)  # the tokens join to the text
+            count = count_tokens(text)
+        yield Written(text=text, cited=cited, usage=TokenUsage(completion_tokens=count), model=NAME)
 
     # --- composition --------------------------------------------------------------------------------
     def compose(self, request: WriteRequest) -> tuple[str, list[int]]:
@@ -756,6 +767,8 @@ DRAWN_SHARE = 0.3
 def _drawing(block: str) -> bool:
     """Whether a fenced block is a text diagram (boxes and arrows): it shows a design, it does not say
     what to type, so it never stands for the code a how-to question asks for."""
+    if not _DRAWN.search(block):  # most blocks: no such character at all, one search instead of a line's
+        return False
     lines = [line for line in block.split("\n")[1:-1] if line.strip()]
     return bool(lines) and sum(1 for line in lines if _DRAWN.search(line)) >= DRAWN_SHARE * len(lines)
 

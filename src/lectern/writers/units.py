@@ -358,3 +358,10 @@ def _keep_short(units: list[Unit], kind: BlockKind, text: str, section: str) -> 
 def split_tokens(text: str) -> list[str]:
     """Word-level stream tokens: each word with the whitespace after it, so the pieces join to `text`."""
     return re.findall(r"\S+\s*|\s+", text)
+
+
+def count_tokens(text: str) -> int:
+    """`len(split_tokens(text))` without the pieces (an answer not streamed counts them only): a leading
+    run of whitespace is a token, then each word; `str.split` and the regex's `\\s` agree on what
+    whitespace is (`str.isspace`)."""
+    return len(text.split()) + (1 if text[:1].isspace() else 0)

@@ -1,0 +1,98 @@
+"""Instructions a warm engine spends an answer, counted by callgrind: steady on a shared machine, where
+CPU time moves with the neighbours' load.
+
+    PYTHONHASHSEED=0 [PYTHONPATH=TREE/src] CALLGRIND=1 valgrind --tool=callgrind --instr-atstart=no \\
+        --dump-instr=no --callgrind-out-file=OUT .venv/bin/python bench/callgrind_answers.py CORPUS \\
+        QUESTIONS [--limit 40] [--query-cache 4096]
+
+The engine answers the first `--limit` questions, each in a fresh conversation, twice to warm up (the
+first round loads the model, the table and the caches; the second runs once LanceDB's in-memory keyword
+index is built), then once more with callgrind's collection on (`callgrind_control -i on` this
+process, off after): valgrind's "Collected" line over `--limit` is the instructions an answer. The
+worker-thread hand-offs run inline, as in bench/stage_cpu.py. With `--query-cache` the timed round
+finds every question's vector cached: the count leaves the query model out (the Python side and the
+search). Without CALLGRIND set it only answers and prints the CPU an answer (a dry run, ~50x faster).
+`callgrind_annotate --inclusive=yes OUT` shows the C functions (the regex engine, numpy, pydantic's
+core, SQLite); bench/profile_engine.py --thread-time names the Python callers. Under valgrind a run
+takes ~5 minutes for 40 questions on textbook-a with the query cache, more with the model.
+
+Issue 12, Nov 2026 (textbook-a, the first 40 train questions; base = the branch's start a4d57a1 by
+PYTHONPATH; instructions an answer, millions, one run each: the counts do not move with the load):
+
+                                            base     spelling map   all four commits
+    query cache on (Python side, search)    11.63    11.23          10.75  (-7.6 %)
+    model in (the whole answer)             65.18    -              64.36  (-1.3 %)
+
+Valgrind has no AVX-512, so onnxruntime runs other kernels there than natively: the model's ~53.6 M an
+answer says little of its native share (~4 ms of ~6.4). Where the Python side's 0.88 M went: the
+typing-slip look-up (-0.40 M: 500-parameter SQLite queries and a regex check of each slip, now a dict of
+the common words), the stream tokens' findall over a finished answer (-0.26 M), the code state's
+finditer over the text between citation markers (-0.17 M). The regex engine is still ~15 % of the Python
+side (~1.7 M an answer), spread over ~30 patterns none above ~45 us an answer (a re._compile proxy
+timing each call): the units' term findall, `_reader_words`' two matches a word, `asked_kinds` and
+`question_kind` (long alternations over the question, ~8 us a search), `_AIMS` (a search anchored with
+^: `match` would save ~0.4 us a call). CPython's eval loop is ~17 % self, pydantic's core ~2 %, the
+float16 widening of the sentence vectors ~3.7 %, the dense einsum ~4 %: no single place left to take a
+tenth of a millisecond. bench/stage_cpu.py at load 1.0-1.5 (3 runs a side alternated, --server-heap, 106
+questions x 3 rounds, ms an answer, medians): everything else 0.77 -> 0.68, the rest the same within the
+spread, total 6.42 -> 6.35 (base 6.16-6.70, after 6.05-6.63).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from common import build, read_jsonl
+from lectern.embeddings.cache import with_query_cache
+from lectern.engine import Engine
+from lectern.retrieval import Retriever
+from lectern.writers import create_writer
+
+
+async def _inline(func: Any, /, *args: Any, **kwargs: Any) -> Any:
+    return func(*args, **kwargs)
+
+
+def _collect(on: bool) -> None:
+    """Callgrind's collection on or off for this process (nothing without CALLGRIND set)."""
+    if os.environ.get("CALLGRIND"):
+        state = "on" if on else "off"
+        subprocess.run(["callgrind_control", "-i", state, str(os.getpid())], check=False, capture_output=True)
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("corpus", type=Path)
+    parser.add_argument("questions", type=Path)
+    parser.add_argument("--limit", type=int, default=40)
+    parser.add_argument("--query-cache", type=int, default=0, help="keep this many question vectors")
+    args = parser.parse_args()
+    questions = [str(q.get("question") or q.get("text") or q["turns"][0]) for q in read_jsonl(args.questions)]
+    questions = questions[: args.limit]
+    engine, settings, _ = build(args.corpus, query_cache_size=0)
+    if args.query_cache:  # `build`'s embedder has no query cache
+        cached = with_query_cache(engine.retriever.embedder, args.query_cache)
+        retriever = Retriever(cached, engine.retriever.index, settings)
+        engine = Engine(retriever, create_writer(settings, embedder=cached), settings)
+    asyncio.to_thread = _inline  # type: ignore[assignment]
+    for _ in range(2):
+        for question in questions:
+            await engine.run(question, engine.new_conversation())
+    _collect(True)
+    started = time.process_time()
+    for question in questions:
+        await engine.run(question, engine.new_conversation())
+    spent = time.process_time() - started
+    _collect(False)
+    print(f"{len(questions)} answers, {spent * 1000 / len(questions):.2f} ms of CPU each", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
