@@ -167,18 +167,13 @@ def asked_about(question: str) -> tuple[int, int] | None:
         return None if span is None else (span[0] + lead, span[1] + lead)
     if len(tokens) >= 4 and lowered[0] in {"when", "where"} and lowered[1] in _AUX:
         # "when should I plant [tomatoes]?", "how often should I change [the engine oil]?": asked of the
-        # thing done as "how do I ...?" is; "how many vacation days do [new employees] get?" as "what ...?"
+        # thing done as "how do I ...?" is. Not "how much memory does the model need?": "and disk space?"
+        # may be another amount as well as another thing
         return _after_auxiliary(tokens, 1)
     if len(tokens) >= 5 and lowered[0] == "how" and lowered[1] in _EXTENTS and lowered[2] in _AUX:
         return _after_auxiliary(tokens, 2)
     if len(tokens) < 3 or lowered[0] not in {"what", "which", "how", "why"}:
         return None
-    if lowered[0] == "how" and lowered[1] in {"many", "much"}:
-        aux = next((i for i, t in enumerate(lowered) if i > 2 and t in _AUX), None)
-        # "how many hours does each chapter take?" asks of all of them: "the last one" is one of those
-        if aux is None or aux + 1 >= len(tokens) or lowered[aux + 1] in {"each", "every"}:
-            return None
-        return _after_auxiliary(tokens, aux)
     if lowered[0] in {"what", "which"} and lowered[1] not in _AUX:
         # "what delivery settings should ...": the things asked for, then the auxiliary
         aux = next((i for i, t in enumerate(lowered) if i > 1 and t in _AUX), None)

@@ -11,13 +11,15 @@ stay as asked.
 Read against main (449eff7), the 58 follow-ups: 32 right, 17 acceptable ("what about weekend shifts
 (who approves overtime)?", "why (fingerprint unlock)?", "and the brake fluid (engine oil)?"), 9 wrong
 ("is photos to the cloud safe?", "do failed upgrade", "can cluster when traffic spikes be done
-automatically?", "the other two drive modes?"); 9 of 10 second questions as asked ("how
-do I list all customers created this month?" became "... created the month (refund)"). After the rules
-of this review: 38 right, 14 acceptable, 6 wrong (the xfails), 10 of 10 as asked. The rules: "when
-should I ...?", "how often should I ...?" and "how many X do Y ...?" are asked of their object as a
-how-to is ("and peppers?" after "when should I plant tomatoes?"); "is it safe?" after a how-to of many
-things asks of the doing ("is it safe to back up my photos?"); "can it be done ...?" and a bare "do
-it" are the doing; "this month" after a question that names its own thing is a time, not a pointer.
+automatically?", "the other two drive modes?"); 9 of 10 second questions as asked ("how do I list all
+customers created this month?" became "... created the month (refund)"). After the rules of this
+review: 37 right, 15 acceptable, 6 wrong (the xfails), 10 of 10 as asked. The rules: "when should I
+...?" and "how often should I ...?" are asked of their object as a how-to is ("and peppers?" after
+"when should I plant tomatoes?"); "is it safe?" after a how-to of many things asks of the doing ("is it
+safe to back up my photos?"); "can it be done ...?" and a bare "do it" are the doing; "this month" in
+a question that names its own thing is a time, not a pointer. "how many N do X <verb>?" read the same
+way fixed "and part-time employees?" but read "and disk space?" after "how much memory does the model
+need?" as the model's, so it was left out.
 """
 
 import pytest
@@ -32,7 +34,7 @@ from lectern.followups import standalone_query
         (
             "how many vacation days do new employees get?",
             "and part-time employees?",
-            "how many vacation days do part-time employees get?",
+            "and part-time employees (new employees vacation days)?",
         ),
         (
             "how do I request parental leave?",
@@ -302,6 +304,8 @@ def test_follow_ups_in_review4_documents(previous: str, question: str, query: st
         ("what is companion planting?", "can it be done indoors?", "can companion planting be done indoors?"),
         # a time of the calendar with too little of its own to stand alone
         ("how do I create a refund?", "what changed this year?", "what changed the year (refund)?"),
+        # "how much/many N ...?" is not swapped: the follow-up may name another amount
+        ("how much memory does the model need?", "and disk space?", "and disk space (model memory)?"),
         # a question of each thing is asked of all of them
         (
             "how many hours does each chapter take?",
