@@ -1361,6 +1361,12 @@ _IT_TO_DO = re.compile(r"^(\W*(?:\w+\W+){0,3}?it\b.*\bto\s+)do(\s*[?.!]*\s*)$", 
 _DO_IT = re.compile(
     r"(^\W*|\b(?:i|we|you)\s+(?:(?:\w+)\s+)?|\bto\s+)do\s+(?:it|that|this)\b(?!\s*['\u2019])", re.IGNORECASE
 )
+# "what do I need?", "what tools will I need?": what is needed after a how-to is needed for the doing.
+_BARE_NEED = re.compile(
+    r"^(\W*(?:(?:and|so|but|ok(?:ay)?)\W+)?what(?:\s+[a-z]+)?\s+(?:do|will|would|should)\s+(?:i|we)\s+need)"
+    r"(\s*[?.!]*\s*)$",
+    re.IGNORECASE,
+)
 # "can it be done automatically?": what can be done is the doing asked about ("can I scale the cluster
 # automatically?"), not its object.
 _IT_BE_DONE = re.compile(
@@ -1412,6 +1418,9 @@ def _the_doing_for_it(question: str, previous: str) -> str | None:
         swapped = swap_phrase(f"to {done}", setting) if setting else None
         done = swapped.rstrip("?")[3:] if swapped else " ".join(filter(None, [done, setting]))
         return f"{takes.group(1)} to {done}{takes.group(3) or '?'}"
+    needs = _BARE_NEED.match(question)
+    if needs is not None:
+        return f"{needs.group(1)} to {done}{needs.group(2) or '?'}"
     be_done = _IT_BE_DONE.match(question)
     if be_done is not None:
         return f"{be_done.group(1)} I {done}{be_done.group(2)}"

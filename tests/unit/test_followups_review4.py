@@ -13,13 +13,13 @@ Read against main (449eff7), the 58 follow-ups: 32 right, 17 acceptable ("what a
 ("is photos to the cloud safe?", "do failed upgrade", "can cluster when traffic spikes be done
 automatically?", "the other two drive modes?"); 9 of 10 second questions as asked ("how do I list all
 customers created this month?" became "... created the month (refund)"). After the rules of this
-review: 37 right, 15 acceptable, 6 wrong (the xfails), 10 of 10 as asked. The rules: "when should I
+review: 39 right, 13 acceptable, 6 wrong (the xfails), 10 of 10 as asked. The rules: "when should I
 ...?" and "how often should I ...?" are asked of their object as a how-to is ("and peppers?" after
 "when should I plant tomatoes?"); "is it safe?" after a how-to of many things asks of the doing ("is it
-safe to back up my photos?"); "can it be done ...?" and a bare "do it" are the doing; "this month" in
-a question that names its own thing is a time, not a pointer. "how many N do X <verb>?" read the same
-way fixed "and part-time employees?" but read "and disk space?" after "how much memory does the model
-need?" as the model's, so it was left out.
+safe to back up my photos?"); "what do I need?", "can it be done ...?" and a bare "do it" are the
+doing; "this month" in a question that names its own thing is a time, not a pointer. "how many N do X
+<verb>?" read the same way fixed "and part-time employees?" but read "and disk space?" after "how much
+memory does the model need?" as the model's, so it was left out.
 """
 
 import pytest
@@ -185,7 +185,7 @@ from lectern.followups import standalone_query
         (
             "how do I jump-start the car if the battery is dead?",
             "what do I need?",
-            "what do I need (how do I jump-start the car if the battery is dead)?",
+            "what do I need to jump-start the car if the battery is dead?",
         ),
         pytest.param(
             "what are the two drive modes?",
@@ -260,7 +260,7 @@ from lectern.followups import standalone_query
         ),
         # a gardening guide
         ("when should I plant tomatoes?", "and peppers?", "when should I plant peppers?"),
-        ("how do I prune roses?", "what do I need?", "what do I need (how do I prune roses)?"),
+        ("how do I prune roses?", "what do I need?", "what do I need to prune roses?"),
         (
             "why are my tomato leaves turning yellow?",
             "how do I fix it?",
@@ -300,7 +300,8 @@ def test_follow_ups_in_review4_documents(previous: str, question: str, query: st
         ("how do I link my bank account?", "is it safe?", "is bank account safe?"),
         ("how do I verify webhook signatures?", "is it safe?", "is it safe to verify webhook signatures?"),
         ("what is companion planting?", "is it safe?", "is companion planting safe?"),
-        # "it be done" is a doing only after one
+        # "it be done" and a bare "what do I need?" are a doing only after one
+        ("what is companion planting?", "what do I need?", "what do I need (companion planting)?"),
         ("what is companion planting?", "can it be done indoors?", "can companion planting be done indoors?"),
         # a time of the calendar with too little of its own to stand alone
         ("how do I create a refund?", "what changed this year?", "what changed the year (refund)?"),
