@@ -468,6 +468,10 @@ _QUOTED = re.compile(
 _SUBJECTS = _word_set("it they he she we i you the a an")
 _BE = _word_set("is are was were isn't aren't wasn't weren't be been")
 _THE_DOCUMENTS = _word_set("course textbook tutorial documentation book guide chapter section module lesson")
+# "this month", "this weekend": a time counted from now
+_TIMES_OF_THE_CALENDAR = _word_set(
+    "morning afternoon evening night week weekend month quarter year season spring summer autumn winter"
+)
 
 
 def _points_outside(question: str, topical: list[str]) -> bool:
@@ -486,6 +490,8 @@ def _points_outside(question: str, topical: list[str]) -> bool:
         after = tokens[i + 1] if i + 1 < len(tokens) else ""
         if token in {"this", "these"} and after in _THE_DOCUMENTS:
             continue
+        if token == "this" and after in _TIMES_OF_THE_CALENDAR and _names_more_than(question, after):
+            continue  # "list customers created this month": now, not a thing just talked about
         if token == "there" and (before in _BE or after in _BE):
             continue  # "is there an interview ...?", "there are": it says something exists, not where
         if token == "that" and after in _SUBJECTS and any(t in own for t in tokens[:i]):
@@ -497,6 +503,14 @@ def _points_outside(question: str, topical: list[str]) -> bool:
             continue
         return True
     return _pronoun_one(tokens) is not None or _one_of_a_kind(tokens)
+
+
+def _names_more_than(question: str, time: str) -> bool:
+    """Whether a question names a thing and says what is done to it besides the time it says ("list all
+    customers created this month"), so "this <time>" is when, not all it asks of ("what changed this
+    year?" may ask of what was just talked about)."""
+    own = [w for w in content_words(question) if w.lower() != time]
+    return len(own) >= MIN_OWN_CONTENT_WORDS and any(not _is_action(w) for w in own)
 
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
@@ -1345,7 +1359,28 @@ _IT_TO_DO = re.compile(r"^(\W*(?:\w+\W+){0,3}?it\b.*\bto\s+)do(\s*[?.!]*\s*)$", 
 # "how often should I do it?", "can I do that from the command line?": "do" with "it", "that" or "this"
 # for its object, after a person or "to", is the doing itself ("vacuum a large table").
 _DO_IT = re.compile(
-    r"\b((?:i|we|you)\s+(?:(?:\w+)\s+)?|to\s+)do\s+(?:it|that|this)\b(?!\s*['\u2019])", re.IGNORECASE
+    r"(^\W*|\b(?:i|we|you)\s+(?:(?:\w+)\s+)?|\bto\s+)do\s+(?:it|that|this)\b(?!\s*['\u2019])", re.IGNORECASE
+)
+# "what do I need?", "what tools will I need?": what is needed after a how-to is needed for the doing.
+_BARE_NEED = re.compile(
+    r"^(\W*(?:(?:and|so|but|ok(?:ay)?)\W+)?what(?:\s+[a-z]+)?\s+(?:do|will|would|should)\s+(?:i|we)\s+need)"
+    r"(\s*[?.!]*\s*)$",
+    re.IGNORECASE,
+)
+# "can it be done automatically?": what can be done is the doing asked about ("can I scale the cluster
+# automatically?"), not its object.
+_IT_BE_DONE = re.compile(
+    r"^(\W*(?:(?:and|so|but|ok(?:ay)?)\W+)?(?:can|could|should|must))\s+(?:it|this|that)\s+be\s+done\b"
+    r"(.*)$",
+    re.IGNORECASE,
+)
+# "is it safe?", "would it be hard?": what is safe or hard after a how-to of many things is the doing,
+# not its object ("is it safe to back up my photos?", not "is photos safe?").
+_IT_IS_HOW = re.compile(
+    r"^(\W*(?:(?:and|so|but|ok(?:ay)?)\W+)?(?:is|isn't|would|will)\s+it\s+(?:be\s+)?(?:\w+ly\s+)?"
+    r"(?:safe|hard|difficult|easy|risky|dangerous|possible|free|expensive|complicated|tricky|worth\s+it))"
+    r"(\s*[?.!]*\s*)$",
+    re.IGNORECASE,
 )
 
 
@@ -1355,6 +1390,15 @@ def _doing_asked(previous: str) -> re.Match[str] | None:
     question."""
     stripped = previous.rstrip("?.! ")
     return _HOW_TO.match(stripped) or _PERSON_YES_NO.match(stripped) or _NEED_TO_DO.match(stripped)
+
+
+def _many_done(done: str) -> bool:
+    """Whether the thing a doing is done to is many: the last word of its object, before a phrase that
+    says where or how ("back up [my photos] to the cloud"), is a plural."""
+    tokens = [w.lower() for w in words(done)]
+    start = 2 if len(tokens) > 2 and tokens[1] in _VERB_PARTICLES else 1
+    end = next((i for i in range(start, len(tokens)) if tokens[i] in _PREPOSITIONS), len(tokens))
+    return end > start and _singular(tokens[end - 1]) != tokens[end - 1]
 
 
 def _the_doing_for_it(question: str, previous: str) -> str | None:
@@ -1374,6 +1418,17 @@ def _the_doing_for_it(question: str, previous: str) -> str | None:
         swapped = swap_phrase(f"to {done}", setting) if setting else None
         done = swapped.rstrip("?")[3:] if swapped else " ".join(filter(None, [done, setting]))
         return f"{takes.group(1)} to {done}{takes.group(3) or '?'}"
+    needs = _BARE_NEED.match(question)
+    if needs is not None:
+        return f"{needs.group(1)} to {done}{needs.group(2) or '?'}"
+    be_done = _IT_BE_DONE.match(question)
+    if be_done is not None:
+        return f"{be_done.group(1)} I {done}{be_done.group(2)}"
+    how_it_is = _IT_IS_HOW.match(question)
+    if how_it_is is not None and _many_done(done):
+        # only when the thing done is many ("my photos"): "is it safe?" after "how do I link my bank
+        # account?" may ask of the account, but no "it" is the photos
+        return f"{how_it_is.group(1)} to {done}{how_it_is.group(2) or '?'}"
     to_do = _IT_TO_DO.match(question)
     if to_do is not None:
         return f"{to_do.group(1)}{done}{to_do.group(2)}"

@@ -76,6 +76,8 @@ _ENDS_PHRASE = _AUX | _PREPOSITIONS | _CLAUSE_WORDS | _VERBS | _QUESTION_WORDS |
 
 # Words that open a reply rather than the question in it ("so what ...", "ok, how ...").
 _LEADS = word_set("so ok okay and but then well right hmm also")
+# "how often should I ...?": how often, how long or how soon a thing is done
+_EXTENTS = word_set("often long soon far early late")
 
 
 # The setting a rewrite put after a question, in brackets.
@@ -163,6 +165,13 @@ def asked_about(question: str) -> tuple[int, int] | None:
     if lead:
         span = asked_about(" ".join(tokens[lead:]))
         return None if span is None else (span[0] + lead, span[1] + lead)
+    if len(tokens) >= 4 and lowered[0] in {"when", "where"} and lowered[1] in _AUX:
+        # "when should I plant [tomatoes]?", "how often should I change [the engine oil]?": asked of the
+        # thing done as "how do I ...?" is. Not "how much memory does the model need?": "and disk space?"
+        # may be another amount as well as another thing
+        return _after_auxiliary(tokens, 1)
+    if len(tokens) >= 5 and lowered[0] == "how" and lowered[1] in _EXTENTS and lowered[2] in _AUX:
+        return _after_auxiliary(tokens, 2)
     if len(tokens) < 3 or lowered[0] not in {"what", "which", "how", "why"}:
         return None
     if lowered[0] in {"what", "which"} and lowered[1] not in _AUX:
