@@ -42,6 +42,21 @@ refused d9d-fu-07 now cited). Left in c: da-fu-02 (the sensors chapter 3rd befor
 it: both previous files keep two passages above it), d9a-fu-07 (the right file 2nd, the writer quotes
 the planning chapter), rd-fu-05 and d3d-fu-04 (the right file 11th and 8th even before the bonus),
 d10a-fu-03, d10a-fu-11, d3c-fu-07, d3c-fu-12 (after a refusal or a switch: no previous files).
+
+Class d and the bracketed context (Nov 2026, base d3bc043; fu dev, dev2, dev3, dev4-dev10 tuned halves,
+300 follow-ups, 283 cited, 232 with every keyword). The extractive writer's words already leave the
+brackets out (`without_context`: lexical score, IDF, heading and chunk overlap, how-to test), unless the
+follow-up alone has under two topical words ("which one is cheaper (...)?"); only the sentence vector is
+the bracketed search query's. writer_census.py on recordings of these sets: 52 answered rows cite a
+relevant file and miss a keyword; 37 have it outside the top 5 (22 in no passage, 15 in the reserve
+only). The units that hold it (top 5 or reserve) are code blocks not quoted (11), list items or table
+rows under the floor or out of room (12), 3 sentences, mostly sharing no word of the follow-up's own
+either ("Latency" for "its downsides?"): not outranked by the previous topic's sentences. Tried, not
+kept (cited / keywords): the follow-up's own words embedded as the sentence vector (283 -> 279 / 232 ->
+230; +2 kw d5b-fu-11, d10b-fu-09; lose their cited file: d3c-fu-04, d8a-fu-03, d8b-fu-09, d10b-fu-07;
+d9d-fu-09 its keyword), blended half and half with the search query's vector (281 / 232), a quarter own
+(282 / 231); the bracketed words at half weight where they are kept (283 / 232, 13 answers change), at
+none (283 / 231).
 """
 
 from __future__ import annotations
