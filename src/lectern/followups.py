@@ -2119,6 +2119,23 @@ def _uncounted_noun(word: str) -> bool:
     return word.isalpha() and word.islower() and lowered not in STOP_WORDS | _QUANTIFIERS
 
 
+# A count of more than one before a plural noun: "two drive modes", "3 API versions".
+_MANY = _word_set("two three four five six seven eight nine ten eleven twelve several")
+
+
+def _one_of_counted(head: str) -> str | None:
+    """One of a counted plural head: "drive mode" for "two drive modes", "API version" for "the 3 API
+    versions"; None for a head with no count of many before a plain plural noun."""
+    words = _tokens(head)
+    if words and words[0].lower() in {"the", "these", "those"}:
+        words = words[1:]
+    if len(words) < 2 or not (words[0].lower() in _MANY or (words[0].isdigit() and int(words[0]) > 1)):
+        return None
+    if not _is_plural(words[-1]) or not all(_WORD.fullmatch(w) for w in words[1:]):
+        return None
+    return " ".join([*words[1:-1], _singular(words[-1])])
+
+
 # Words before a "one" that count it: "more than one", "at least one", "only one".
 _COUNTS_ONE = _word_set("than least most only just exactly")
 
@@ -2179,6 +2196,7 @@ def _rewrite(question: str, head: str, context: str, topic: str) -> str:
             before = lowered[word_positions[one - 1]] if one > 0 else ""
             # "the second one" after "what plans are available?": a clause ends in no noun to take
             noun = _tokens(head)[-1:] if head and not _is_clause(head) else []
+            counted = _one_of_counted(head) if lowered[word_positions[one]] == "one" else None
             if before in _COUNTS_ONE:
                 # "can I have more than one?": a number, the head its noun
                 tokens[word_positions[one]] = f"one {head}"
@@ -2187,8 +2205,13 @@ def _rewrite(question: str, head: str, context: str, topic: str) -> str:
                 # "the error recovery one": another of the same kind; it keeps its own words and takes
                 # the head's noun, the head comes in brackets
                 if noun:
-                    tokens[word_positions[one]] = noun[0]
+                    tokens[word_positions[one]] = counted or noun[0]
                     text = "".join(tokens)
+            elif counted is not None:
+                # "the other one?" after "what are the two drive modes?": one of the counted things, not
+                # all of them ("the other drive mode"); the counted head comes in brackets
+                tokens[word_positions[one]] = counted
+                text = "".join(tokens)
             else:
                 tokens[word_positions[one]] = head
                 text, placed = "".join(tokens), True

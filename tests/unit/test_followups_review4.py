@@ -187,14 +187,7 @@ from lectern.followups import standalone_query
             "what do I need?",
             "what do I need to jump-start the car if the battery is dead?",
         ),
-        pytest.param(
-            "what are the two drive modes?",
-            "the other one?",
-            "the other drive mode (two drive modes)?",
-            marks=pytest.mark.xfail(
-                strict=True, reason="'one' takes the count with the noun ('two drive modes')"
-            ),
-        ),
+        ("what are the two drive modes?", "the other one?", "the other drive mode (two drive modes)?"),
         (
             "how do I reset the maintenance reminder?",
             "the car's manual says to hold the trip button",
@@ -342,3 +335,24 @@ def test_review4_rules_stay_narrow(previous: str, question: str, query: str) -> 
 )
 def test_review4_questions_of_their_own_stay_as_asked(previous: str, question: str) -> None:
     assert standalone_query(question, [previous]) == question
+
+
+@pytest.mark.parametrize(
+    ("previous", "question", "query"),
+    [
+        # "one" of a counted plural is one of them, not all of them (probes written before the rule)
+        (
+            "what are the two payment methods?",
+            "the first one?",
+            "the first payment method (two payment methods)?",
+        ),
+        (
+            "what are the three backup options?",
+            "how do I use the second one?",
+            "how do I use the second backup option (three backup options)?",
+        ),
+        ("what are the 2 API versions?", "the other one?", "the other API version (2 API versions)?"),
+    ],
+)
+def test_one_of_a_counted_plural_is_one_of_them(previous: str, question: str, query: str) -> None:
+    assert standalone_query(question, [previous]) == query
