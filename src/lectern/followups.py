@@ -244,6 +244,15 @@ _EXPLETIVE_IT = re.compile(
 )
 
 
+# "is it safe to drive?", "would it be okay to skip?": an "it" with a "to" clause of one bare verb (and
+# a particle), which names nothing the question is about.
+_IT_TO_BARE_VERB = re.compile(
+    r"^\W*(?:(?:and|so|but|ok(?:ay)?)\W+)?(?:is|isn't|was|would|will)\s+it\s+(?:be\s+)?(?:still\s+)?"
+    r"(?:\w+ly\s+)?[a-z]+\s+to\s+[a-z]+(?:\s+(?:out|in|up|off|down|back|away|over|on))?\s*[?.!]*\s*$",
+    re.IGNORECASE,
+)
+
+
 _LIKE_AFTER = _word_set("something anything nothing one ones just exactly more much")
 
 
@@ -366,6 +375,10 @@ def is_followup(question: str) -> bool:
     pronoun points inside the question."""
     lowered = question.strip().lower()
     if _opens_followup(question) or correction(question) or corrected_words(question):
+        return True
+    if _IT_TO_BARE_VERB.match(question):
+        # "is it safe to drive?": a "to" clause of a bare verb names no thing; what is safe to drive
+        # with is what was just talked about
         return True
     if _bare_setting(question) or _WHY_FRAGMENT.match(question) or _IT_TAKES.match(question):
         # "how long does it take on a CPU?": what takes long is a doing the question does not name
@@ -2171,6 +2184,10 @@ def _rewrite(question: str, head: str, context: str, topic: str) -> str:
     tokens = re.split(r"(\W+)", stripped)
     lowered = [t.lower() for t in tokens]
     for i, token in enumerate([] if placed else lowered):
+        if token == "it" and _IT_TO_BARE_VERB.match(question):
+            # "is it safe to drive?": the "it" may be the thing or the doing (driving with the light on);
+            # it stays, the thing comes in brackets
+            continue
         if token in {"it", "its"} and _COORDINATED.search(head):
             continue  # "it" is one thing: not "a course's author and chapter count" (that comes in brackets)
         if token in REPLACEABLE:

@@ -168,13 +168,10 @@ from lectern.followups import standalone_query
             "and the brake fluid?",
             "how often should I change the brake fluid?",
         ),
-        pytest.param(
+        (
             "what does the check engine light mean?",
             "is it safe to drive?",
             "is it safe to drive (check engine light)?",
-            marks=pytest.mark.xfail(
-                strict=True, reason="an 'it' that stands for a 'to' clause keeps the question as asked"
-            ),
         ),
         (
             "how do I pair my phone with the car's Bluetooth?",
@@ -355,4 +352,34 @@ def test_review4_questions_of_their_own_stay_as_asked(previous: str, question: s
     ],
 )
 def test_one_of_a_counted_plural_is_one_of_them(previous: str, question: str, query: str) -> None:
+    assert standalone_query(question, [previous]) == query
+
+
+@pytest.mark.parametrize(
+    ("previous", "question", "query"),
+    [
+        # "is it <word> to <verb>?" names nothing: it asks of what was just talked about, which comes in
+        # brackets (probes written before the rule)
+        (
+            "how long do cooked leftovers keep in the fridge?",
+            "is it safe to eat?",
+            "is it safe to eat (cooked leftovers keep long in the fridge)?",
+        ),
+        (
+            "what is the annual boiler service?",
+            "is it okay to skip?",
+            "is it okay to skip (annual boiler service)?",
+        ),
+        ("what is the beta channel?", "is it safe to install?", "is it safe to install (beta channel)?"),
+        # a "to" clause that names its own thing stands alone
+        (
+            "how do I change a tire?",
+            "is it safe to drive with a flat tire?",
+            "is it safe to drive with a flat tire?",
+        ),
+    ],
+)
+def test_it_with_a_bare_to_clause_asks_of_the_previous_topic(
+    previous: str, question: str, query: str
+) -> None:
     assert standalone_query(question, [previous]) == query
