@@ -197,6 +197,24 @@ def _after_auxiliary(tokens: list[str], aux: int) -> tuple[int, int] | None:
     return _span(tokens, aux + 1)
 
 
+def _clause_object(tokens: list[str]) -> tuple[int, int] | None:
+    """ "what forms do I need if I sold [stock]?": the thing a last "if"/"when" clause of a person doing
+    is done to, where the question before it names no phrase of its own to swap; None for any other
+    shape. The question before the clause asks of the person too ("what happens if ..." is left alone),
+    and the phrase runs to the end of the question ("if I sold stock last year" is left alone)."""
+    lowered = [_bare(t) for t in tokens]
+    clause = max((i for i, t in enumerate(lowered) if t in _SWAPPED_CLAUSES), default=None)
+    if clause is None or clause + 3 >= len(tokens) or lowered[clause + 1] not in PERSONS - {"one"}:
+        return None
+    if lowered[clause + 2] in _AUX or lowered[clause + 2] in DETERMINERS:
+        return None  # "if I am ...", "if I have to ...": no plain doing
+    if not PERSONS.intersection(lowered[:clause]):
+        # "and my photos?" after "what happens if I delete my account?" may ask what happens to the photos
+        return None
+    span = _span(tokens, clause + 3)
+    return span if span is not None and span[1] == len(tokens) else None
+
+
 def _with_ones(phrase_tokens: list[str], replaced: list[str]) -> list[str]:
     """ "the recommended ones" for "the minimum computer specs": "one(s)" takes the replaced phrase
     without its determiner and its first word, the one the new words stand against ("computer specs"),
@@ -228,7 +246,7 @@ def swap_noun_phrase(
     if "(" in previous:
         return None
     tokens = previous.rstrip("?.! ").split()
-    span = asked_about(previous)
+    span = asked_about(previous) or _clause_object(tokens)
     if span is None:
         return None
     start, end = span

@@ -115,14 +115,7 @@ from lectern.followups import standalone_query
             "how often should I do it?",
             "how often should I pay estimated taxes so I don't get a penalty?",
         ),
-        pytest.param(
-            "what forms do I need if I sold stock?",
-            "and crypto?",
-            "what forms do I need if I sold crypto?",
-            marks=pytest.mark.xfail(
-                strict=True, reason="the thing of an 'if' clause is no phrase the swap knows"
-            ),
-        ),
+        ("what forms do I need if I sold stock?", "and crypto?", "what forms do I need if I sold crypto?"),
         (
             "how do I request an extension?",
             "does it extend the time to pay?",
@@ -382,4 +375,28 @@ def test_one_of_a_counted_plural_is_one_of_them(previous: str, question: str, qu
 def test_it_with_a_bare_to_clause_asks_of_the_previous_topic(
     previous: str, question: str, query: str
 ) -> None:
+    assert standalone_query(question, [previous]) == query
+
+
+@pytest.mark.parametrize(
+    ("previous", "question", "query"),
+    [
+        # "and X?" after "what do I ... if I <verb> Y?", the main question naming no phrase to swap: X in
+        # place of the thing of the "if" clause (probes written before the rule)
+        (
+            "what documents do I need if I rent an apartment?",
+            "and a house?",
+            "what documents do I need if I rent a house?",
+        ),
+        (
+            "what should I do if I lose my passport?",
+            "what about my visa?",
+            "what should I do if I lose my visa?",
+        ),
+        # "what happens if ...?" may ask what happens to the new thing: left to the general rewrite
+        ("what happens if I delete my account?", "and my photos?", "and my photos (delete my account)?"),
+        ("what happens when I cancel my plan?", "and my add-ons?", "and my add-ons (cancel my plan)?"),
+    ],
+)
+def test_the_thing_of_an_if_clause_is_swapped(previous: str, question: str, query: str) -> None:
     assert standalone_query(question, [previous]) == query
