@@ -1414,6 +1414,28 @@ def _many_done(done: str) -> bool:
     return end > start and _singular(tokens[end - 1]) != tokens[end - 1]
 
 
+# "where can visitors park?", "when do students register?", "how do guests check in?": a doing with no
+# object, by people ("I", "we") or a plural subject; the verb (and its particle) ends the question.
+_BARE_DOING = re.compile(
+    r"^\s*(?:where|when)\s+(?:can|do|does|should|may|could|must)\s+"
+    r"((?:i|we|you|they|(?:the\s+)?[a-z]+s))\s+([a-z]{2,})(?:\s+(in|out|up|off|on|over|back|down|away))?"
+    r"\s*[?.!]*\s*$",
+    re.IGNORECASE,
+)
+
+
+def _gerund(verb: str) -> str:
+    """The "-ing" form of a plain verb: "park" -> "parking", "drive" -> "driving", "swim" -> "swimming"."""
+    verb = verb.lower()
+    if verb.endswith("ie"):
+        return verb[:-2] + "ying"
+    if verb.endswith("e") and not verb.endswith(("ee", "ye", "oe")) and len(verb) > 2:
+        return verb[:-1] + "ing"
+    if len(verb) <= 4 and re.search(r"(?:^|[^aeiou])[aeiou][bdgmnprt]$", verb):
+        return verb + verb[-1] + "ing"
+    return verb + "ing"
+
+
 def _the_doing_for_it(question: str, previous: str) -> str | None:
     """ "how long does it take?" after "how do I create a read replica?": "how long does it take to
     create a read replica?"; "how often should I do it?" after "how do I vacuum a large table?": "how
@@ -1421,6 +1443,14 @@ def _the_doing_for_it(question: str, previous: str) -> str | None:
     reader asked how to do (or whether they may do it: "can I defer my offer?"), not for its object.
     None for any other follow-up, or a previous question that is no such doing."""
     stripped = previous.rstrip("?.! ")
+    how_it_is = _IT_IS_HOW.match(question)
+    bare = _BARE_DOING.match(previous) if how_it_is is not None else None
+    if how_it_is is not None and bare is not None:
+        # "is it free?" after "where can visitors park?": what is free is the doing, which has no object
+        # to stand for ("is parking free?")
+        doing_words = " ".join(filter(None, [_gerund(bare.group(2)), bare.group(3)]))
+        asked = re.sub(r"\bit\b", doing_words, how_it_is.group(1), count=1, flags=re.IGNORECASE)
+        return f"{asked}{how_it_is.group(2) or '?'}"
     doing = _doing_asked(previous)
     if doing is None or "(" in previous:
         return None
