@@ -711,15 +711,30 @@ def standalone_query(question: str, previous_questions: Sequence[str]) -> str:
     return _with_previous(_HOW_COME.sub("why", question), previous_questions)
 
 
+# "will I lose my contacts?", "will my old links still work?": what follows for the reader or their things.
+_WHAT_FOLLOWS = re.compile(
+    r"^\W*(?:(?:and|so|but|ok(?:ay)?)\W+)?(?:will|would)\s+(?:i|we|my|our)\b", re.IGNORECASE
+)
+
+
 def _leans_on(question: str, previous: str) -> bool:
     """Whether `question` needs the turn before it (`previous`) to be searched."""
     if is_followup(question) or _repeats_previous_words(question, previous):
         return True
     if _compares_with_previous(question, previous):
         return True
+    topical = [w for w in content_words(question) if not _is_action(w) and w.lower() not in ANAPHORA]
+    if (
+        _WHAT_FOLLOWS.match(question)
+        and _doing_asked(previous) is not None
+        and len(topical) < SELF_CONTAINED_WORDS
+        and not any(_is_specific(w) for w in topical)
+    ):
+        # "will I lose my contacts?" after "how do I reset the phone to factory settings?": what will
+        # happen to the reader after a how-to is what follows from the doing
+        return True
     # "should I lower the camera resolution?" after "SLAM drops to 10 frames a second": after a report,
     # a question that names nothing of its own (no name, few topic words) is about what was reported
-    topical = [w for w in content_words(question) if not _is_action(w) and w.lower() not in ANAPHORA]
     return (
         _is_statement(previous)
         and len(topical) < SELF_CONTAINED_WORDS
@@ -969,6 +984,10 @@ def _with_previous(question: str, previous_questions: Sequence[str]) -> str:
         # "how far back can I go?" after "how do I roll back a deployment?", "can I opt out later?" after
         # "how do I enrol in the pension plan?": the question names no thing, only how far or a verb with
         # its particle, so it is about the whole doing ("roll back a deployment"), not its object
+        return _after_statement(question, " ".join(how_to.group(1).split()))
+    if standing and how_to and _WHAT_FOLLOWS.match(question):
+        # "will I lose my contacts?" after "how do I reset the phone to factory settings?": what follows
+        # from the whole doing, not from its object
         return _after_statement(question, " ".join(how_to.group(1).split()))
     name = noun_phrase_of(question)
     if standing and how_to and name is not None and all(_is_specific(w) for w in words(name)):

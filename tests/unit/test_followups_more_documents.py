@@ -157,7 +157,7 @@ from lectern.followups import standalone_query
         (
             "how do I cancel my premium subscription?",
             "will I get a refund?",
-            "will I get a refund (premium subscription)?",
+            "will I get a refund (cancel my premium subscription)?",
         ),
         # a university admissions FAQ
         (

@@ -77,14 +77,10 @@ from lectern.followups import standalone_query
             "is it safe?",
             "is it safe to back up my photos to the cloud?",
         ),
-        pytest.param(
+        (
             "how do I reset the phone to factory settings?",
             "will I lose my contacts?",
             "will I lose my contacts (reset the phone to factory settings)?",
-            marks=pytest.mark.xfail(
-                strict=True,
-                reason="a question with two words of its own stands alone, though it asks of the reset",
-            ),
         ),
         (
             "how do I enable dark mode?",
@@ -407,4 +403,31 @@ def test_the_thing_of_an_if_clause_is_swapped(previous: str, question: str, quer
     ],
 )
 def test_it_after_a_doing_with_no_object_is_the_doing(previous: str, question: str, query: str) -> None:
+    assert standalone_query(question, [previous]) == query
+
+
+@pytest.mark.parametrize(
+    ("previous", "question", "query"),
+    [
+        # "will I/my ...?" after a how-to asks what follows from the doing, which comes in brackets
+        # (probes written before the rule)
+        (
+            "how do I update the firmware?",
+            "will I lose my settings?",
+            "will I lose my settings (update the firmware)?",
+        ),
+        (
+            "how do I change my username?",
+            "will my old links still work?",
+            "will my old links still work (change my username)?",
+        ),
+        # one that names its own thing stands alone
+        (
+            "how do I change my username?",
+            "will I lose my Premium badge on iOS?",
+            "will I lose my Premium badge on iOS?",
+        ),
+    ],
+)
+def test_what_follows_a_how_to_asks_of_the_doing(previous: str, question: str, query: str) -> None:
     assert standalone_query(question, [previous]) == query
