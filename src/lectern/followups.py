@@ -244,6 +244,15 @@ _EXPLETIVE_IT = re.compile(
 )
 
 
+# "is it safe to drive?", "would it be okay to skip?": an "it" with a "to" clause of one bare verb (and
+# a particle), which names nothing the question is about.
+_IT_TO_BARE_VERB = re.compile(
+    r"^\W*(?:(?:and|so|but|ok(?:ay)?)\W+)?(?:is|isn't|was|would|will)\s+it\s+(?:be\s+)?(?:still\s+)?"
+    r"(?:\w+ly\s+)?[a-z]+\s+to\s+[a-z]+(?:\s+(?:out|in|up|off|down|back|away|over|on))?\s*[?.!]*\s*$",
+    re.IGNORECASE,
+)
+
+
 _LIKE_AFTER = _word_set("something anything nothing one ones just exactly more much")
 
 
@@ -366,6 +375,10 @@ def is_followup(question: str) -> bool:
     pronoun points inside the question."""
     lowered = question.strip().lower()
     if _opens_followup(question) or correction(question) or corrected_words(question):
+        return True
+    if _IT_TO_BARE_VERB.match(question):
+        # "is it safe to drive?": a "to" clause of a bare verb names no thing; what is safe to drive
+        # with is what was just talked about
         return True
     if _bare_setting(question) or _WHY_FRAGMENT.match(question) or _IT_TAKES.match(question):
         # "how long does it take on a CPU?": what takes long is a doing the question does not name
@@ -698,15 +711,30 @@ def standalone_query(question: str, previous_questions: Sequence[str]) -> str:
     return _with_previous(_HOW_COME.sub("why", question), previous_questions)
 
 
+# "will I lose my contacts?", "will my old links still work?": what follows for the reader or their things.
+_WHAT_FOLLOWS = re.compile(
+    r"^\W*(?:(?:and|so|but|ok(?:ay)?)\W+)?(?:will|would)\s+(?:i|we|my|our)\b", re.IGNORECASE
+)
+
+
 def _leans_on(question: str, previous: str) -> bool:
     """Whether `question` needs the turn before it (`previous`) to be searched."""
     if is_followup(question) or _repeats_previous_words(question, previous):
         return True
     if _compares_with_previous(question, previous):
         return True
+    topical = [w for w in content_words(question) if not _is_action(w) and w.lower() not in ANAPHORA]
+    if (
+        _WHAT_FOLLOWS.match(question)
+        and _doing_asked(previous) is not None
+        and len(topical) < SELF_CONTAINED_WORDS
+        and not any(_is_specific(w) for w in topical)
+    ):
+        # "will I lose my contacts?" after "how do I reset the phone to factory settings?": what will
+        # happen to the reader after a how-to is what follows from the doing
+        return True
     # "should I lower the camera resolution?" after "SLAM drops to 10 frames a second": after a report,
     # a question that names nothing of its own (no name, few topic words) is about what was reported
-    topical = [w for w in content_words(question) if not _is_action(w) and w.lower() not in ANAPHORA]
     return (
         _is_statement(previous)
         and len(topical) < SELF_CONTAINED_WORDS
@@ -956,6 +984,10 @@ def _with_previous(question: str, previous_questions: Sequence[str]) -> str:
         # "how far back can I go?" after "how do I roll back a deployment?", "can I opt out later?" after
         # "how do I enrol in the pension plan?": the question names no thing, only how far or a verb with
         # its particle, so it is about the whole doing ("roll back a deployment"), not its object
+        return _after_statement(question, " ".join(how_to.group(1).split()))
+    if standing and how_to and _WHAT_FOLLOWS.match(question):
+        # "will I lose my contacts?" after "how do I reset the phone to factory settings?": what follows
+        # from the whole doing, not from its object
         return _after_statement(question, " ".join(how_to.group(1).split()))
     name = noun_phrase_of(question)
     if standing and how_to and name is not None and all(_is_specific(w) for w in words(name)):
@@ -1401,6 +1433,28 @@ def _many_done(done: str) -> bool:
     return end > start and _singular(tokens[end - 1]) != tokens[end - 1]
 
 
+# "where can visitors park?", "when do students register?", "how do guests check in?": a doing with no
+# object, by people ("I", "we") or a plural subject; the verb (and its particle) ends the question.
+_BARE_DOING = re.compile(
+    r"^\s*(?:where|when)\s+(?:can|do|does|should|may|could|must)\s+"
+    r"((?:i|we|you|they|(?:the\s+)?[a-z]+s))\s+([a-z]{2,})(?:\s+(in|out|up|off|on|over|back|down|away))?"
+    r"\s*[?.!]*\s*$",
+    re.IGNORECASE,
+)
+
+
+def _gerund(verb: str) -> str:
+    """The "-ing" form of a plain verb: "park" -> "parking", "drive" -> "driving", "swim" -> "swimming"."""
+    verb = verb.lower()
+    if verb.endswith("ie"):
+        return verb[:-2] + "ying"
+    if verb.endswith("e") and not verb.endswith(("ee", "ye", "oe")) and len(verb) > 2:
+        return verb[:-1] + "ing"
+    if len(verb) <= 4 and re.search(r"(?:^|[^aeiou])[aeiou][bdgmnprt]$", verb):
+        return verb + verb[-1] + "ing"
+    return verb + "ing"
+
+
 def _the_doing_for_it(question: str, previous: str) -> str | None:
     """ "how long does it take?" after "how do I create a read replica?": "how long does it take to
     create a read replica?"; "how often should I do it?" after "how do I vacuum a large table?": "how
@@ -1408,6 +1462,14 @@ def _the_doing_for_it(question: str, previous: str) -> str | None:
     reader asked how to do (or whether they may do it: "can I defer my offer?"), not for its object.
     None for any other follow-up, or a previous question that is no such doing."""
     stripped = previous.rstrip("?.! ")
+    how_it_is = _IT_IS_HOW.match(question)
+    bare = _BARE_DOING.match(previous) if how_it_is is not None else None
+    if how_it_is is not None and bare is not None:
+        # "is it free?" after "where can visitors park?": what is free is the doing, which has no object
+        # to stand for ("is parking free?")
+        doing_words = " ".join(filter(None, [_gerund(bare.group(2)), bare.group(3)]))
+        asked = re.sub(r"\bit\b", doing_words, how_it_is.group(1), count=1, flags=re.IGNORECASE)
+        return f"{asked}{how_it_is.group(2) or '?'}"
     doing = _doing_asked(previous)
     if doing is None or "(" in previous:
         return None
@@ -2119,6 +2181,23 @@ def _uncounted_noun(word: str) -> bool:
     return word.isalpha() and word.islower() and lowered not in STOP_WORDS | _QUANTIFIERS
 
 
+# A count of more than one before a plural noun: "two drive modes", "3 API versions".
+_MANY = _word_set("two three four five six seven eight nine ten eleven twelve several")
+
+
+def _one_of_counted(head: str) -> str | None:
+    """One of a counted plural head: "drive mode" for "two drive modes", "API version" for "the 3 API
+    versions"; None for a head with no count of many before a plain plural noun."""
+    words = _tokens(head)
+    if words and words[0].lower() in {"the", "these", "those"}:
+        words = words[1:]
+    if len(words) < 2 or not (words[0].lower() in _MANY or (words[0].isdigit() and int(words[0]) > 1)):
+        return None
+    if not _is_plural(words[-1]) or not all(_WORD.fullmatch(w) for w in words[1:]):
+        return None
+    return " ".join([*words[1:-1], _singular(words[-1])])
+
+
 # Words before a "one" that count it: "more than one", "at least one", "only one".
 _COUNTS_ONE = _word_set("than least most only just exactly")
 
@@ -2154,6 +2233,10 @@ def _rewrite(question: str, head: str, context: str, topic: str) -> str:
     tokens = re.split(r"(\W+)", stripped)
     lowered = [t.lower() for t in tokens]
     for i, token in enumerate([] if placed else lowered):
+        if token == "it" and _IT_TO_BARE_VERB.match(question):
+            # "is it safe to drive?": the "it" may be the thing or the doing (driving with the light on);
+            # it stays, the thing comes in brackets
+            continue
         if token in {"it", "its"} and _COORDINATED.search(head):
             continue  # "it" is one thing: not "a course's author and chapter count" (that comes in brackets)
         if token in REPLACEABLE:
@@ -2179,6 +2262,7 @@ def _rewrite(question: str, head: str, context: str, topic: str) -> str:
             before = lowered[word_positions[one - 1]] if one > 0 else ""
             # "the second one" after "what plans are available?": a clause ends in no noun to take
             noun = _tokens(head)[-1:] if head and not _is_clause(head) else []
+            counted = _one_of_counted(head) if lowered[word_positions[one]] == "one" else None
             if before in _COUNTS_ONE:
                 # "can I have more than one?": a number, the head its noun
                 tokens[word_positions[one]] = f"one {head}"
@@ -2187,8 +2271,13 @@ def _rewrite(question: str, head: str, context: str, topic: str) -> str:
                 # "the error recovery one": another of the same kind; it keeps its own words and takes
                 # the head's noun, the head comes in brackets
                 if noun:
-                    tokens[word_positions[one]] = noun[0]
+                    tokens[word_positions[one]] = counted or noun[0]
                     text = "".join(tokens)
+            elif counted is not None:
+                # "the other one?" after "what are the two drive modes?": one of the counted things, not
+                # all of them ("the other drive mode"); the counted head comes in brackets
+                tokens[word_positions[one]] = counted
+                text = "".join(tokens)
             else:
                 tokens[word_positions[one]] = head
                 text, placed = "".join(tokens), True

@@ -95,12 +95,12 @@ _POSSESSIVES = word_set("my your our its their his her")
 _LONGEST_CORRECTION = 8
 
 
-def noun_phrase_of(question: str, *, corrected: bool = False) -> str | None:
+def noun_phrase_of(question: str, *, corrected: bool = False, verb_first: bool = False) -> str | None:
     """The noun phrase a follow-up is made of ("and the subscriber?" -> "the subscriber"; "what about
     depth images instead?" -> "depth images"), or None when it has a verb, a pronoun, a question word,
     opens with a preposition or clause word, or runs longer than a short phrase. `corrected`: the phrase
     a correction puts right, which may be longer and say whose thing it is ("my whole robot from its
-    URDF file")."""
+    URDF file"). `verb_first`: a first word that may be a verb is let through ("write access")."""
     text = " ".join(question.split())
     if not _HAS_OPENER.match(text) and not SWITCH.search(text.rstrip("?.! ")):
         return None  # "the ankles too?" or "and the ankles?", not any short question
@@ -113,7 +113,7 @@ def noun_phrase_of(question: str, *, corrected: bool = False) -> str | None:
     if not 1 <= len(tokens) <= longest or any(c in phrase for c in ",;:()\"'"):
         return None
     lowered = [_bare(t) for t in tokens]
-    if lowered[0] in _VERBS | _PREPOSITIONS | _CLAUSE_WORDS | {"and", "or", "but"}:
+    if lowered[0] in (set() if verb_first else _VERBS) | _PREPOSITIONS | _CLAUSE_WORDS | {"and", "or", "but"}:
         return None
     pronouns = _PRONOUNS - _POSSESSIVES if corrected else _PRONOUNS
     if any(t in _AUX | _QUESTION_WORDS | pronouns or t.endswith("n't") for t in lowered):
@@ -193,8 +193,44 @@ def _after_auxiliary(tokens: list[str], aux: int) -> tuple[int, int] | None:
         return None
     if lowered[aux + 1] in PERSONS:
         # "how do I write a minimal publisher": the object after the verb
-        return _span(tokens, aux + 3) if aux + 3 < len(tokens) else None
+        if aux + 3 >= len(tokens):
+            return None
+        span = _span(tokens, aux + 3)
+        if span is None and lowered[aux + 3] in _VERBS and aux + 4 < len(tokens):
+            # "how do I grant read access": a word that may be a verb, right after the verb and before a
+            # noun, says which kind of thing ("read access")
+            rest = _span(tokens, aux + 4) if lowered[aux + 4] not in DETERMINERS else None
+            span = (aux + 3, rest[1]) if rest is not None else None
+        return span
     return _span(tokens, aux + 1)
+
+
+def _same_kind(new: list[str], replaced: list[str]) -> bool:
+    """Whether `new` is another kind of the thing `replaced` names: as many words past their
+    determiners, at least two, the same last noun ("write access" for "read access")."""
+    core = [_bare(t) for t in replaced if _bare(t) not in DETERMINERS]
+    own = [_bare(t) for t in new if _bare(t) not in DETERMINERS]
+    if any(_bare(t) in DETERMINERS for t in new[1:]):
+        return False  # "fix the tests": a doing and its object
+    return len(own) == len(core) >= 2 and own[-1] == core[-1] and own[0] != core[0]
+
+
+def _clause_object(tokens: list[str]) -> tuple[int, int] | None:
+    """ "what forms do I need if I sold [stock]?": the thing a last "if"/"when" clause of a person doing
+    is done to, where the question before it names no phrase of its own to swap; None for any other
+    shape. The question before the clause asks of the person too ("what happens if ..." is left alone),
+    and the phrase runs to the end of the question ("if I sold stock last year" is left alone)."""
+    lowered = [_bare(t) for t in tokens]
+    clause = max((i for i, t in enumerate(lowered) if t in _SWAPPED_CLAUSES), default=None)
+    if clause is None or clause + 3 >= len(tokens) or lowered[clause + 1] not in PERSONS - {"one"}:
+        return None
+    if lowered[clause + 2] in _AUX or lowered[clause + 2] in DETERMINERS:
+        return None  # "if I am ...", "if I have to ...": no plain doing
+    if not PERSONS.intersection(lowered[:clause]):
+        # "and my photos?" after "what happens if I delete my account?" may ask what happens to the photos
+        return None
+    span = _span(tokens, clause + 3)
+    return span if span is not None and span[1] == len(tokens) else None
 
 
 def _with_ones(phrase_tokens: list[str], replaced: list[str]) -> list[str]:
@@ -217,6 +253,10 @@ def swap_noun_phrase(
     the new phrase shares a word with the rest of the previous question (it may replace another part).
     `corrected`: the phrase is what a correction says was meant (`noun_phrase_of`)."""
     phrase = noun_phrase_of(question, corrected=corrected)
+    verb_led = phrase is None
+    if verb_led:
+        # "and write access?": a first word that may be a verb, kept only as a kind of the same thing
+        phrase = noun_phrase_of(question, corrected=corrected, verb_first=True)
     if phrase is None:
         return None
     setting = _BRACKETED.search(previous)
@@ -228,12 +268,14 @@ def swap_noun_phrase(
     if "(" in previous:
         return None
     tokens = previous.rstrip("?.! ").split()
-    span = asked_about(previous)
+    span = asked_about(previous) or _clause_object(tokens)
     if span is None:
         return None
     start, end = span
     replaced = tokens[start:end]
     new = phrase.split()
+    if verb_led and not _same_kind(new, replaced):
+        return None  # "and update packages?" after "how do I install packages?" is another doing
     outside = {_bare(t) for t in tokens[:start] + tokens[end:]}
     if any(_bare(t) in outside for t in new if _bare(t) not in DETERMINERS):
         return None

@@ -415,7 +415,11 @@ def test_what_a_yes_no_question_has_or_is(previous: str, question: str, query: s
             "how do I categorise a recurring transaction?",
         ),
         ("what are the plans?", "which is cheapest?", "which is cheapest (plans)?"),
-        ("how do I cancel my subscription?", "will I get a refund?", "will I get a refund (subscription)?"),
+        (
+            "how do I cancel my subscription?",
+            "will I get a refund?",
+            "will I get a refund (cancel my subscription)?",
+        ),
         ("how do I import a 3D model?", "which formats?", "which formats (3D model)?"),
         ("what is a prefab?", "how do I make one?", "how do I make prefab?"),
         (
