@@ -71,6 +71,10 @@ _FILLERS = word_set(
     why
     """
 )
+# The particles of phrasal verbs ("set up", "turn on", "log in"), and the prepositions such a verb takes
+# before its object ("sign up for", "log in to", "opt out of").
+_PARTICLES = frozenset({"up", "on", "off", "in", "out", "down", "back", "over", "away"})
+_PARTICLE_PREPOSITIONS = frozenset({"for", "to", "into", "of", "with", "from"})
 _ENDS_PHRASE = _AUX | _PREPOSITIONS | _CLAUSE_WORDS | _VERBS | _QUESTION_WORDS | frozenset({"used", "meant"})
 
 
@@ -195,7 +199,16 @@ def _after_auxiliary(tokens: list[str], aux: int) -> tuple[int, int] | None:
         # "how do I write a minimal publisher": the object after the verb
         if aux + 3 >= len(tokens):
             return None
-        span = _span(tokens, aux + 3)
+        start = aux + 3
+        if lowered[start] in _PARTICLES and start + 1 < len(tokens):
+            # "how do I set up [push notifications]", "sign up for [the newsletter]", "log in to [the
+            # dashboard]": a phrasal verb's particle, and the preposition it takes, belong to the verb
+            start += 1
+            if lowered[start] in _PARTICLE_PREPOSITIONS and start + 1 < len(tokens):
+                start += 1
+        span = _span(tokens, start)
+        if start > aux + 3:
+            return span
         if span is None and lowered[aux + 3] in _VERBS and aux + 4 < len(tokens):
             # "how do I grant read access": a word that may be a verb, right after the verb and before a
             # noun, says which kind of thing ("read access")

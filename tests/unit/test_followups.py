@@ -2036,3 +2036,18 @@ def test_what_i_need_to_do_is_a_doing_and_its_place() -> None:
     assert standalone_query("how much does it cost?", [kit]) == "how much does it cost to buy for the kit?"
     launch = "What do I have to change in the launch file?"
     assert standalone_query("where is it?", [launch]) == "where is launch file?"
+
+
+@pytest.mark.parametrize(
+    ("previous", "question", "query"),
+    [
+        ("how do I set up push notifications?", "and email alerts?", "how do I set up email alerts?"),
+        ("how do I turn on dark mode?", "and night shift?", "how do I turn on night shift?"),
+        ("how do I sign up for the newsletter?", "and the webinar?", "how do I sign up for the webinar?"),
+        ("how do I log in to the dashboard?", "and the admin panel?", "how do I log in to the admin panel?"),
+        ("how do I back up the database?", "and the logs?", "how do I back up the logs?"),
+    ],
+)
+def test_a_phrasal_verbs_particle_stays_with_the_verb(previous: str, question: str, query: str) -> None:
+    # "set up", "sign up for": the object after the particle is what "and X?" swaps, not the particle
+    assert standalone_query(question, [previous]) == query
