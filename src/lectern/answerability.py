@@ -266,17 +266,14 @@ def _lines(terms: frozenset[str]) -> str | None:
 def _present(word: str, terms: frozenset[str], text: str, hyphenless: frozenset[str] = frozenset()) -> bool:
     """Whether the passages (their `terms` and `text`; `hyphenless`: their hyphenated terms without the
     hyphens, see `_hyphenless`) contain the question word."""
-    if any(form in terms for form in _ordinal_forms(word.lower())):
-        return True  # "the first week" where the passages write "Week 1", and the other way round
+    if any(form in terms for form in _numeral_forms(word.lower())):
+        return True  # "five" or "the first week" where the passages write "5" or "Week 1", and back
     if is_compound(word):
         return any(form in text for form in written_forms(word))
     stems = stem_terms(word)
     if stems and stems <= terms:
         return True
     lower = word.lower()
-    number = _NUMBER_WORDS.get(lower) or _NUMBER_DIGITS.get(lower)
-    if number is not None and number in terms:
-        return True  # "five" where the passages write "5", and the other way round
     if len(stems) == 1 and _shares_root(next(iter(stems)), terms):
         return True
     parts = [p for p in word.split("-") if p]
@@ -322,16 +319,18 @@ def done_again(word: str) -> str | None:
 
 
 @lru_cache(maxsize=4096)
-def _ordinal_forms(word: str) -> tuple[str, ...]:
-    """How the documents may write an ordinal or a number a reader wrote as the other: "first" as "1" or
-    "1st", "1st" as "1" or "first", "1" as "first"."""
+def _numeral_forms(word: str) -> tuple[str, ...]:
+    """How the documents may write a small number or an ordinal a reader wrote the other way: "five" as
+    "5" and back, "first" as "1" or "1st", "1st" as "1" or "first", "1" as "one" or "first"."""
+    number = _NUMBER_WORDS.get(word) or _NUMBER_DIGITS.get(word)
+    counted = (number,) if number is not None else ()
     if word in _ORDINAL_WORDS:
         digits = _ORDINAL_WORDS[word]
         return (digits, _suffixed(int(digits)))
     suffixed = _ORDINAL_SUFFIXED.match(word)
     digits = suffixed.group(1) if suffixed else word
     named = [w for w, d in _ORDINAL_WORDS.items() if d == digits]
-    return (digits, *named) if suffixed else tuple(named)
+    return (digits, *named) if suffixed else (*counted, *named)
 
 
 def _suffixed(number: int) -> str:

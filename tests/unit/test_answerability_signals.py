@@ -17,7 +17,7 @@ from lectern.answerability import (
     AnswerabilityModel,
     Signals,
     StepFunction,
-    _ordinal_forms,
+    _numeral_forms,
     _with_root,
     carried_words,
     clause_parts,
@@ -491,7 +491,7 @@ def test_an_ordinal_counts_in_words_or_digits() -> None:
     words = [hit("In the first week you install the tools.", 0.5)]
     assert signals("What do I install in week 1 or the 1st lab?", words, None, None).missing == ("lab",)
     # "second" is as often time as an ordinal, and only the same number counts
-    assert _ordinal_forms("second") == ()
+    assert _numeral_forms("second") == ()
     assert "fifth" in signals("What is the fifth step?", weeks, None, None).missing
 
 
