@@ -10,6 +10,8 @@ def word_set(text: str) -> frozenset[str]:
     return frozenset(text.split())
 
 
+# The particles of phrasal verbs that go after the verb or its object: "set up", "back up", "log out".
+VERB_PARTICLES = word_set("out in up off down back away over")
 DETERMINERS = word_set("a an the this that these those my your our its their his her some any")
 PREPOSITIONS = word_set(
     "to on in for with from at by into onto over under about via inside through across before after during"

@@ -25,6 +25,7 @@ from lectern.english import DETERMINERS as _DETERMINERS
 from lectern.english import PERSONS as _PRONOUN_I
 from lectern.english import PREPOSITIONS as _PREPOSITIONS
 from lectern.english import SUBORDINATE as _SUBORDINATE
+from lectern.english import VERB_PARTICLES as _VERB_PARTICLES
 from lectern.english import VERBS as _VERBS
 from lectern.english import word_set as _word_set
 from lectern.situations import asks_of_a_situation, cuts_a_measure, it_for_the_event, measure_for_that
@@ -244,11 +245,15 @@ _EXPLETIVE_IT = re.compile(
 )
 
 
+# What carries a conversation on before a follow-up's own words: "and", "so", "but", "ok".
+_CARRIES_ON = r"\W*(?:(?:and|so|but|ok(?:ay)?)\W+)?"
+_A_PARTICLE = "(?:" + "|".join(sorted(_VERB_PARTICLES | {"on"})) + ")"  # "turn it on", "log out"
+
 # "is it safe to drive?", "would it be okay to skip?": an "it" with a "to" clause of one bare verb (and
 # a particle), which names nothing the question is about.
 _IT_TO_BARE_VERB = re.compile(
-    r"^\W*(?:(?:and|so|but|ok(?:ay)?)\W+)?(?:is|isn't|was|would|will)\s+it\s+(?:be\s+)?(?:still\s+)?"
-    r"(?:\w+ly\s+)?[a-z]+\s+to\s+[a-z]+(?:\s+(?:out|in|up|off|down|back|away|over|on))?\s*[?.!]*\s*$",
+    r"^" + _CARRIES_ON + r"(?:is|isn't|was|would|will)\s+it\s+(?:be\s+)?(?:still\s+)?"
+    r"(?:\w+ly\s+)?[a-z]+\s+to\s+[a-z]+(?:\s+" + _A_PARTICLE + r")?\s*[?.!]*\s*$",
     re.IGNORECASE,
 )
 
@@ -439,7 +444,6 @@ def is_followup(question: str) -> bool:
 
 # "can I opt out later?", "should we sign up now?": the word after "<auxiliary> I/we/you" is a verb, and
 # one followed by a particle is a verb with its particle, naming no thing of its own.
-_VERB_PARTICLES = _word_set("out in up off down back away over")
 
 
 def _phrasal_verbs(question: str) -> frozenset[str]:
@@ -712,9 +716,7 @@ def standalone_query(question: str, previous_questions: Sequence[str]) -> str:
 
 
 # "will I lose my contacts?", "will my old links still work?": what follows for the reader or their things.
-_WHAT_FOLLOWS = re.compile(
-    r"^\W*(?:(?:and|so|but|ok(?:ay)?)\W+)?(?:will|would)\s+(?:i|we|my|our)\b", re.IGNORECASE
-)
+_WHAT_FOLLOWS = re.compile(r"^" + _CARRIES_ON + r"(?:will|would)\s+(?:i|we|my|our)\b", re.IGNORECASE)
 
 
 def _leans_on(question: str, previous: str) -> bool:
@@ -1255,7 +1257,7 @@ _ORDINAL_PICK = re.compile(
 )
 # "which is faster?", "which one should I pick?": a pick of one with nothing of its own to pick among.
 _WHICH_OF_TWO = re.compile(
-    r"^\W*(?:(?:and|so|but|ok(?:ay)?)\W+)?which(?:\s+one)?\s+(?:is|are|was|would|will|should|could|does|do)\b"
+    r"^" + _CARRIES_ON + r"which(?:\s+one)?\s+(?:is|are|was|would|will|should|could|does|do)\b"
     r"(?:\s+(?:i|we|you|it))?(?:\s+(?:more|less|most|least))?\s+\w+(?:\s+(?:for|with|to|on|in)\s+\w+)?\s*[?.!]*$",
     re.IGNORECASE,
 )
@@ -1395,21 +1397,21 @@ _DO_IT = re.compile(
 )
 # "what do I need?", "what tools will I need?": what is needed after a how-to is needed for the doing.
 _BARE_NEED = re.compile(
-    r"^(\W*(?:(?:and|so|but|ok(?:ay)?)\W+)?what(?:\s+[a-z]+)?\s+(?:do|will|would|should)\s+(?:i|we)\s+need)"
+    r"^(" + _CARRIES_ON + r"what(?:\s+[a-z]+)?\s+(?:do|will|would|should)\s+(?:i|we)\s+need)"
     r"(\s*[?.!]*\s*)$",
     re.IGNORECASE,
 )
 # "can it be done automatically?": what can be done is the doing asked about ("can I scale the cluster
 # automatically?"), not its object.
 _IT_BE_DONE = re.compile(
-    r"^(\W*(?:(?:and|so|but|ok(?:ay)?)\W+)?(?:can|could|should|must))\s+(?:it|this|that)\s+be\s+done\b"
+    r"^(" + _CARRIES_ON + r"(?:can|could|should|must))\s+(?:it|this|that)\s+be\s+done\b"
     r"(.*)$",
     re.IGNORECASE,
 )
 # "is it safe?", "would it be hard?": what is safe or hard after a how-to of many things is the doing,
 # not its object ("is it safe to back up my photos?", not "is photos safe?").
 _IT_IS_HOW = re.compile(
-    r"^(\W*(?:(?:and|so|but|ok(?:ay)?)\W+)?(?:is|isn't|would|will)\s+it\s+(?:be\s+)?(?:\w+ly\s+)?"
+    r"^(" + _CARRIES_ON + r"(?:is|isn't|would|will)\s+it\s+(?:be\s+)?(?:\w+ly\s+)?"
     r"(?:safe|hard|difficult|easy|risky|dangerous|possible|free|expensive|complicated|tricky|worth\s+it))"
     r"(\s*[?.!]*\s*)$",
     re.IGNORECASE,

@@ -28,6 +28,7 @@ from lectern.english import (
     PREPOSITIONS,
     SUBORDINATE,
     SWITCH,
+    VERB_PARTICLES,
     VERBS,
     word_set,
 )
@@ -73,7 +74,7 @@ _FILLERS = word_set(
 )
 # The particles of phrasal verbs ("set up", "turn on", "log in"), and the prepositions such a verb takes
 # before its object ("sign up for", "log in to", "opt out of").
-_PARTICLES = frozenset({"up", "on", "off", "in", "out", "down", "back", "over", "away"})
+_PARTICLES = VERB_PARTICLES | {"on"}
 _PARTICLE_PREPOSITIONS = frozenset({"for", "to", "into", "of", "with", "from"})
 _ENDS_PHRASE = _AUX | _PREPOSITIONS | _CLAUSE_WORDS | _VERBS | _QUESTION_WORDS | frozenset({"used", "meant"})
 
