@@ -8,7 +8,8 @@ Question records (bench/questions/*.jsonl): `kind` is in_scope, near_miss, out_o
 in-scope and follow-up records list the `expected` files and 1-3 answer `keywords`; `split` names the
 set a record belongs to (tune, holdout, fresh, ...; records without one count as tune). `--split` takes
 any split name found in the files, or all. Each question is asked in a fresh conversation; a follow-up
-asks its turns in one conversation and is scored on the last turn.
+asks its turns in one conversation and is scored on the last turn, and so is any record with `turns` (the
+follow-up near misses of followups-nm-textbook-*: kind near_miss, counted with the near misses).
 
 Per set and split it reports:
 - in-scope: answered %, answered with a relevant file cited %, and keyword % (answered questions whose
