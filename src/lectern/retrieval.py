@@ -51,12 +51,14 @@ RESERVE = 5
 # states it ranks neither among the passages nor in the reserve (other files' chunks outrank it), so the
 # writer cannot quote it. The first passage's file's chunk nearest the query in meaning, of those not
 # retrieved, joins the reserve (`Retriever._in_file`): quoted beside the passages as the reserve is,
-# never measured (the decision reads the passages only). bench/infile_study.py: of the 69 tuned
-# in-scope answers that cite a relevant file without a keyword their passages lack too, the keyword
-# chunk is the file's nearest by dense cosine for 20 (BM25 2, best sentence 12, heading 5); end to end
-# (bench/answer_quality.py, every tuned set) answers with every keyword 392 -> 397 of 631, none lost,
-# citations, near-miss refusals and follow-ups unchanged. Two files, three files or two chunks: no more
-# gained (+5, +4 on tune and train, +6) for more changed answers.
+# never measured (the decision reads the passages only). bench/infile_study.py: where the keyword chunk
+# is not retrieved, it is its file's nearest unretrieved chunk by dense cosine for 17 of 48 tuned rows
+# (BM25 7, best stored sentence 11, headings 4). End to end (bench/answer_quality.py, every tuned set):
+# in-scope answers with every keyword 392 -> 397 of 631, none lost; cited files, near-miss refusals,
+# the decision's scores and follow-ups unchanged. The first two files' chunks gained no more, two
+# chunks of the first file one more (+6) for half as many answers changed again (116 against 78) and
+# twice the extra reading. Cost: ~0.47 M instructions an answer (callgrind, 20 train questions with the
+# query cached: 10.43 -> 10.90 M), the lookup itself ~55 us.
 IN_FILE_FILES = 1
 
 
