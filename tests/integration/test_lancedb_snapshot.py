@@ -286,3 +286,21 @@ def test_one_read_gives_the_version_and_the_keyword_side(tmp_path: Path) -> None
     assert blank.keywords() == []
     index.upsert([CHUNKS[0].model_copy(update={"title": "Changed"})], VECTORS[:1])
     assert _TableRead(table, "", None, 10).version() == int(table.version) > read.version()
+
+
+def test_a_files_nearest_other_chunk_comes_from_the_snapshot(tmp_path: Path) -> None:
+    index = LanceDBIndex(tmp_path / "lancedb", "docs", snapshot_reload_s=0.0)
+    index.create(INFO)
+    index.upsert(CHUNKS, VECTORS)
+    first = CHUNKS[0].content_hash  # m1/ros.md, as CHUNKS[4]
+    assert index.nearest_in_files(["m1/ros.md"], axis(0), [first]) == []  # nothing held before a search
+    assert keys(index.search(vector=axis(0), text="", mode="dense", top_k=1)) == [first]
+    found = index.nearest_in_files(["m1/ros.md", "m2/gazebo.md"], axis(0, tilt=4), [first])
+    # m1/ros.md's other chunk, and m2/gazebo.md's only one: each file's nearest not excluded
+    assert keys(found) == [CHUNKS[4].content_hash, CHUNKS[1].content_hash]
+    assert found[0].chunk == CHUNKS[4]
+    assert found[0].similarity == pytest.approx(0.5 / np.sqrt(1.25))
+    assert found[1].similarity == 0.0
+    assert index.nearest_in_files(["m1/ros.md"], axis(0), [first, CHUNKS[4].content_hash]) == []
+    # an excluded chunk the snapshot does not hold (written since): not this version, so nothing
+    assert index.nearest_in_files(["m1/ros.md"], axis(0), ["not-a-hash"]) == []

@@ -9,7 +9,7 @@ import pytest
 
 from lectern.errors import EmbedderMismatch, InvalidInput, ProviderError, ProviderTimeout, VectorIndexError
 from lectern.index.base import SearchFilters
-from lectern.models import CollectionInfo
+from lectern.models import CollectionInfo, SearchHit
 from lectern.retrieval import CHAT_MAX_TOP_K, RESERVE, Retriever, fetch_depth
 from tests.fakes.hash_embedder import HashEmbedder
 from tests.unit.answer_support import ScriptedIndex, answer_settings, filled_index, hit
@@ -275,3 +275,66 @@ async def test_query_vector_is_the_embedding_as_float32_made_once_per_list() -> 
     other = result.model_copy(update={"query_embedding": [0.5] * len(vector)})
     assert other.query_vector().tolist() == [0.5] * len(vector)  # type: ignore[union-attr]
     assert result.model_copy(update={"query_embedding": None}).query_vector() is None
+
+
+class InFileIndex(ScriptedIndex):
+    """A scripted index that also knows each file's chunk nearest the query (`nearest_in_files`)."""
+
+    def __init__(self, hits: list[SearchHit], nearest: dict[str, SearchHit], *, fail: bool = False) -> None:
+        super().__init__(hits)
+        self.nearest = nearest
+        self.fail_nearest = fail
+        self.nearest_asked: list[tuple[list[str], list[str]]] = []
+
+    def nearest_in_files(
+        self, source_paths: list[str], vector: object, exclude: list[str]
+    ) -> list[SearchHit]:
+        self.nearest_asked.append((list(source_paths), list(exclude)))
+        if self.fail_nearest:
+            raise RuntimeError("snapshot gone")
+        return [self.nearest[p] for p in source_paths if p in self.nearest]
+
+
+def in_file(
+    nearest: dict[str, SearchHit], *, fail: bool = False, paths: tuple[str, ...] = ("a.md", "b.md")
+) -> tuple[Retriever, InFileIndex]:
+    hits = [hit(f"passage {i}", 0.9 - i / 100, path=paths[i % len(paths)]) for i in range(5)]
+    index = InFileIndex(hits, nearest, fail=fail)
+    return Retriever(HashEmbedder(), index, answer_settings()), index
+
+
+async def test_the_first_files_nearest_other_chunk_joins_the_reserve_after_it() -> None:
+    extra = hit("the answering sentence", 0.6, path="a.md")
+    retriever, index = in_file({"a.md": extra, "b.md": hit("b's", 0.7, path="b.md")})
+    result = await retriever.retrieve(retriever.params("q", top_k=3, threshold=0.5))
+    assert [h.chunk.text for h in result.hits] == ["passage 0", "passage 1", "passage 2"]
+    # the first passage's file only (IN_FILE_FILES), every passage and reserve chunk excluded
+    held = [h.chunk.content_hash for h in [*result.hits, *result.reserve[:2]]]
+    assert index.nearest_asked == [(["a.md"], held)]
+    assert [h.chunk.text for h in result.reserve] == ["passage 3", "passage 4", "the answering sentence"]
+    assert [h.rank for h in result.reserve] == [4, 5, 6]
+    # the passages, and so every figure the decision reads, are as without it
+    assert result.average_score == pytest.approx(0.89)
+
+
+async def test_a_nearest_chunk_under_the_threshold_stays_out() -> None:
+    retriever, _ = in_file({"a.md": hit("far off", 0.4, path="a.md")})
+    result = await retriever.retrieve(retriever.params("q", top_k=3, threshold=0.5))
+    assert [h.chunk.text for h in result.reserve] == ["passage 3", "passage 4"]
+
+
+async def test_no_lookup_for_a_filtered_search_and_a_failing_one_changes_nothing() -> None:
+    retriever, index = in_file({"a.md": hit("extra", 0.8, path="a.md")})
+    filtered = SearchFilters(equals={"module": "m1"})
+    result = await retriever.retrieve(retriever.params("q", top_k=3, threshold=0.5, filters=filtered))
+    assert index.nearest_asked == []
+    assert [h.chunk.text for h in result.reserve] == ["passage 3", "passage 4"]
+    failing, _ = in_file({"a.md": hit("extra", 0.8, path="a.md")}, fail=True)
+    result = await failing.retrieve(failing.params("q", top_k=3, threshold=0.5))
+    assert [h.chunk.text for h in result.reserve] == ["passage 3", "passage 4"]
+
+
+async def test_an_index_without_the_lookup_keeps_the_plain_reserve() -> None:
+    retriever, _, _ = scripted(*[hit(f"passage {i}", 0.9 - i / 100) for i in range(5)])
+    result = await retriever.retrieve(retriever.params("q", top_k=3, threshold=0.5))
+    assert [h.chunk.text for h in result.reserve] == ["passage 3", "passage 4"]

@@ -294,6 +294,30 @@ class LanceDBIndex:
         chunks = [chunk_from_record(r) for r in rows.to_pylist()] if rows is not None else []
         return sorted(chunks, key=lambda c: c.chunk_index)
 
+    def nearest_in_files(
+        self, source_paths: Sequence[str], vector: NDArray[np.float32], exclude: Sequence[str]
+    ) -> list[SearchHit]:
+        """For each of `source_paths`, its chunk nearest `vector` in meaning that is not in `exclude`
+        (content hashes), as a hit with its cosine (score 0, rank 1: the caller ranks it). From the
+        table held in memory only, and only while it holds every excluded chunk (the version the
+        search just read): none otherwise, as this is a cheap extra, never a reason for a read."""
+        snapshot = self._snapshots.current()
+        if snapshot is None or not all(h in snapshot.positions for h in exclude):
+            return []
+        query = np.asarray(vector, dtype=np.float32).reshape(-1)
+        norm = float(np.linalg.norm(query))
+        if norm == 0.0:
+            return []
+        query = query / norm
+        skip = frozenset(exclude)
+        found = [f for path in source_paths if (f := snapshot.nearest_of_source(path, query, skip))]
+        rows = snapshot.records([key for key, _ in found])
+        return [
+            SearchHit(chunk=rows[key][0], similarity=min(1.0, max(0.0, sim)), score=0.0, rank=1)
+            for key, sim in found
+            if key in rows
+        ]
+
     # --- every collection (lectern.prune) -----------------------------------------------------------
     def collection_names(self) -> list[str]:
         with engine_errors(ENGINE, "listing collections"):

@@ -151,6 +151,36 @@ class TableSnapshot:
             )
         )
 
+    @cached_property
+    def _rows_by_source(self) -> dict[str, NDArray[np.intp]]:
+        """Each source file's searchable rows, worked out on first use (a pass over one column)."""
+        if "source_path" not in self.rows.column_names:
+            return {}
+        by: dict[str, list[int]] = {}
+        for row, path in enumerate(self.rows.column("source_path").to_pylist()):
+            by.setdefault(str(path), []).append(row)
+        return {
+            path: found[self.inverse_norms[found] > 0]
+            for path, rows in by.items()
+            if len(found := np.array(rows, dtype=np.intp))
+        }
+
+    def nearest_of_source(
+        self, source_path: str, query: NDArray[np.float32], exclude: frozenset[str]
+    ) -> tuple[str, float] | None:
+        """The content hash and cosine of `source_path`'s chunk most similar to the unit `query`, among
+        those not in `exclude`; None when there is none."""
+        rows = self._rows_by_source.get(source_path)
+        if rows is None or not len(rows):
+            return None
+        scores = _scores(self.matrix, rows, query) * self.inverse_norms[rows]
+        hashes = self.hashes
+        for at in np.argsort(-scores, kind="stable").tolist():
+            key = hashes[int(rows[at])]
+            if key not in exclude:
+                return key, float(scores[at])
+        return None
+
     def allowed(self, where: str, matching: Callable[[str], list[str]]) -> NDArray[np.intp]:
         """Searchable rows passing the SQL filter `where`; `matching` gives the content hashes that
         pass (LanceDB evaluates the filter, so its semantics stay LanceDB's). Cached per filter."""
@@ -224,6 +254,11 @@ class SnapshotCache:
         """The snapshot of `version` if it is the one held (never loads one)."""
         state = self._state
         return state[1] if state is not None and state[0] == version else None
+
+    def current(self) -> TableSnapshot | None:
+        """The snapshot held, whatever its version (never loads one)."""
+        state = self._state
+        return state[1] if state is not None else None
 
     @property
     def version(self) -> int | None:
