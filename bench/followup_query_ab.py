@@ -57,12 +57,12 @@ TUNING = [
     ("followups-dev", "dev"),
     ("followups-dev2", "all"),
     ("followups-dev3", "all"),
-    *((f"followups-dev{n}", f"dev{n}") for n in range(4, 11)),
+    *((f"followups-dev{n}", f"dev{n}") for n in range(4, 12)),
     ("reader", "tune"),
     ("train", "all"),
 ]
 HELD_BACK = [
-    *((f"followups-dev{n}", f"dev{n}hold") for n in range(4, 11)),
+    *((f"followups-dev{n}", f"dev{n}hold") for n in range(4, 12)),
     ("reader", "holdout"),
     ("fresh", "fresh"),
 ]
