@@ -30,6 +30,7 @@ from lectern.english import VERBS as _VERBS
 from lectern.english import word_set as _word_set
 from lectern.ordinals import (
     SAYS_ABOUT,
+    kind_of_the_listed,
     ordinal_of_the_listed,
     page_asked_again,
     part_asked_about,
@@ -933,6 +934,11 @@ def _with_previous(question: str, previous_questions: Sequence[str]) -> str:
         # "and the sixth?" after "what are the learning outcomes of the module?": the sixth learning
         # outcome, the plural head kept singular, not "the sixth" in its place
         return listed
+    kind = kind_of_the_listed(question, previous)
+    if kind is not None:
+        # "which version of the URDF one?" after "which Robotics Hub packages do I add to Unity?": the
+        # URDF package, the previous subject in brackets
+        question = kind
     part = part_asked_about(question, previous)
     if part is not None:
         # "what's the goal of that part?" after "what does the final project say about manipulation?":

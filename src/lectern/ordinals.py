@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 
+from lectern import word_frequency
 from lectern.english import AUXILIARIES, DETERMINERS, DOCUMENT_VERBS, PREPOSITIONS, VERBS, word_set
 
 ORDINALS = word_set(
@@ -58,7 +59,7 @@ _WHICH_HEAD = re.compile(
     r"(?P<verb>does|do|did|can|should|will|would|are|come|comes|go|goes)\s+(?P<rest>.+?)[\s?.!]*$",
     re.IGNORECASE,
 )
-_SMALL = DETERMINERS | AUXILIARIES | PREPOSITIONS | VERBS | word_set("have has to and or")
+_SMALL = DETERMINERS | AUXILIARIES | PREPOSITIONS | VERBS | word_set("have has to and or i we you")
 
 
 def _is_plural(word: str) -> bool:
@@ -67,13 +68,17 @@ def _is_plural(word: str) -> bool:
 
 
 def singular(word: str) -> str:
-    """ "outcomes" -> "outcome", "categories" -> "category", "boxes" -> "box"."""
+    """ "outcomes" -> "outcome", "categories" -> "category", "boxes" -> "box", "knives" -> "knife": of the
+    forms a plural may come from, the one English uses most (the word without its "s" on a tie)."""
     lowered = word.lower()
+    forms = [word[:-1]]
+    if lowered.endswith("es"):
+        forms.append(word[:-2])
     if lowered.endswith("ies") and len(lowered) > 4:
-        return word[:-3] + "y"
-    if lowered.endswith(("ches", "shes", "xes", "sses")):
-        return word[:-2]
-    return word[:-1]
+        forms.append(word[:-3] + "y")
+    if lowered.endswith("ves"):
+        forms.extend([word[:-3] + "f", word[:-3] + "fe"])
+    return max(forms, key=lambda form: word_frequency.zipf(form.lower()))
 
 
 def _plural_head(previous: str) -> tuple[str, str, str] | None:
@@ -175,3 +180,39 @@ def page_asked_again(question: str, previous: str) -> str | None:
     stripped = question.rstrip("?.! ")
     text = f"{stripped[: said.start()]}the {doc} {said.group(1)}{stripped[said.end() :]}"
     return f"{text} ({focus}){question[len(stripped) :] or '?'}"
+
+
+# "the URDF one", "the archive ones": another of the listed things, told by its kind
+_KIND_ONE = re.compile(
+    r"\bthe\s+(?P<kind>[A-Za-z][\w-]*(?:\s+[A-Za-z][\w-]*)?)\s+(?P<one>ones?)\b", re.IGNORECASE
+)
+_CORRECTS = re.compile(r"^\W*(?:no|nope|sorry|actually)\b|\bi\s+meant\b", re.IGNORECASE)
+_NOT_KINDS = ORDINALS | word_set("other same only new old first last right wrong best worst main")
+
+
+def kind_of_the_listed(question: str, previous: str) -> str | None:
+    """ "which version of the URDF one?" after "which Robotics Hub packages do I add to Unity?": the
+    "one" is one of the listed packages, told by its kind ("the URDF package"), not the previous
+    question's last noun ("the URDF Unity"); None when the question has no "the <kind> one", or the
+    previous question lists nothing by a plural head. The head's last two words are kept when neither
+    is a name ("the archive storage class"), else its last ("the URDF package")."""
+    kind = _KIND_ONE.search(question)
+    if kind is None or _WHAT_ARE.match(previous) or _CORRECTS.match(question):
+        # "the split-into-stages one" after "what are the upsides of the one-big-model approach?" is
+        # another approach, not another upside: only a question that lists its things ("which packages
+        # ...") lends its head; a correction swaps its own phrase
+        return None
+    listed = _plural_head(previous)
+    if listed is None:
+        return None
+    if any(w.lower() in _NOT_KINDS | DETERMINERS | _SMALL for w in kind.group("kind").split()):
+        return None
+    words = listed[0].split()
+    noun = words[-2:] if len(words) >= 2 and not any(w[:1].isupper() for w in words[-2:]) else words[-1:]
+    if kind.group("one").lower() == "ones":
+        noun = [*noun[:-1], noun[-1] + "s"]
+    if any(w.lower() in kind.group("kind").lower().split() for w in noun):
+        return None  # "the storage one" after "which storage classes ...": its kind is the head's own word
+    stripped = question.rstrip("?.! ")
+    text = f"{stripped[: kind.start('one')]}{' '.join(noun)}{stripped[kind.end('one') :]}"
+    return text + question[len(stripped) :]
