@@ -88,3 +88,15 @@ def clipped_forms(word: str) -> tuple[str, ...]:
         if base in _FULL:
             return (_FULL[base] + plural,)
     return ()
+
+
+# What a piece of writing does, in any form: "does it cover ...?", "what does it say?", "it lists".
+DOCUMENT_VERBS = word_set(
+    """
+    say says said cover covers covered list lists listed mention mentions mentioned describe describes
+    described explain explains explained suggest suggests suggested recommend recommends recommended offer
+    offers offered give gives gave show shows showed shown ask asks asked include includes included
+    contain contains contained has have had use uses used teach teaches taught tell tells talk talks refer
+    refers link links
+    """
+)

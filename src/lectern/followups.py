@@ -20,7 +20,7 @@ import re
 from collections.abc import Sequence
 
 from lectern import word_frequency
-from lectern.english import AUXILIARIES, COMPARATIVES, MODALS, QUESTION_WORDS
+from lectern.english import AUXILIARIES, COMPARATIVES, DOCUMENT_VERBS, MODALS, QUESTION_WORDS
 from lectern.english import DETERMINERS as _DETERMINERS
 from lectern.english import PERSONS as _PRONOUN_I
 from lectern.english import PREPOSITIONS as _PREPOSITIONS
@@ -28,6 +28,14 @@ from lectern.english import SUBORDINATE as _SUBORDINATE
 from lectern.english import VERB_PARTICLES as _VERB_PARTICLES
 from lectern.english import VERBS as _VERBS
 from lectern.english import word_set as _word_set
+from lectern.ordinals import (
+    SAYS_ABOUT,
+    kind_of_the_listed,
+    ordinal_of_the_listed,
+    page_asked_again,
+    part_asked_about,
+    picks_by_place,
+)
 from lectern.situations import asks_of_a_situation, cuts_a_measure, it_for_the_event, measure_for_that
 from lectern.swaps import (
     and_phrase,
@@ -407,10 +415,14 @@ def is_followup(question: str) -> bool:
         for w in own
         if not _is_action(w) and w.lower() not in ANAPHORA | _SUPERLATIVES | COMPARATIVES | phrasal
     ]
+    labels = _letter_labels(question)
+    topical = [w for w in topical if w not in labels]
     if _INSTEAD_END.search(question):
         return True  # "can I use an AMD card instead?": instead of what was just said
     if _one_of_a_kind_unnamed(question):
         return True  # "how long does the VSLAM one take?": one of the things just talked about
+    if picks_by_place(question):
+        return True  # "which sensors does the sixth one combine?": one of the things just listed
     if topical and all(w.lower() in _EXTENT_WORDS for w in topical):
         return True  # "how far back can I go?": how far in what was just talked about
     if _object_pronoun_points_back(question, topical) or _possessive_points_back(question, topical):
@@ -430,6 +442,10 @@ def is_followup(question: str) -> bool:
         return len([w for w in rest if not _is_action(w)]) < SELF_CONTAINED_WORDS
     if _LEAVES_OUT.search(question) and not any(_is_specific(w) for w in topical):
         return len(topical) < SELF_CONTAINED_WORDS
+    if topical and not any(_is_specific(w) for w in topical) and not _names_a_thing(question, topical):
+        # "where should I try things out so nothing breaks?": only the reader's verb and what happens
+        # to nothing in particular; the place to try things is in what was just talked about
+        return True
     if len(topical) >= SELF_CONTAINED_WORDS or (
         len(topical) >= SELF_CONTAINED_WORDS - 1 and any(_is_specific(w) for w in topical)
     ):
@@ -440,6 +456,49 @@ def is_followup(question: str) -> bool:
         return True
     named = any(_is_specific(w) for w in topical) or _QUOTED.search(question) is not None
     return len(topical) < MIN_OWN_CONTENT_WORDS and not named
+
+
+# "what range is a B?", "why is the C wrong?": one capital letter after an article, ending its phrase,
+# labels one of the things just talked about (a grade, an answer option, a rating), not a name.
+_LETTER_LABEL = re.compile(r"\b(?:an?|the)\s+([A-HJ-Z])\b(?!['\u2019+#-])(?=\s*[?.!,]|\s*$|\s+(\w+))")
+
+
+def _letter_labels(question: str) -> set[str]:
+    """The letters of `_LETTER_LABEL` in `question` whose next word, if any, is a small word ("a B in
+    maths") rather than the noun they name with ("an A record")."""
+    labels: set[str] = set()
+    for match in _LETTER_LABEL.finditer(question):
+        after = match.group(2)
+        if after is None or after.lower() in STOP_WORDS | AUXILIARIES | _VERBS:
+            labels.add(match.group(1))
+    return labels
+
+
+# "nothing", "someone": a subject that names no thing; what follows it is what happens to it.
+INDEFINITES = _word_set(
+    "nothing something anything everything nobody somebody anybody everybody someone anyone everyone"
+)
+
+
+def _names_a_thing(question: str, topical: list[str]) -> bool:
+    """Whether any of the question's `topical` words names a thing: not an indefinite pronoun
+    ("nothing"), not the verb of the reader right after "<auxiliary> I/we/you" ("should I try"), not
+    the words that say what happens to an indefinite ("so nothing gets lost", "if something burns")
+    up to a preposition or determiner, nor the extent a "how" asks ("how long")."""
+    tokens = [w.lower() for w in words(question)]
+    doings: set[int] = set()
+    for i, token in enumerate(tokens):
+        if i >= 2 and tokens[i - 2] in AUXILIARIES and tokens[i - 1] in _PRONOUN_I:
+            doings.add(i)
+        if i >= 1 and tokens[i - 1] == "how" and token in _EXTENT_WORDS:
+            doings.add(i)  # "how long should I wait": how long, no thing
+        if token in INDEFINITES:
+            end = i + 1
+            while end < len(tokens) and tokens[end] not in _PREPOSITIONS | _DETERMINERS | _SUBORDINATE:
+                doings.add(end)
+                end += 1
+    kept = {t for i, t in enumerate(tokens) if i not in doings and t not in INDEFINITES}
+    return any(w.lower() in kept for w in topical)
 
 
 # "can I opt out later?", "should we sign up now?": the word after "<auxiliary> I/we/you" is a verb, and
@@ -870,6 +929,25 @@ def _with_previous(question: str, previous_questions: Sequence[str]) -> str:
     )
     if doing is not None:
         return doing
+    listed = ordinal_of_the_listed(question, previous)
+    if listed is not None:
+        # "and the sixth?" after "what are the learning outcomes of the module?": the sixth learning
+        # outcome, the plural head kept singular, not "the sixth" in its place
+        return listed
+    kind = kind_of_the_listed(question, previous)
+    if kind is not None:
+        # "which version of the URDF one?" after "which Robotics Hub packages do I add to Unity?": the
+        # URDF package, the previous subject in brackets
+        question = kind
+    part = part_asked_about(question, previous)
+    if part is not None:
+        # "what's the goal of that part?" after "what does the final project say about manipulation?":
+        # the manipulation part, not the final project
+        return part
+    page = page_asked_again(question, previous)
+    if page is not None:
+        # "what else does it cover?" after "what does the setup guide say about backups?": the guide
+        return page
     meant = corrected_words(question)
     if meant is not None and swapped_question(previous, question) is None:
         # "no, I meant the thing it ends up learning, its strategy": no part of the previous question to
@@ -1661,6 +1739,14 @@ def _marked_subject(text: str) -> str:
         end = next((i for i, w in enumerate(opening) if i > 0 and w.lower() in AUXILIARIES), len(opening))
         return " ".join(_strip_edges(opening[:end]))
     text = _USED_FOR.sub("", text)
+    says = SAYS_ABOUT.match(text)
+    if says is not None:
+        # "what does the database guide say about schema migrations?": the migrations are what is talked
+        # about, the guide where ("how do I roll them back?" rolls the migrations back)
+        focus = _strip_edges(_tokens(says.group("focus")))
+        where = _without_meta(_strip_edges(_tokens(says.group("doc"))))
+        if focus:
+            return " ".join([*focus, _DOING_MARK, *where]) if where else " ".join(focus)
     expletive = _IT_FOR_TO.match(text)
     if expletive:
         # "why is it so hard for a robot to walk on two legs?": the "it" stands for the "to" clause, the
@@ -2204,6 +2290,44 @@ def _one_of_counted(head: str) -> str | None:
 _COUNTS_ONE = _word_set("than least most only just exactly")
 
 
+# The last word of a subject that is a piece of writing, which says things but does nothing else.
+_DOCUMENTS = _word_set(
+    """
+    page pages guide guides chapter chapters section sections faq file files manual manuals lesson lessons
+    diagram diagrams table tables template templates readme doc docs documentation article articles
+    tutorial tutorials book books textbook handbook syllabus
+    """
+)
+_BEFORE_THE_VERB = AUXILIARIES | _word_set("never ever not still already also just really even")
+
+
+def _document(head: str) -> bool:
+    tokens = _tokens(head)
+    return bool(tokens) and tokens[-1].lower() in _DOCUMENTS
+
+
+def _does_what_no_page_does(after: list[str]) -> bool:
+    """Whether the words after an "it" (with the separators `re.split` leaves between them) open a verb
+    no piece of writing does: a past participle after "has"/"have"/"had" ("it has never been"), or a
+    verb in its "-s" form right after the "it" ("it gets stuck", "it breaks") that is not one of the
+    verbs a page does ("it says", "it covers")."""
+    tokens = [t for t in after if _WORD.fullmatch(t)]
+    if not tokens:
+        return False
+    first = tokens[0]
+    if first in {"has", "have", "had"}:
+        rest = [t for t in tokens[1:] if t not in _BEFORE_THE_VERB]
+        return bool(rest) and rest[0] in _word_set("been gone moved driven seen visited") | (
+            {rest[0]} if rest[0].endswith("ed") and rest[0] not in DOCUMENT_VERBS else set()
+        )
+    return (
+        first.endswith("s")
+        and not first.endswith("ss")
+        and first not in DOCUMENT_VERBS | AUXILIARIES | STOP_WORDS
+        and len(first) > 3
+    )
+
+
 def _rewrite(question: str, head: str, context: str, topic: str) -> str:
     """`question` with the previous subject where it points back: a pronoun becomes the head ("how do I
     install it?" -> "how do I install Isaac Sim?"), "which of those" becomes "which of the <head>", "that"
@@ -2241,6 +2365,17 @@ def _rewrite(question: str, head: str, context: str, topic: str) -> str:
             continue
         if token in {"it", "its"} and _COORDINATED.search(head):
             continue  # "it" is one thing: not "a course's author and chapter count" (that comes in brackets)
+        if token == "it" and _document(head) and _does_what_no_page_does(lowered[i + 1 :]):
+            # "and for starting up somewhere it has never been?" after "what prompts does the VSLAM
+            # page have?": a page goes nowhere, so "it" is not the page but what the page is for, its
+            # owner when it has one ("the delivery robot's setup guide"); without one "it" stays
+            owner = _owner(head)
+            if owner.endswith(("'s", "\u2019s")):
+                tokens[i], placed = owner[:-2], True
+                if not context:
+                    context = " ".join(_strip_edges(_tokens(head)[len(_tokens(owner)) :]))
+                break
+            continue
         if token in REPLACEABLE:
             tokens[i] = head
             placed = True

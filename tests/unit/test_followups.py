@@ -1208,11 +1208,12 @@ def test_the_course_or_tutorial_is_no_subject() -> None:
 
 
 def test_the_x_one_of_an_unnamed_kind_is_one_of_the_previous_things() -> None:
-    # "the VSLAM one": one of the chapters just asked about, though "VSLAM" is a name
+    # "the VSLAM one": one of the chapters just asked about, though "VSLAM" is a name; the "one" takes the
+    # listed head, singular (lectern/ordinals.py `kind_of_the_listed`)
     previous = "what chapters are in the navigation module with Isaac and Nav2?"
     assert is_followup("how long does the VSLAM one take?")
     assert standalone_query("how long does the VSLAM one take?", [previous]) == (
-        "how long does the VSLAM one take (chapters are in the navigation module with Isaac and Nav2)?"
+        "how long does the VSLAM chapter take (chapters are in the navigation module with Isaac and Nav2)?"
     )
     # a question that names its kind, or a "one" that counts, stands alone
     assert not is_followup("Is the Jetson Orin one fast enough to run Isaac ROS VSLAM at 30 FPS?")

@@ -1,0 +1,218 @@
+"""An ordinal that picks one of the things the previous question listed: "and the sixth?" after "what are
+the learning outcomes of the humanoid robotics module?" asks for the sixth learning outcome, so the
+query is "what is the sixth learning outcome of the humanoid robotics module?", not the previous
+question with "the sixth" in place of its plural head ("what are the sixth of ..."). "what's the second
+one?" after "which failure modes does the backup guide describe?" asks for the second failure mode:
+the "one" takes the whole plural head, singular, not its last word.
+
+The parts of a document asked about live here too: "that part" after "what does the final project say
+about manipulation?" is the manipulation part (`part_asked_about`), and an "it" that says or covers
+things after such a question is the document (`page_asked_again`)."""
+
+from __future__ import annotations
+
+import re
+
+from lectern import word_frequency
+from lectern.english import AUXILIARIES, DETERMINERS, DOCUMENT_VERBS, PREPOSITIONS, VERBS, word_set
+
+ORDINALS = word_set(
+    "first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth last final next"
+)
+_ORDINAL = r"(?:" + "|".join(sorted(ORDINALS)) + r"|\d+(?:st|nd|rd|th))"
+_LEAD = r"^\W*(?:(?:and|so|ok(?:ay)?|but|then|what\s+about|how\s+about)\W+)*"
+# "and the sixth?", "the third one?", "what about the last?": the ordinal and nothing else
+_BARE = re.compile(_LEAD + r"(?:the\s+)?(" + _ORDINAL + r")(?:\s+ones?)?\s*[?.!]*\s*$", re.IGNORECASE)
+# "what's the second one about?", "which sensors does the sixth one combine?", "what is the fourth?":
+# the ordinal with "one" or with no noun after it
+_SMALL_AFTER = AUXILIARIES | VERBS | PREPOSITIONS | word_set("about")
+_DOER_AUX = word_set("does do did can could will would should")
+_IN_QUESTION = re.compile(
+    r"(?:\b(?P<before>\w+)\s+)?\b(?P<pick>the\s+(?P<ordinal>" + _ORDINAL + r")(?P<one>\s+ones?\b)?)"
+    r"(?=\s*[?.!,]|\s*$|\s+(?P<after>\w+))",
+    re.IGNORECASE,
+)
+
+
+def _picked(question: str) -> re.Match[str] | None:
+    """ "the second one", "the fourth" with no noun of its own: at the end, before a small word or a
+    verb, or "one" as the subject after "does" or a modal ("does the sixth one combine"); not "the
+    first one thing", a numeral before its noun, nor "the third week"."""
+    for match in _IN_QUESTION.finditer(question):
+        after = (match.group("after") or "").lower()
+        if not after or after in _SMALL_AFTER:
+            return match
+        if match.group("one") and (match.group("before") or "").lower() in _DOER_AUX:
+            return match
+    return None
+
+
+# "what are the learning outcomes of the module?": the plural head and what it belongs to
+_WHAT_ARE = re.compile(
+    r"^\W*(?:what|which)\s+(?:are|were)\s+(?:the\s+)?(?P<head>[A-Za-z][\w-]*(?:\s+[A-Za-z][\w-]*){0,2}?)"
+    r"\s+(?P<prep>of|in|on|for|from|at)\s+(?P<rest>.+?)[\s?.!]*$",
+    re.IGNORECASE,
+)
+# "which failure modes does the backup guide describe?", "what exercises come with the chapter?"
+_WHICH_HEAD = re.compile(
+    r"^\W*(?:what|which)\s+(?P<head>[A-Za-z][\w-]*(?:\s+[A-Za-z][\w-]*){0,2}?)\s+"
+    r"(?P<verb>does|do|did|can|should|will|would|are|come|comes|go|goes)\s+(?P<rest>.+?)[\s?.!]*$",
+    re.IGNORECASE,
+)
+_SMALL = DETERMINERS | AUXILIARIES | PREPOSITIONS | VERBS | word_set("have has to and or i we you")
+
+
+def _is_plural(word: str) -> bool:
+    lowered = word.lower()
+    return len(lowered) > 3 and lowered.endswith("s") and not lowered.endswith(("ss", "us", "is"))
+
+
+def singular(word: str) -> str:
+    """ "outcomes" -> "outcome", "categories" -> "category", "boxes" -> "box", "knives" -> "knife": of the
+    forms a plural may come from, the one English uses most (the word without its "s" on a tie)."""
+    lowered = word.lower()
+    forms = [word[:-1]]
+    if lowered.endswith("es"):
+        forms.append(word[:-2])
+    if lowered.endswith("ies") and len(lowered) > 4:
+        forms.append(word[:-3] + "y")
+    if lowered.endswith("ves"):
+        forms.extend([word[:-3] + "f", word[:-3] + "fe"])
+    return max(forms, key=lambda form: word_frequency.zipf(form.lower()))
+
+
+def _plural_head(previous: str) -> tuple[str, str, str] | None:
+    """(the plural head singular, the preposition that ties it to its owner or "", the owner or the rest
+    of the question's words) of a question that lists things, or None."""
+    if "(" in previous:
+        return None
+    match = _WHAT_ARE.match(previous)
+    if match is not None:
+        head, prep, rest = match.group("head"), match.group("prep"), match.group("rest")
+    else:
+        match = _WHICH_HEAD.match(previous)
+        if match is None:
+            return None
+        head, prep, rest = match.group("head"), "", match.group("rest")
+    tokens = head.split()
+    if any(t.lower() in _SMALL for t in tokens) or not _is_plural(tokens[-1]):
+        return None
+    named = " ".join([*tokens[:-1], singular(tokens[-1])])
+    if not prep:
+        rest = " ".join(t for t in rest.split() if t.lower() not in _SMALL)
+    return named, prep, rest
+
+
+def ordinal_of_the_listed(question: str, previous: str) -> str | None:
+    """The query for a follow-up that picks one of the things the previous question listed by its place
+    ("and the sixth?", "what's the second one about?"), or None when it picks none or the previous
+    question lists nothing by a plural head."""
+    bare = _BARE.match(question)
+    picked = None if bare is not None else _picked(question)
+    if bare is None and picked is None:
+        return None
+    listed = _plural_head(previous)
+    if listed is None:
+        return None
+    head, prep, rest = listed
+    if bare is not None:
+        ordinal = bare.group(1)
+        if prep:
+            # "what is the sixth learning outcome of the humanoid robotics module?"
+            return f"what is the {ordinal} {head} {prep} {rest}?"
+        return f"what is the {ordinal} {head} ({rest})?" if rest else f"what is the {ordinal} {head}?"
+    assert picked is not None
+    stripped = question.rstrip("?.! ")
+    before, after = stripped[: picked.start("pick")], stripped[picked.end("pick") :]
+    text = f"{before}the {picked.group('ordinal')} {head}{after}"
+    tail = question[len(stripped) :] or "?"
+    owner = f"{prep} {rest}" if prep else rest
+    return f"{text} ({owner.strip()}){tail}" if owner.strip() else f"{text}{tail}"
+
+
+def picks_by_place(question: str) -> bool:
+    """Whether the question picks one of some things by its place with no noun of its own for them
+    ("which sensors does the sixth one combine?", "and the third?"): it points back."""
+    return _BARE.match(question) is not None or _picked(question) is not None
+
+
+# "what does the final project say about manipulation?": what the document is asked about, at the end
+SAYS_ABOUT = re.compile(
+    r"^\W*what\s+(?:does|do|did|will|can)\s+(?P<doc>.+?)\s+(?:say|says|tell\s+(?:me|us)|mention|cover|"
+    r"explain|write|suggest|recommend)\s+(?:about|on|regarding)\s+(?P<focus>.+?)[\s?.!]*$",
+    re.IGNORECASE,
+)
+# "that part", "this section": a part of a document, the one just asked about
+_THAT_PART = re.compile(
+    r"\b(?:that|this)\s+(part|section|step|bit|stage|piece|chapter|topic)\b", re.IGNORECASE
+)
+
+
+def part_asked_about(question: str, previous: str) -> str | None:
+    """ "and what's the goal of that part?" after "what does the final project say about manipulation?":
+    the part is the one about manipulation, not the final project, so the query names it ("... of the
+    manipulation part (final project)?"); None when the question names no such part or the previous
+    question asked a document about nothing in particular."""
+    part = _THAT_PART.search(question)
+    asked = SAYS_ABOUT.match(previous)
+    if part is None or asked is None or "(" in previous:
+        return None
+    focus = " ".join(t for t in asked.group("focus").split() if t.lower() not in DETERMINERS)
+    doc = " ".join(t for t in asked.group("doc").split() if t.lower() not in DETERMINERS)
+    stripped = question.rstrip("?.! ")
+    text = f"{stripped[: part.start()]}the {focus} {part.group(1)}{stripped[part.end() :]}"
+    return f"{text} ({doc}){question[len(stripped) :] or '?'}"
+
+
+_IT_AS_PAGE = re.compile(r"\bit\s+(\w+)", re.IGNORECASE)
+
+
+def page_asked_again(question: str, previous: str) -> str | None:
+    """ "what else does it cover?" after "what does the setup guide say about backups?": an "it" that
+    says or covers things is the document, not what it was asked about, which comes in brackets; None
+    for any other "it" or when the previous question asked no document about a thing."""
+    asked = SAYS_ABOUT.match(previous)
+    said = _IT_AS_PAGE.search(question)
+    if asked is None or said is None or said.group(1).lower() not in DOCUMENT_VERBS or "(" in previous:
+        return None
+    doc = " ".join(t for t in asked.group("doc").split() if t.lower() not in DETERMINERS)
+    focus = " ".join(t for t in asked.group("focus").split() if t.lower() not in DETERMINERS)
+    stripped = question.rstrip("?.! ")
+    text = f"{stripped[: said.start()]}the {doc} {said.group(1)}{stripped[said.end() :]}"
+    return f"{text} ({focus}){question[len(stripped) :] or '?'}"
+
+
+# "the URDF one", "the archive ones": another of the listed things, told by its kind
+_KIND_ONE = re.compile(
+    r"\bthe\s+(?P<kind>[A-Za-z][\w-]*(?:\s+[A-Za-z][\w-]*)?)\s+(?P<one>ones?)\b", re.IGNORECASE
+)
+_CORRECTS = re.compile(r"^\W*(?:no|nope|sorry|actually)\b|\bi\s+meant\b", re.IGNORECASE)
+_NOT_KINDS = ORDINALS | word_set("other same only new old first last right wrong best worst main")
+
+
+def kind_of_the_listed(question: str, previous: str) -> str | None:
+    """ "which version of the URDF one?" after "which Robotics Hub packages do I add to Unity?": the
+    "one" is one of the listed packages, told by its kind ("the URDF package"), not the previous
+    question's last noun ("the URDF Unity"); None when the question has no "the <kind> one", or the
+    previous question lists nothing by a plural head. The head's last two words are kept when neither
+    is a name ("the archive storage class"), else its last ("the URDF package")."""
+    kind = _KIND_ONE.search(question)
+    if kind is None or _WHAT_ARE.match(previous) or _CORRECTS.match(question):
+        # "the split-into-stages one" after "what are the upsides of the one-big-model approach?" is
+        # another approach, not another upside: only a question that lists its things ("which packages
+        # ...") lends its head; a correction swaps its own phrase
+        return None
+    listed = _plural_head(previous)
+    if listed is None:
+        return None
+    if any(w.lower() in _NOT_KINDS | DETERMINERS | _SMALL for w in kind.group("kind").split()):
+        return None
+    words = listed[0].split()
+    noun = words[-2:] if len(words) >= 2 and not any(w[:1].isupper() for w in words[-2:]) else words[-1:]
+    if kind.group("one").lower() == "ones":
+        noun = [*noun[:-1], noun[-1] + "s"]
+    if any(w.lower() in kind.group("kind").lower().split() for w in noun):
+        return None  # "the storage one" after "which storage classes ...": its kind is the head's own word
+    stripped = question.rstrip("?.! ")
+    text = f"{stripped[: kind.start('one')]}{' '.join(noun)}{stripped[kind.end('one') :]}"
+    return text + question[len(stripped) :]
