@@ -241,4 +241,3 @@ def sentence_encoder(embedder: Embedder) -> Callable[[Sequence[str]], Vectors]:
     """The embedder's `embed_sentences` where it has one, else `embed_documents`."""
     encode = getattr(uncached(embedder), "embed_sentences", None)
     return encode if callable(encode) else embedder.embed_documents
-

@@ -65,10 +65,13 @@ def test_a_passage_is_widened_once_while_kept(tmp_path: Path) -> None:
     vectors.of([_chunk()])  # embedded: held as float16
     ((units, first),) = vectors.of([_chunk()])
     ((again, second),) = vectors.of([_chunk()])
-    assert second is first and again is units  # the same float32 matrix, not widened again
+    assert second is first
+    assert again is units
     vectors._wide.clear()  # evicted from the float32 cache: widened afresh, to the same values
     ((_, third),) = vectors.of([_chunk()])
-    assert third is not first and np.array_equal(third, first) and third.dtype == np.float32
+    assert third is not first
+    assert np.array_equal(third, first)
+    assert third.dtype == np.float32
 
 
 class _SentencesApart(HashEmbedder):
