@@ -1176,12 +1176,15 @@ def _with_lead_ins(chosen: list[_Candidate], candidates: list[_Candidate]) -> li
         if not c.unit.bullet:
             out.extend(lead for lead in _completed(c, candidates) if lead not in out)
             continue
-        for lead in candidates:
-            if lead.source != c.source or not lead.unit.lead_in or lead in out:
+        # the item's source's units listed once, not again for each of its lead-ins
+        of_source = [u for u in candidates if u.source == c.source]
+        for lead in of_source:
+            if not lead.unit.lead_in or lead in out:
                 continue
-            between = [u for u in candidates if u.source == c.source and lead.unit.position < u.unit.position]
-            run = [u for u in between if u.unit.position < c.unit.position]
-            if all(u.unit.bullet for u in run):  # only list items between the lead-in and this item
+            # only list items between the lead-in and this item
+            if all(
+                u.unit.bullet for u in of_source if lead.unit.position < u.unit.position < c.unit.position
+            ):
                 out.append(lead)
     # Items between two chosen items of one list come too: a list is not quoted with holes.
     for source in {c.source for c in out if c.unit.bullet}:
