@@ -36,6 +36,30 @@ float16 widening of the sentence vectors ~3.7 %, the dense einsum ~4 %: no singl
 tenth of a millisecond. bench/stage_cpu.py at load 1.0-1.5 (3 runs a side alternated, --server-heap, 106
 questions x 3 rounds, ms an answer, medians): everything else 0.77 -> 0.68, the rest the same within the
 spread, total 6.42 -> 6.35 (base 6.16-6.70, after 6.05-6.63).
+
+Nov 2026, the next round (textbook-a, the first 40 train questions, --query-cache 4096; base = main 1c1ccca
+by PYTHONPATH; millions of instructions an answer, each commit's tree run once, cumulative):
+
+    base                                                        10.85
+    stem_terms: texts up to 512 characters cached               10.51  (-0.34)
+    sentence vectors widened to float32 once while kept         10.40  (-0.11)
+    signals: the other passages only for a word the best lacks   10.37  (-0.03)
+    _with_lead_ins, Chunk.search_text made once per chunk        10.33  (-0.04)
+    the writer's unit query terms worked out once (_shared)      10.32  (-0.01)  all: -0.53 (-4.9 %)
+
+By C function (base -> after, thousands an answer): float16 widening 429 -> 213, the regex engine's match
+and charset 1,084 -> 1,002, siphash 69 -> 36 (fresh search_text strings hashed again), set lookups and
+intersections -43; the collector's set_traverse +52 (the cached frozensets it walks). Part of the first
+commit's saving, perhaps half (not measured apart), is questions seen before: of the ~6 medium texts an
+answer, about half are the question's own (`_query_terms`, the code-line terms of the question and its
+query), which a rotating bench finds cached and a new question does not; the heading paths and code
+lines are the passages' and recur.
+bench/stage_cpu.py (3 runs a side alternated, --server-heap, load 3.9-4.3) cannot resolve it: the
+query model's share moved 4.6-5.8 ms between runs and every stage moved with it. Every answer identical:
+profile_engine --save-answers at 1k and 10k chunks byte for byte, bench/answer_quality.py on train,
+reader:tune, dev2, dev5, followups-dev, followups-dev2 (922 rows, 0 differ). Not tried: a per-word cache
+of spelling's slip candidates (~60 us an answer on this bench, 24 of 106 questions have a rare word; a
+new question gains nothing, only a conversation's earlier questions, respelt every turn, would).
 """
 
 from __future__ import annotations

@@ -576,10 +576,8 @@ def signals(
     sent_top2 = sum(best_sentences[:2]) / 2 if len(best_sentences) >= 2 else sent_max
 
     terms = question_terms(question)
-    per_passage = [passage_terms(h.chunk.search_text) for h in top]
-    everything = frozenset().union(*per_passage) if per_passage else frozenset()
-    texts = [h.chunk.search_text.lower() for h in top]
-    all_text = "\n".join(texts)
+    top1_terms = passage_terms(top[0].chunk.search_text) if top else frozenset()
+    top1_text = top[0].chunk.search_text.lower() if top else ""
     cov = cov_top1 = heading = 0.0
     missing: list[str] = []
     unknown: list[str] = []
@@ -587,13 +585,25 @@ def signals(
     miss_name_unknown = 0.0
     heading_terms = stem_terms(" ".join(top[0].chunk.heading_hierarchy)) if top else frozenset()
     heading_text = " ".join(top[0].chunk.heading_hierarchy).lower() if top else ""
-    hyphenless = frozenset().union(*map(_hyphenless, per_passage))
-    top1_hyphenless = _hyphenless(per_passage[0]) if per_passage else frozenset()
+    top1_hyphenless = _hyphenless(top1_terms) if top else frozenset()
+    # All the passages' terms, text and hyphenless terms, made when a word is not in the best one's.
+    passages: list[tuple[frozenset[str], str, frozenset[str]]] = []
+
+    def all_passages() -> tuple[frozenset[str], str, frozenset[str]]:
+        if not passages:
+            per_passage = [top1_terms, *(passage_terms(h.chunk.search_text) for h in top[1:])] if top else []
+            everything = frozenset().union(*per_passage) if per_passage else frozenset()
+            all_text = "\n".join([top1_text, *(h.chunk.search_text.lower() for h in top[1:])]) if top else ""
+            passages.append((everything, all_text, frozenset().union(*map(_hyphenless, per_passage))))
+        return passages[0]
 
     def found(word: str) -> tuple[bool, bool]:
-        """Whether the passages contain `word`, and whether the best one does."""
-        in_top1 = bool(per_passage) and _present(word, per_passage[0], texts[0], top1_hyphenless)
-        return _present(word, everything, all_text, hyphenless), in_top1
+        """Whether the passages contain `word`, and whether the best one does. What the best passage
+        contains they all do (`_present` only asks whether terms are among the terms, and strings or
+        whole words in the text: the best one's text starts the passages' text, a line break after
+        it), so the others are looked at only for a word it lacks."""
+        in_top1 = bool(top) and _present(word, top1_terms, top1_text, top1_hyphenless)
+        return in_top1 or _present(word, *all_passages()), in_top1
 
     # each word looked up once: a question's sentences or clauses reuse the whole question's words
     seen_words: dict[str, tuple[bool, bool]] = {}

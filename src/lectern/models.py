@@ -93,8 +93,27 @@ class Chunk(BaseModel):
 
     @property
     def search_text(self) -> str:
-        """What is embedded and keyword-indexed: the heading path, then the text."""
-        return heading_prefix(self.heading_hierarchy, self.title) + self.text
+        """What is embedded and keyword-indexed: the heading path, then the text. Made once per chunk
+        object (an answer asks it of each passage ~2-3 times, and the passages' cached terms are looked
+        up by it: the same string object keeps its hash, a new one is hashed afresh, ~1 us a kB), and
+        again whenever the text, title or headings are no longer those it was made from (a copy with
+        other ones, a list changed in place). Kept beside the fields in `__dict__`, where pydantic's
+        equality, copies and serialisation look only at the fields."""
+        held = self.__dict__.get(_SEARCH_TEXT)
+        if (
+            held is not None
+            and held[0] is self.text
+            and held[1] is self.title
+            and held[2] == self.heading_hierarchy
+        ):
+            made: str = held[3]
+            return made
+        made = heading_prefix(self.heading_hierarchy, self.title) + self.text
+        self.__dict__[_SEARCH_TEXT] = (self.text, self.title, list(self.heading_hierarchy), made)
+        return made
+
+
+_SEARCH_TEXT = "_search_text"  # not a field: no pydantic name starts with an underscore
 
 
 def heading_prefix(heading_hierarchy: list[str], title: str = "") -> str:

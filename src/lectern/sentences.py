@@ -41,6 +41,10 @@ from lectern.writers.units import PASSAGES_KEPT, Unit, units_of
 log = logging.getLogger(__name__)
 
 MEMORY_CHUNKS = PASSAGES_KEPT
+# Passages whose float32 matrices are kept as well: an answer asks for the same passages twice (the
+# answerability signals, then the writer: ~10 passages), and widening each from float16 again cost ~2-3 us
+# a passage. A few answers' worth (~40 kB a passage): across answers passages recur in the float16 cache.
+WIDE_CHUNKS = 64
 # Bumped whenever `units_of` splits text differently (stored rows would not line up) or what a row is
 # embedded from changes (5: code blocks by their `code_gist`).
 UNITS_VERSION = 5
@@ -70,6 +74,7 @@ class SentenceVectors:
         self._encode = sentence_encoder(embedder)
         self.memory = memory
         self._cache: LRU[str, _Held] = LRU(memory)
+        self._wide: LRU[str, UnitVectors] = LRU(WIDE_CHUNKS)
         self._lock = threading.Lock()
         self._db: sqlite3.Connection | None = None
         if path is not None:
@@ -94,7 +99,7 @@ class SentenceVectors:
 
     def of(self, chunks: Sequence[Chunk]) -> list[UnitVectors]:
         """Units and their vectors for each chunk; missing ones are embedded in one batch and stored."""
-        out: list[UnitVectors | None] = [_widened(self._memory(c.content_hash)) for c in chunks]
+        out: list[UnitVectors | None] = [self._widened(c.content_hash) for c in chunks]
         missing = [i for i, v in enumerate(out) if v is None]
         if missing:
             stored = self._load([chunks[i].content_hash for i in missing])
@@ -200,6 +205,21 @@ class SentenceVectors:
     def _memory(self, content_hash: str) -> _Held | None:
         return self._cache.get(content_hash)
 
+    def _widened(self, content_hash: str) -> UnitVectors | None:
+        """The held units and their vectors as float32 (read-only), widened once while kept in `_wide`.
+        The float16 cache is asked first either way, so its order of use is as without `_wide`."""
+        held = self._memory(content_hash)
+        if held is None:
+            return None
+        wide = self._wide.get(content_hash)
+        if wide is not None and wide[0] is held[0]:  # widened from this very entry
+            return wide
+        matrix = held[1].astype(np.float32)
+        matrix.flags.writeable = False
+        wide = (held[0], matrix)
+        self._wide.put(content_hash, wide)
+        return wide
+
     def _remember(self, content_hash: str, value: _Held) -> None:
         self._cache.put(content_hash, value)
 
@@ -221,7 +241,3 @@ def sentence_encoder(embedder: Embedder) -> Callable[[Sequence[str]], Vectors]:
     """The embedder's `embed_sentences` where it has one, else `embed_documents`."""
     encode = getattr(uncached(embedder), "embed_sentences", None)
     return encode if callable(encode) else embedder.embed_documents
-
-
-def _widened(held: _Held | None) -> UnitVectors | None:
-    return None if held is None else (held[0], held[1].astype(np.float32))

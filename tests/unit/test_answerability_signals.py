@@ -640,3 +640,37 @@ def test_a_sentence_two_chunks_share_is_embedded_once(tmp_path: Path) -> None:
     row_b = next(i for i, u in enumerate(units_b) if u.text == shared)
     np.testing.assert_array_equal(a[row_a], b[row_b])
     assert np.any(a[row_a])
+
+
+def test_a_word_in_the_best_passage_is_in_the_passages() -> None:
+    """`signals` looks at the other passages only for a word the best one lacks: that holds only while
+    `_present` is monotone (more terms, more text, more hyphenless terms never make a word absent)."""
+    from lectern.answerability import _hyphenless, _present
+    from lectern.writers.units import passage_terms
+
+    texts = [
+        "Setup > Sensors\n\nCalibrate the IMU with imu_tools; rviz2 shows the non-linear drift of 5 axes."
+        " Rerun the node after the first week.",
+        "Gazebo Harmonic loads the robot_description; python3 scripts run the controllers.",
+    ]
+    per = [passage_terms(t) for t in texts]
+    everything, all_text = frozenset().union(*per), "\n".join(t.lower() for t in texts)
+    hyphenless = frozenset().union(*map(_hyphenless, per))
+    words = [
+        "calibrate", "calibration", "IMU", "imu", "tools", "rviz", "nonlinear", "non-linear", "five", "5",
+        "run", "rerun", "first", "1st", "drift-based", "python", "Gazebo", "controller", "ros2", "week",
+        "robot", "description", "harmonic", "absent", "Webots",
+    ]  # fmt: skip
+    for word in words:
+        if _present(word, per[0], texts[0].lower(), _hyphenless(per[0])):
+            assert _present(word, everything, all_text, hyphenless), word
+    # and the signals read as before: the best passage's words, then the other passages' ones
+    s = signals(
+        "How do I calibrate the IMU and load the robot description in Gazebo?",
+        [hit(t, 0.5) for t in texts],
+        None,
+        None,
+    )
+    assert s.missing == ()
+    s = signals("How do I calibrate the Webots IMU?", [hit(t, 0.5) for t in texts], None, None)
+    assert s.missing == ("Webots",)

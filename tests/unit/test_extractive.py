@@ -1276,3 +1276,27 @@ def test_a_how_to_gets_a_block_of_another_passage_near_it_in_meaning_when_none_s
 
     assert "ros2 topic hz" in answer("# Get topic statistics\nros2 topic hz /chatter")
     assert "ros2 topic hz" not in answer("    # Get topic statistics\n    ros2 topic hz /chatter")
+
+
+def test_a_list_item_brings_only_its_own_lists_lead_in() -> None:
+    text = (
+        "Install these first:\n\n- Python 3.10 or newer\n- A C compiler\n\n"
+        "The build takes a few minutes on a laptop.\n\n"
+        "Then run these steps:\n\n- Clone the repository\n- Run the build script\n"
+    )
+    other = "Before you start:\n\n- Read the overview of the whole system\n"
+    units = [extractive._Candidate(u, 1, _hit(text, 1), 0.0) for u in units_of(text)]
+    units += [extractive._Candidate(u, 2, _hit(other, 2), 0.0) for u in units_of(other)]
+    leads = [c.unit.text for c in units if c.unit.lead_in]
+    assert leads == ["Install these first:", "Then run these steps:", "Before you start:"]
+    step = next(c for c in units if c.unit.text == "Run the build script")
+    chosen = extractive._with_lead_ins([step], units)
+    # its list's lead-in (list items between them), not the first list's (prose between) or source 2's
+    assert [c.unit.text for c in chosen] == ["Run the build script", "Then run these steps:"]
+    first = next(c for c in units if c.unit.text == "A C compiler")
+    # (a lead-in after the item has nothing between them but comes too: as before, not a rule wanted)
+    assert [c.unit.text for c in extractive._with_lead_ins([first], units)] == [
+        "A C compiler",
+        "Install these first:",
+        "Then run these steps:",
+    ]

@@ -33,3 +33,19 @@ def test_sentence_vectors_keep_at_most_their_memory() -> None:
         vectors.of([chunk])
     assert len(vectors._cache) == 2
     assert units.passage_terms("A passage, kept.") == units.stem_terms("A passage, kept.")
+
+
+def test_medium_texts_are_stemmed_once_and_as_before() -> None:
+    """A heading path or a line of code (past `SHORT_TEXT`, up to `MEDIUM_TEXT`) recurs across answers:
+    its terms come from a bounded cache, the same set as stemming it afresh; a passage is not kept there."""
+    heading = "Chapter 3: Sensors and Perception > Inertial measurement units > Calibrating the IMU drift"
+    assert units.SHORT_TEXT < len(heading) <= units.MEDIUM_TEXT
+    first = units.stem_terms(heading)
+    assert first == units._terms(heading)
+    assert {"calibr", "drift", "imu"} <= first
+    assert units.stem_terms(heading) is first
+    assert units._medium_terms.cache_info().maxsize == units.MEDIUM_KEPT
+    passage = "A long passage. " * 40
+    before = units._medium_terms.cache_info().currsize
+    assert units.stem_terms(passage) == units._terms(passage)
+    assert units._medium_terms.cache_info().currsize == before

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from lectern.embeddings.base import Vectors
 from lectern.embeddings.cache import with_query_cache
@@ -47,13 +48,30 @@ def test_vectors_from_memory_equal_those_a_fresh_process_reads(tmp_path: Path) -
     assert np.abs(first - stored).max() < 1e-3
 
 
-def test_handed_out_vectors_do_not_alias_what_is_held(tmp_path: Path) -> None:
+def test_handed_out_vectors_cannot_change_what_is_held(tmp_path: Path) -> None:
+    """The float32 matrices handed out from memory are shared between calls (`_wide`): read-only, so a
+    caller scribbling on one fails at once instead of changing what later answers read."""
     vectors = SentenceVectors(HashEmbedder(), tmp_path / "sentences.sqlite3")
     vectors.of([_chunk()])
     ((_, matrix),) = vectors.of([_chunk()])
-    matrix[:] = 0.0  # a caller scribbling on its copy
+    with pytest.raises(ValueError, match="read-only"):
+        matrix[:] = 0.0
     ((_, fresh),) = vectors.of([_chunk()])
     assert np.abs(fresh).sum() > 0
+
+
+def test_a_passage_is_widened_once_while_kept(tmp_path: Path) -> None:
+    vectors = SentenceVectors(HashEmbedder(), tmp_path / "sentences.sqlite3")
+    vectors.of([_chunk()])  # embedded: held as float16
+    ((units, first),) = vectors.of([_chunk()])
+    ((again, second),) = vectors.of([_chunk()])
+    assert second is first
+    assert again is units
+    vectors._wide.clear()  # evicted from the float32 cache: widened afresh, to the same values
+    ((_, third),) = vectors.of([_chunk()])
+    assert third is not first
+    assert np.array_equal(third, first)
+    assert third.dtype == np.float32
 
 
 class _SentencesApart(HashEmbedder):

@@ -309,13 +309,25 @@ class ExtractiveWriter:
         reserve: its units would move every term's IDF. Chunks of a kind in `asked` (the question names
         a lab, a quiz, the prerequisites) count as exposition."""
         per_source = [units_of(hit.chunk.text) for hit in sources]
-        per_reserve = [units_of(hit.chunk.text) for hit in reserve]
-        own = _idf(per_source, query_terms)
-        sentences, codes = _unit_candidates(sources, per_source, 1, own, query_terms, asked, ranked=True)
+        # each unit's words in the query, worked out once for both IDFs and the scores
+        shared = _shared(per_source, query_terms)
+        own = _idf(shared, query_terms)
+        sentences, codes = _unit_candidates(
+            sources, per_source, shared, 1, own, query_terms, asked, ranked=True
+        )
         if reserve:
-            wider = _idf(per_source + per_reserve, query_terms)
+            per_reserve = [units_of(hit.chunk.text) for hit in reserve]
+            shared_reserve = _shared(per_reserve, query_terms)
+            wider = _idf(shared + shared_reserve, query_terms)
             more, _ = _unit_candidates(
-                reserve, per_reserve, len(sources) + 1, wider, query_terms, asked, ranked=False
+                reserve,
+                per_reserve,
+                shared_reserve,
+                len(sources) + 1,
+                wider,
+                query_terms,
+                asked,
+                ranked=False,
             )
             sentences += more
         return sentences, codes
@@ -404,14 +416,20 @@ def _attach_vectors(
             c.cosine = float(c.vector.dot(query_vector))  # `_similarity`: dot, not @
 
 
-def _idf(per_source: Sequence[Sequence[Unit]], query_terms: frozenset[str]) -> dict[str, float]:
-    """IDF over the units at hand: a term every sentence has says little about which one answers."""
+def _shared(per_source: Sequence[Sequence[Unit]], query_terms: frozenset[str]) -> list[list[frozenset[str]]]:
+    """Each unit's terms that are the query's, source by source."""
+    return [[unit.terms & query_terms for unit in units] for units in per_source]
+
+
+def _idf(shared: Sequence[Sequence[frozenset[str]]], query_terms: frozenset[str]) -> dict[str, float]:
+    """IDF over the units at hand (each one's query terms, `_shared`): a term every sentence has says
+    little about which one answers."""
     df: dict[str, int] = {}
     total = 0
-    for units in per_source:
-        for unit in units:
+    for units in shared:
+        for terms in units:
             total += 1
-            for term in unit.terms & query_terms:
+            for term in terms:
                 df[term] = df.get(term, 0) + 1
     return {t: math.log(1.0 + (total + 1) / (1 + df.get(t, 0))) for t in query_terms}
 
@@ -419,6 +437,7 @@ def _idf(per_source: Sequence[Sequence[Unit]], query_terms: frozenset[str]) -> d
 def _unit_candidates(
     hits: Sequence[SearchHit],
     per_hit: Sequence[Sequence[Unit]],
+    shared_per_hit: Sequence[Sequence[frozenset[str]]],
     first: int,
     idf: dict[str, float],
     query_terms: frozenset[str],
@@ -426,12 +445,12 @@ def _unit_candidates(
     *,
     ranked: bool,
 ) -> tuple[list[_Candidate], list[_Candidate]]:
-    """The units of `hits` (source numbers from `first`) scored by words; `ranked`: with a rank prior
-    (1 for the first hit, falling towards 0), else none."""
+    """The units of `hits` (source numbers from `first`) scored by words (`shared_per_hit`: each unit's
+    query terms); `ranked`: with a rank prior (1 for the first hit, falling towards 0), else none."""
     norm = sum(idf.values()) or 1.0
     sentences: list[_Candidate] = []
     codes: list[_Candidate] = []
-    for offset, (hit, units) in enumerate(zip(hits, per_hit, strict=True)):
+    for offset, (hit, units, shared_units) in enumerate(zip(hits, per_hit, shared_per_hit, strict=True)):
         # A chunk whose heading names the question ("Error: Model explodes in Gazebo") answers it even
         # when its sentences ("Cause: unrealistic inertia") share no word with the question.
         chunk_terms = passage_terms(hit.chunk.search_text) & query_terms
@@ -444,10 +463,10 @@ def _unit_candidates(
         exposition = kind == "prose" or kind in asked
         aims_asked = "overview" in asked  # "what are the learning objectives?" wants that list
         announced = False  # inside a list led by a sentence that announces the chapter's aims
-        for unit in units:
+        for unit, shared in zip(units, shared_units, strict=True):
             if not unit.bullet:
                 announced = bool(_AIMS.search(unit.text))
-            shared = unit.terms & query_terms  # most units share no word: no generator for them
+            # most units share no word: no generator for them
             overlap = sum(idf[t] for t in shared) / norm if shared else 0.0
             candidate = _Candidate(
                 unit,
@@ -1176,12 +1195,15 @@ def _with_lead_ins(chosen: list[_Candidate], candidates: list[_Candidate]) -> li
         if not c.unit.bullet:
             out.extend(lead for lead in _completed(c, candidates) if lead not in out)
             continue
-        for lead in candidates:
-            if lead.source != c.source or not lead.unit.lead_in or lead in out:
+        # the item's source's units listed once, not again for each of its lead-ins
+        of_source = [u for u in candidates if u.source == c.source]
+        for lead in of_source:
+            if not lead.unit.lead_in or lead in out:
                 continue
-            between = [u for u in candidates if u.source == c.source and lead.unit.position < u.unit.position]
-            run = [u for u in between if u.unit.position < c.unit.position]
-            if all(u.unit.bullet for u in run):  # only list items between the lead-in and this item
+            # only list items between the lead-in and this item
+            if all(
+                u.unit.bullet for u in of_source if lead.unit.position < u.unit.position < c.unit.position
+            ):
                 out.append(lead)
     # Items between two chosen items of one list come too: a list is not quoted with holes.
     for source in {c.source for c in out if c.unit.bullet}:

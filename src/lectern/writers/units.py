@@ -68,12 +68,20 @@ _stem = stemmer_for("english")
 def stem_terms(text: str) -> frozenset[str]:
     if len(text) <= SHORT_TEXT:
         return _short_terms(text)
+    if len(text) <= MEDIUM_TEXT:
+        return _medium_terms(text)
     return _terms(text)
 
 
 # A word or a few (a question's words, their runs, a heading) recurs within an answer and across
 # answers: its terms are kept; a passage's are kept by `passage_terms` where they recur.
 SHORT_TEXT = 64
+# A heading path, a line of code, a question with its carried words: longer than a few words but not a
+# passage, and asked again in every answer that reads the passage it comes from (the writer's headings and
+# code lines, the answerability decision's top heading: ~6 an answer, ~70 % of them seen before on
+# textbook-a's rotating questions, ~10 us each to stem; ~2 kB an entry).
+MEDIUM_TEXT = 512
+MEDIUM_KEPT = 2048
 # Passages whose terms and units (and sentence vectors, `lectern.sentences`; built chunks,
 # `lectern.index.lancedb_snapshot`) a server keeps. An answer reads a few dozen, most of them twice
 # (answerability, then the writer), and each kept one costs ~20-30 kB of Python objects. 1024 holds the
@@ -91,6 +99,7 @@ def _terms(text: str) -> frozenset[str]:
 
 
 _short_terms = lru_cache(maxsize=16384)(_terms)
+_medium_terms = lru_cache(maxsize=MEDIUM_KEPT)(_terms)
 
 
 def with_parts(terms: frozenset[str]) -> frozenset[str]:
