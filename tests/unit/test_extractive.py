@@ -1300,3 +1300,41 @@ def test_a_list_item_brings_only_its_own_lists_lead_in() -> None:
         "Install these first:",
         "Then run these steps:",
     ]
+
+
+def _meant(text: str, source: int, score: float, cosine: float) -> Any:
+    candidate = _candidate(text, source, score)
+    candidate.cosine = cosine
+    return candidate
+
+
+def test_the_answers_unit_farthest_in_meaning_gives_way_to_a_much_nearer_reserve_unit() -> None:
+    # Two passages' units fill the answer on their passage's rank; the reserve's unit (source 3 of 2
+    # sources) is far nearer the question in meaning than the answer's weakest unit.
+    lead = _meant("alpha alpha1 alpha2 alpha3.", 1, 0.6, 0.5)
+    weak = _meant("bravo bravo1 bravo2 bravo3.", 1, 0.5, 0.05)
+    fair = _meant("charlie charlie1 charlie2 charlie3.", 2, 0.45, 0.35)
+    near = _meant("delta delta1 delta2 delta3.", 3, 0.3, 0.45)
+    chosen = extractive._meaning_swap([lead, weak, fair], [lead, weak, fair, near], 2)
+    assert chosen == [lead, near, fair]
+
+
+def test_no_swap_when_the_reserve_unit_is_not_much_nearer_or_would_lead() -> None:
+    lead = _meant("alpha alpha1 alpha2 alpha3.", 1, 0.6, 0.1)
+    weak = _meant("bravo bravo1 bravo2 bravo3.", 1, 0.5, 0.3)
+    near = _meant("delta delta1 delta2 delta3.", 3, 0.3, 0.35)
+    # the lead stays however far it is; the weakest other unit is only 0.05 farther
+    assert extractive._meaning_swap([lead, weak], [lead, weak, near], 2) == [lead, weak]
+    # a lone unit is never swapped
+    assert extractive._meaning_swap([lead], [lead, near], 2) == [lead]
+
+
+def test_no_swap_for_a_unit_that_shares_more_of_the_questions_words_or_from_the_sources() -> None:
+    lead = _meant("alpha alpha1 alpha2 alpha3.", 1, 0.6, 0.3)
+    weak = _meant("bravo bravo1 bravo2 bravo3.", 1, 0.5, 0.0)
+    near = _meant("delta delta1 delta2 delta3.", 3, 0.3, 0.5)
+    near.lexical = 0.1  # the weak unit (0.5) shares more of the question's words
+    assert extractive._meaning_swap([lead, weak], [lead, weak, near], 2) == [lead, weak]
+    # a source's own unit, however near, is the selection's to rank: only the reserve's swaps in
+    other = _meant("echo echo1 echo2 echo3.", 2, 0.3, 0.5)
+    assert extractive._meaning_swap([lead, weak], [lead, weak, other], 2) == [lead, weak]
