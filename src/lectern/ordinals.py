@@ -148,6 +148,15 @@ _THAT_PART = re.compile(
 )
 
 
+def _doc_and_focus(asked: re.Match[str]) -> tuple[str, str]:
+    """The document and what it was asked about, from a `SAYS_ABOUT` match, without their articles."""
+
+    def plain(name: str) -> str:
+        return " ".join(t for t in asked.group(name).split() if t.lower() not in DETERMINERS)
+
+    return plain("doc"), plain("focus")
+
+
 def part_asked_about(question: str, previous: str) -> str | None:
     """ "and what's the goal of that part?" after "what does the final project say about manipulation?":
     the part is the one about manipulation, not the final project, so the query names it ("... of the
@@ -157,8 +166,7 @@ def part_asked_about(question: str, previous: str) -> str | None:
     asked = SAYS_ABOUT.match(previous)
     if part is None or asked is None or "(" in previous:
         return None
-    focus = " ".join(t for t in asked.group("focus").split() if t.lower() not in DETERMINERS)
-    doc = " ".join(t for t in asked.group("doc").split() if t.lower() not in DETERMINERS)
+    doc, focus = _doc_and_focus(asked)
     stripped = question.rstrip("?.! ")
     text = f"{stripped[: part.start()]}the {focus} {part.group(1)}{stripped[part.end() :]}"
     return f"{text} ({doc}){question[len(stripped) :] or '?'}"
@@ -175,8 +183,7 @@ def page_asked_again(question: str, previous: str) -> str | None:
     said = _IT_AS_PAGE.search(question)
     if asked is None or said is None or said.group(1).lower() not in DOCUMENT_VERBS or "(" in previous:
         return None
-    doc = " ".join(t for t in asked.group("doc").split() if t.lower() not in DETERMINERS)
-    focus = " ".join(t for t in asked.group("focus").split() if t.lower() not in DETERMINERS)
+    doc, focus = _doc_and_focus(asked)
     stripped = question.rstrip("?.! ")
     text = f"{stripped[: said.start()]}the {doc} {said.group(1)}{stripped[said.end() :]}"
     return f"{text} ({focus}){question[len(stripped) :] or '?'}"
