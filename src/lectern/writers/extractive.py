@@ -43,7 +43,7 @@ import logging
 import math
 import re
 import textwrap
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING
@@ -514,7 +514,7 @@ def _meaning_swap(chosen: list[_Candidate], candidates: list[_Candidate], source
     quoted = set(chosen)
     pool = [
         c
-        for c in _quotable_pool(candidates)
+        for c in _quotable(candidates)
         if c.source > sources
         and c not in quoted
         and c.cosine is not None
@@ -523,7 +523,8 @@ def _meaning_swap(chosen: list[_Candidate], candidates: list[_Candidate], source
     ]
     if not pool:
         return chosen
-    best = max(pool, key=lambda c: c.cosine or 0.0)
+    # the nearest; on a tie the better scored, as the first of `_quotable_pool`'s order would be
+    best = max(pool, key=lambda c: (c.cosine or 0.0, c.score))
     nearest = best.cosine or 0.0
     if (
         nearest < (weakest.cosine or 0.0) + MEANING_SWAP
@@ -580,18 +581,20 @@ def _quotable_pool(candidates: list[_Candidate]) -> list[_Candidate]:
     with its code. One that says something ("System identification involves: ...", "Solution: use
     CycloneDDS:") can lead the answer, and brings its list (`_with_context`) or its code
     (`_with_introduced_code`)."""
+    return sorted(_quotable(candidates), key=lambda c: -c.score)
+
+
+def _quotable(candidates: list[_Candidate]) -> Iterator[_Candidate]:
+    """`_quotable_pool`'s candidates in their own order, for a caller that needs no ranking."""
     items = {(c.source, c.unit.position) for c in candidates if c.unit.bullet}
-    return sorted(
-        (
-            c
-            for c in candidates
-            if not c.unit.lead_in
-            or (c.source, c.unit.position + 1) in items
-            or c.unit.items
-            or c.unit.words >= TELLING_LEAD_IN_WORDS
-            or _SOLUTION.match(c.unit.text)  # "Solution: check X:" says what to do (and brings its code)
-        ),
-        key=lambda c: -c.score,
+    return (
+        c
+        for c in candidates
+        if not c.unit.lead_in
+        or (c.source, c.unit.position + 1) in items
+        or c.unit.items
+        or c.unit.words >= TELLING_LEAD_IN_WORDS
+        or _SOLUTION.match(c.unit.text)  # "Solution: check X:" says what to do (and brings its code)
     )
 
 
