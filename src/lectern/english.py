@@ -100,3 +100,10 @@ DOCUMENT_VERBS = word_set(
     refers link links
     """
 )
+
+
+def looks_plural(word: str) -> bool:
+    """Whether `word` has a plural noun's "-s", in any case: not "-ss", "-us" or "-is" ("class",
+    "status", "analysis"), and more than three letters ("bus", "has")."""
+    lowered = word.lower()
+    return len(lowered) > 3 and lowered.endswith("s") and not lowered.endswith(("ss", "us", "is"))

@@ -20,7 +20,7 @@ import re
 from collections.abc import Sequence
 
 from lectern import word_frequency
-from lectern.english import AUXILIARIES, COMPARATIVES, DOCUMENT_VERBS, MODALS, QUESTION_WORDS
+from lectern.english import AUXILIARIES, COMPARATIVES, DOCUMENT_VERBS, MODALS, QUESTION_WORDS, looks_plural
 from lectern.english import DETERMINERS as _DETERMINERS
 from lectern.english import PERSONS as _PRONOUN_I
 from lectern.english import PREPOSITIONS as _PREPOSITIONS
@@ -2217,7 +2217,7 @@ _PLURAL_PRONOUN = re.compile(r"\b(?:they|them|their|theirs)\b", re.IGNORECASE)
 def _is_plural(word: str) -> bool:
     """A plain plural noun: lower case, "-s" but not "-ss", "-us" or "-is" (names such as "Windows" or
     "ROS" are written with capitals)."""
-    return word.islower() and word.endswith("s") and not word.endswith(("ss", "us", "is")) and len(word) > 3
+    return word.islower() and looks_plural(word)
 
 
 def _plural_thing(context: str) -> str | None:

@@ -14,7 +14,15 @@ from __future__ import annotations
 import re
 
 from lectern import word_frequency
-from lectern.english import AUXILIARIES, DETERMINERS, DOCUMENT_VERBS, PREPOSITIONS, VERBS, word_set
+from lectern.english import (
+    AUXILIARIES,
+    DETERMINERS,
+    DOCUMENT_VERBS,
+    PREPOSITIONS,
+    VERBS,
+    looks_plural,
+    word_set,
+)
 
 ORDINALS = word_set(
     "first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth last final next"
@@ -62,11 +70,6 @@ _WHICH_HEAD = re.compile(
 _SMALL = DETERMINERS | AUXILIARIES | PREPOSITIONS | VERBS | word_set("have has to and or i we you")
 
 
-def _is_plural(word: str) -> bool:
-    lowered = word.lower()
-    return len(lowered) > 3 and lowered.endswith("s") and not lowered.endswith(("ss", "us", "is"))
-
-
 def singular(word: str) -> str:
     """ "outcomes" -> "outcome", "categories" -> "category", "boxes" -> "box", "knives" -> "knife": of the
     forms a plural may come from, the one English uses most (the word without its "s" on a tie)."""
@@ -95,7 +98,7 @@ def _plural_head(previous: str) -> tuple[str, str, str] | None:
             return None
         head, prep, rest = match.group("head"), "", match.group("rest")
     tokens = head.split()
-    if any(t.lower() in _SMALL for t in tokens) or not _is_plural(tokens[-1]):
+    if any(t.lower() in _SMALL for t in tokens) or not looks_plural(tokens[-1]):
         return None
     named = " ".join([*tokens[:-1], singular(tokens[-1])])
     if not prep:
