@@ -247,6 +247,28 @@ def _clause_object(tokens: list[str]) -> tuple[int, int] | None:
     return span if span is not None and span[1] == len(tokens) else None
 
 
+def _modifies_one(phrase_tokens: list[str]) -> bool:
+    """Whether a phrase is "one(s)" after words that say which kind ("a saltwater one")."""
+    own = [_bare(t) for t in phrase_tokens if _bare(t) not in DETERMINERS]
+    return len(own) >= 2 and own[-1] in {"one", "ones"}
+
+
+def _modified_phrase_after(tokens: list[str], start: int, end: int) -> tuple[int, int] | None:
+    """When the span asked about is a bare noun ("the water"), the later phrase of an article, one word
+    that says which kind and its noun, ending the question or before a preposition ("a freshwater
+    tank"), or None."""
+    lowered = [_bare(t) for t in tokens]
+    if len([t for t in lowered[start:end] if t not in DETERMINERS]) != 1:
+        return None
+    for i in range(end, len(tokens) - 2):
+        ends = i + 3 == len(tokens) or lowered[i + 3] in _PREPOSITIONS
+        words = lowered[i + 1 : i + 3]
+        named = not any(w in _ENDS_PHRASE | DETERMINERS for w in words)
+        if lowered[i] in {"a", "an", "the"} and ends and named:
+            return i, i + 3
+    return None
+
+
 def _with_ones(phrase_tokens: list[str], replaced: list[str]) -> list[str]:
     """ "the recommended ones" for "the minimum computer specs": "one(s)" takes the replaced phrase
     without its determiner and its first word, the one the new words stand against ("computer specs"),
@@ -286,8 +308,14 @@ def swap_noun_phrase(
     if span is None:
         return None
     start, end = span
-    replaced = tokens[start:end]
     new = phrase.split()
+    modified = _modified_phrase_after(tokens, start, end) if _modifies_one(new) else None
+    if modified is not None:
+        # "what about a saltwater one?" after "how often should I change the water in a freshwater
+        # tank?": "one" with words that say which kind is another of a thing named with such words
+        # ("a freshwater tank"), not of the bare thing asked about ("the water")
+        start, end = modified
+    replaced = tokens[start:end]
     if verb_led and not _same_kind(new, replaced):
         return None  # "and update packages?" after "how do I install packages?" is another doing
     outside = {_bare(t) for t in tokens[:start] + tokens[end:]}
@@ -322,6 +350,10 @@ def swap_noun_phrase(
         return None
     if len(new) == 2 and _bare(new[0]) in DETERMINERS and _bare(new[1]) in _MEASURES:
         new = [*new, "one"]  # "and the max?" after "what's the default voxel size?": the max voxel size
+    if len(new) >= 2 and _bare(new[-1]) in {"kind", "kinds", "sort", "sorts"}:
+        # "the numerical kind" for "analytical inverse kinematics solutions": a kind of the same thing,
+        # as "the numerical ones"
+        new = [*new[:-1], "ones" if new[-1].lower().endswith("s") else "one"]
     if any(_bare(t) in {"one", "ones"} for t in new):
         new = _with_ones(new, replaced)
     owner = next((i for i, t in enumerate(replaced) if _bare(t).endswith(("'s", "\u2019s"))), None)
@@ -476,9 +508,19 @@ _CORRECTION = re.compile(
 )
 
 
+# "sorry, international flights", "no, the rear one": the same correction without "I meant", a short
+# phrase after "no," or "sorry,"; one that opens with a word of negation or time ("no, not quite",
+# "sorry, never mind", "no, still broken") answers back, it names nothing meant.
+_BARE_CORRECTION = re.compile(
+    r"^\s*(?:no|nope|sorry|oops)\s*[,.!:;]+\s*(?=\S)(?!(?:not|never|still|just|only|i|nothing|none)\b)"
+    r"([^,;:?!.]+?)[\s?.!]*$",
+    re.IGNORECASE,
+)
+
+
 def correction(question: str) -> str | None:
     """The phrase a correction puts right ("sorry, I meant early fusion": "early fusion"), or None."""
-    fixed = _CORRECTION.match(question)
+    fixed = _CORRECTION.match(question) or _BARE_CORRECTION.match(question)
     if fixed is None:
         return None
     phrase = SWITCH.sub("", fixed.group(1).strip())
