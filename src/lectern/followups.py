@@ -172,7 +172,7 @@ _FORMER_OR_LATTER = re.compile(
 _WHICH_COMPARES = re.compile(
     r"^\W*(?:(?:and|so|but|ok(?:ay)?)\W+)?which\s+[a-z]+\s+(?:(?:more|less|most|least)\s+)?(?:"
     + "|".join(sorted(COMPARATIVES | AMOUNTS | _BETTER | _word_set("longest shortest")))
-    + r")(?:\s+(?:for|with|to|on|in)\s+\w+)?\s*[?.!]*$",
+    + r")(?:\s+(?:for|with|to|on|in)(?:\s+[\w-]+){1,2})?\s*[?.!]*$",
     re.IGNORECASE,
 )
 # "I don't get step 3", "what does part 2 mean?": a numbered step or part with nothing saying of what is
@@ -1373,7 +1373,8 @@ _ORDINAL_PICK = re.compile(
 # "which is faster?", "which one should I pick?": a pick of one with nothing of its own to pick among.
 _WHICH_OF_TWO = re.compile(
     r"^" + _CARRIES_ON + r"which(?:\s+one)?\s+(?:is|are|was|would|will|should|could|does|do)\b"
-    r"(?:\s+(?:i|we|you|it))?(?:\s+(?:more|less|most|least))?\s+\w+(?:\s+(?:for|with|to|on|in)\s+\w+)?\s*[?.!]*$",
+    r"(?:\s+(?:i|we|you|it))?(?:\s+(?:more|less|most|least))?\s+\w+(?:\s+(?:for|with|to|on|in)(?:\s+[\w-]+){1,2})?"
+    r"\s*[?.!]*$",
     re.IGNORECASE,
 )
 # "the difference between a tuple and a list", "Helm or Kustomize": two things named side by side.

@@ -137,9 +137,17 @@ def _span(tokens: list[str], start: int) -> tuple[int, int] | None:
     while end < len(tokens):
         word = lowered[end]
         after_det = end > start and lowered[end - 1] in DETERMINERS
+        # "what does the support plan include?": words that may be verbs, before the verb the question
+        # ends with and nothing else that ends a phrase, are the phrase's nouns
+        before_verb = (
+            end > start
+            and end + 1 < len(tokens)
+            and lowered[-1] in _VERBS
+            and all(w in _VERBS or w not in _ENDS_PHRASE for w in lowered[end + 1 : -1])
+        )
         if (
             word in _ENDS_PHRASE
-            and not (after_det and word in _VERBS)
+            and not ((after_det or before_verb) and word in _VERBS)
             and not (end == start and word in DETERMINERS)
         ):
             break

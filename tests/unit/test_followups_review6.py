@@ -14,14 +14,20 @@ limit for the latter?" and "does the former cover night buses?" searched alone; 
 flights" searched alone; "which lasts longer?" searched alone; "I don't get step 3" searched alone;
 "I turned the barrel adjuster but it still skips. what now?" searched alone; "how often should I change
 a saltwater water in a freshwater tank?"), and 5 of 5 second questions as asked. After the rules of this
-review: 13 right, 34 acceptable, 5 wrong (the xfails), 5 of 5 as asked. The rules: "the former" / "the
+review: 14 right, 33 acceptable, 5 wrong (the xfails), 5 of 5 as asked. The rules: "the former" / "the
 latter" always point back, and a pair of phrases with their articles ("a monthly pass or a pay-as-you-go
 card") is a pair to pick from; "which lasts longer?" (which, a verb and a comparison) picks among what
 was just talked about; "step 3" with nothing saying of what is a step just talked about; "no, X" or
 "sorry, X" with a short phrase is a correction as "no, I meant X" is, and "the numerical kind" is a kind
 of the thing put right as "the numerical one" is; "a saltwater one" is another of a thing named with a
 word of its kind ("a freshwater tank"), not of the bare thing asked about; a question that ends "what
-now?" or "what next?" leans on what was just talked about.
+now?" or "what next?" leans on what was just talked about; words that may be verbs before the verb a
+question ends with are nouns of its subject ("what does the basic support plan include?"), so "how about
+the cheaper plan?" swaps the plan.
+
+A second set of 12, written after the rules and before running them (`test_second_set`): main 2 right,
+3 acceptable, 7 wrong; now 7 right, 4 acceptable, 1 wrong ("sorry, a river" after "do I need a fishing
+licence for a lake?" keeps the previous question in brackets, as "no, I meant a river" does on main).
 """
 
 import pytest
@@ -34,6 +40,11 @@ from lectern.followups import is_followup, standalone_query
     ("previous", "question", "query"),
     [
         # right
+        (
+            ["what does the premium commuter plan include?"],
+            "how about the cheaper plan?",
+            "what does the cheaper plan include?",
+        ),
         (
             ["how do I adjust the rear derailleur?"],
             "I turned the barrel adjuster but it still skips. what now?",
@@ -137,11 +148,6 @@ from lectern.followups import is_followup, standalone_query
             ["how do I set up two-factor authentication for the vault?"],
             "and if I lose my phone?",
             "how do I set up two-factor authentication for the vault if I lose my phone?",
-        ),
-        (
-            ["what does the premium commuter plan include?"],
-            "how about the cheaper plan?",
-            "how about the cheaper plan (what does the premium commuter plan include)?",
         ),
         (
             ["what does the flexible fare let me change?"],
@@ -431,3 +437,68 @@ def test_kind_one_takes_the_phrase_with_a_word_of_its_kind() -> None:
 )
 def test_what_now_leans_on_the_previous_question(previous: str, question: str, query: str) -> None:
     assert standalone_query(question, [previous]) == query
+
+
+# written after the rules, before they were run on them
+@pytest.mark.parametrize(
+    ("previous", "question", "query"),
+    [
+        (
+            "should I choose a gas hob or an induction hob?",
+            "is the latter more efficient?",
+            "is induction hob more efficient (gas hob and induction hob)?",
+        ),
+        (
+            "which lenses does the camera kit include?",
+            "which weighs less?",
+            "which weighs less (camera kit lenses)?",
+        ),
+        (
+            "how do I replace the printer's fuser unit?",
+            "I'm stuck on step 4",
+            "I'm stuck on step 4 (printer's fuser unit)",
+        ),
+        ("how do I renew a library book online?", "sorry, an e-book", "how do I renew an e-book?"),
+        (
+            "what does the family ticket cover at the zoo?",
+            "what about the senior ticket?",
+            "what does the senior ticket cover at the zoo?",
+        ),
+        ("how long should I boil a soft egg?", "and a hard one?", "how long should I boil a hard egg?"),
+        (
+            "how do I pair the headphones with my laptop?",
+            "it shows up but won't connect, what now?",
+            "headphones with my laptop shows up but won't connect, what now?",
+        ),
+        (
+            "what's the difference between a Roth IRA and a traditional IRA?",
+            "which is better for young savers?",
+            "which is better for young savers (Roth IRA and traditional IRA)?",
+        ),
+        (
+            "what does the basic support plan include?",
+            "no, the enterprise one",
+            "what does the enterprise support plan include?",
+        ),
+        (
+            "how do I clean the filter in a top-loading washer?",
+            "what about a front-loading one?",
+            "how do I clean the filter in a front-loading washer?",
+        ),
+        (
+            "what does the monthly membership include?",
+            "no worries, and the annual one?",
+            "no worries, and the annual membership (monthly membership)?",
+        ),
+    ],
+)
+def test_second_set(previous: str, question: str, query: str) -> None:
+    assert standalone_query(question, [previous]) == query
+
+
+@pytest.mark.xfail(
+    strict=True, reason="an indefinite place put right finds no phrase to swap, as with 'I meant'"
+)
+def test_correction_of_an_indefinite_place() -> None:
+    query = standalone_query("sorry, a river", ["do I need a fishing licence for a lake?"])
+    assert query == "do I need a fishing licence for a river?"
