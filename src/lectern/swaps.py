@@ -30,6 +30,7 @@ from lectern.english import (
     SWITCH,
     VERB_PARTICLES,
     VERBS,
+    looks_plural,
     word_set,
 )
 from lectern.english import (
@@ -39,11 +40,13 @@ from lectern.english import (
 # "and X?", "what about X?", "and what about X too?": the X (plain English word lists throughout).
 # "ok and Whisper?", "so what about Unity?": a word that carries the conversation on may come first.
 _LEAD = r"(?:(?:ok(?:ay)?|so|right|hmm|alright|well)[\s,]+)?"
+# "same for cats?", "the same question for Linux?": the previous question asked of another thing
+_SAME_FOR = r"(?:the\s+)?same\s+(?:thing\s+|question\s+)?for\s+"
 _OPENER = re.compile(
-    rf"^\s*{_LEAD}(?:(?:and|but|also)\s+)?(?:(?:what|how)\s+about\s+|(?:and|also)\s+)?(.+?)[\s?.!]*$",
+    rf"^\s*{_LEAD}(?:(?:and|but|also)\s+)?(?:(?:what|how)\s+about\s+|(?:and|also)\s+|{_SAME_FOR})?(.+?)[\s?.!]*$",
     re.IGNORECASE,
 )
-_HAS_OPENER = re.compile(rf"^\s*{_LEAD}(?:and|also|but|what\s+about|how\s+about)\b", re.IGNORECASE)
+_HAS_OPENER = re.compile(rf"^\s*{_LEAD}(?:and|also|but|what\s+about|how\s+about|{_SAME_FOR})", re.IGNORECASE)
 _AUX = AUXILIARIES | word_set("am be been shall")
 _PRONOUNS = word_set(
     """
@@ -185,6 +188,8 @@ def asked_about(question: str) -> tuple[int, int] | None:
         return _after_auxiliary(tokens, 1)
     if len(tokens) >= 5 and lowered[0] == "how" and lowered[1] in _EXTENTS and lowered[2] in _AUX:
         return _after_auxiliary(tokens, 2)
+    if len(tokens) >= 3 and lowered[0] in {"what's", "whats"}:
+        return _span(tokens, 1)  # "what's the price of a monthly pass?" as "what is ..."
     if len(tokens) < 3 or lowered[0] not in {"what", "which", "how", "why"}:
         return None
     if lowered[0] in {"what", "which"} and lowered[1] not in _AUX:
@@ -277,6 +282,32 @@ def _modified_phrase_after(tokens: list[str], start: int, end: int) -> tuple[int
     return None
 
 
+_COPULA_OPENERS = word_set("what's what whats")
+_OWNED_BY = word_set("of for")
+
+
+def _owner_of_attribute(tokens: list[str], start: int, end: int, new: list[str]) -> tuple[int, int] | None:
+    """ "what is [the adoption fee] for [a dog]?": the span of the owner, a phrase after "of" or "for" that
+    ends the question, when the previous question asks what an attribute ("the ...") of it is and the new
+    phrase is another owner: no "the" and no name ("cats", "an annual pass"), or the owner's noun ("the
+    science library" for "the main library"); None otherwise."""
+    lowered = [_bare(t) for t in tokens]
+    if not lowered or lowered[0] not in _COPULA_OPENERS or start >= len(tokens) or lowered[start] != "the":
+        return None
+    if lowered[0] == "what" and (len(lowered) < 2 or lowered[1] not in {"is", "are", "was", "were"}):
+        return None
+    at = end if end < len(tokens) and lowered[end] in _OWNED_BY else None
+    if at is None:
+        return None
+    span = _span(tokens, at + 1)
+    if span is None or span[1] != len(tokens):
+        return None
+    own = [_bare(t) for t in new]
+    same_head = own[-1] == lowered[-1] and own != lowered[span[0] : span[1]]
+    another = own[0] != "the" and not _is_name(new) and not any(t in DETERMINERS - {"a", "an"} for t in own)
+    return span if same_head or another else None
+
+
 def _with_ones(phrase_tokens: list[str], replaced: list[str]) -> list[str]:
     """ "the recommended ones" for "the minimum computer specs": "one(s)" takes the replaced phrase
     without its determiner and its first word, the one the new words stand against ("computer specs"),
@@ -323,6 +354,11 @@ def swap_noun_phrase(
         # tank?": "one" with words that say which kind is another of a thing named with such words
         # ("a freshwater tank"), not of the bare thing asked about ("the water")
         start, end = modified
+    other_owner = _owner_of_attribute(tokens, start, end, new)
+    if other_owner is not None:
+        # "and cats?" after "what is the adoption fee for a dog?": a thing without "the", or one with the
+        # owner's noun, is another owner of the same attribute, not another attribute ("the deposit")
+        start, end = other_owner
     replaced = tokens[start:end]
     if verb_led and not _same_kind(new, replaced):
         return None  # "and update packages?" after "how do I install packages?" is another doing
@@ -368,7 +404,12 @@ def swap_noun_phrase(
     if owner is not None and _bare(new[0]) in DETERMINERS:
         # "the error recovery one" for "the capstone's demo scenario": the owner stays
         new = [*replaced[: owner + 1], *new[1:]]
-    elif _bare(new[0]) not in DETERMINERS and replaced and _bare(replaced[0]) in DETERMINERS:
+    elif (
+        _bare(new[0]) not in DETERMINERS
+        and replaced
+        and _bare(replaced[0]) in DETERMINERS
+        and not (_bare(replaced[0]) in {"a", "an"} and looks_plural(new[-1]))
+    ):
         new = [replaced[0], *new]  # "and cucumbers?" for "the tomatoes": "the cucumbers"
     return " ".join([*tokens[:start], *new, *tokens[end:]]) + "?"
 
