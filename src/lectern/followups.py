@@ -1030,13 +1030,13 @@ def _with_previous(question: str, previous_questions: Sequence[str]) -> str:
     picked = _picked_of_two(question, " ".join(previous_questions[-1].split()))
     if picked is not None:
         return picked
-    anchor = _anchor(previous_questions)
+    anchor = _anchor(previous_questions, question)
     if _is_statement(anchor):
         return _after_statement(question, anchor)
     head, context = subject_parts(anchor)
     topic = _subject_phrase(anchor)
     raw = " ".join(previous_questions[-1].split())
-    if anchor == raw and previous != raw and "(" not in previous:
+    if anchor == raw and previous != raw and ("(" not in previous or _PLURAL_PRONOUN.search(question)):
         # "and how much RAM?" after "what GPU do I need for it?" after "How do I install Isaac Sim?": the
         # previous turn's subject ("GPU"), and what its pronoun stood for ("Isaac Sim") as its setting
         kept = {w.lower() for w in words(raw)}
@@ -2150,10 +2150,22 @@ def _the_for_demonstrative(match: re.Match[str]) -> str:
     return match.group(0) if opens_clause else "the "
 
 
-def _anchor(previous_questions: Sequence[str]) -> str:
+# "what tools do I need?": a follow-up that asks for things by a plural noun of their kind.
+_ASKS_FOR_THINGS = re.compile(
+    r"^\W*(?:(?:and|so|ok(?:ay)?)\W+)?(?:what|which)\s+(?:[\w-]+\s+)?([\w-]+)\s+"
+    r"(?:do|does|did|should|can|could|would|will|are|were)\b",
+    re.IGNORECASE,
+)
+
+
+def _anchor(previous_questions: Sequence[str], question: str = "") -> str:
     """The question whose subject a follow-up leans on: the last one, or, when that one was itself a
-    follow-up that named nothing new, the one it leaned on."""
+    follow-up that named nothing new, the one it leaned on; not when the follow-up's "them" or "they"
+    can be the things that one asked for ("where do I buy them?" after "what tools do I need?")."""
     last = " ".join(previous_questions[-1].split())
+    things = _ASKS_FOR_THINGS.match(last)
+    if things is not None and _PLURAL_PRONOUN.search(question) and _is_plural(things.group(1)):
+        return last
     if (
         len(previous_questions) > 1
         and _leans_on(last, previous_questions[-2])
