@@ -20,7 +20,15 @@ import re
 from collections.abc import Sequence
 
 from lectern import word_frequency
-from lectern.english import AUXILIARIES, COMPARATIVES, DOCUMENT_VERBS, MODALS, QUESTION_WORDS, looks_plural
+from lectern.english import (
+    AMOUNTS,
+    AUXILIARIES,
+    COMPARATIVES,
+    DOCUMENT_VERBS,
+    MODALS,
+    QUESTION_WORDS,
+    looks_plural,
+)
 from lectern.english import DETERMINERS as _DETERMINERS
 from lectern.english import PERSONS as _PRONOUN_I
 from lectern.english import PREPOSITIONS as _PREPOSITIONS
@@ -151,6 +159,31 @@ _GROUP_BACK = re.compile(
     r"|^(?!.*\bor\b.*\bwhich\b).*\bwhich\s+ones?\b(?!\s+of\b)|\bsuch\s+an?\b",
     re.IGNORECASE,
 )
+_BETTER = _word_set("better worse best worst")
+# "does the former cover night buses?": "the former" and "the latter" name nothing but one of the two
+# things just talked about, whatever else the question has ("the former model" names its own noun).
+_FORMER_OR_LATTER = re.compile(
+    r"\bthe\s+(?:former|latter)(?:\s+ones?)?\b(?=\s*[?.!,]|\s*$|\s+[a-z]+ed\b|\s+(?:"
+    + "|".join(sorted(STOP_WORDS | AUXILIARIES | _VERBS | COMPARATIVES | _BETTER))
+    + r")\b)",
+    re.IGNORECASE,
+)
+# "which lasts longer?", "which costs less?": a pick with a verb and a comparison, nothing to pick among.
+_WHICH_COMPARES = re.compile(
+    r"^\W*(?:(?:and|so|but|ok(?:ay)?)\W+)?which\s+[a-z]+\s+(?:(?:more|less|most|least)\s+)?(?:"
+    + "|".join(sorted(COMPARATIVES | AMOUNTS | _BETTER | _word_set("longest shortest")))
+    + r")(?:\s+(?:for|with|to|on|in)(?:\s+[\w-]+){1,2})?\s*[?.!]*$",
+    re.IGNORECASE,
+)
+# "I don't get step 3", "what does part 2 mean?": a numbered step or part with nothing saying of what is
+# one of the steps just talked about ("step 3 of the install guide" says of what).
+_NUMBERED_PART = re.compile(
+    r"\b(?:step|stage|phase|part)\s+\d+\b(?!\s+(?:of|in)\b)(?=\s*[?.!,]*\s*$|\s+(?:mean|means|do|does|say|says)\b)",
+    re.IGNORECASE,
+)
+# "I turned the barrel adjuster but it still skips, what now?": what to do next is asked of what was just
+# talked about, whatever the report before it names.
+_WHAT_NOW = re.compile(r"\b(?:what\s+now|now\s+what|what\s+next)\s*[?.!]*\s*$", re.IGNORECASE)
 # "What is a launch file and how ...", "What usually causes migraines and how can I relieve them?": a
 # first question that names its own topic, then a second one whose pronoun points back into the first.
 _NAMES_THEN_ASKS = re.compile(
@@ -389,6 +422,8 @@ def is_followup(question: str) -> bool:
     lowered = question.strip().lower()
     if _opens_followup(question) or correction(question) or corrected_words(question):
         return True
+    if _WHAT_NOW.search(question):
+        return True  # "... it still skips, what now?": what to do next in what was just talked about
     if _IT_TO_BARE_VERB.match(question):
         # "is it safe to drive?": a "to" clause of a bare verb names no thing; what is safe to drive
         # with is what was just talked about
@@ -398,7 +433,9 @@ def is_followup(question: str) -> bool:
         return True
     if _says_its_setting_first(question):
         return False
-    if _GROUP_BACK.search(question):
+    if _GROUP_BACK.search(question) or _FORMER_OR_LATTER.search(question):
+        return True
+    if _WHICH_COMPARES.match(question) or _NUMBERED_PART.search(question):
         return True
     if _DEMONSTRATIVE_BACK.search(question) or _RELATIVE_END.search(question):
         return True
@@ -993,13 +1030,13 @@ def _with_previous(question: str, previous_questions: Sequence[str]) -> str:
     picked = _picked_of_two(question, " ".join(previous_questions[-1].split()))
     if picked is not None:
         return picked
-    anchor = _anchor(previous_questions)
+    anchor = _anchor(previous_questions, question)
     if _is_statement(anchor):
         return _after_statement(question, anchor)
     head, context = subject_parts(anchor)
     topic = _subject_phrase(anchor)
     raw = " ".join(previous_questions[-1].split())
-    if anchor == raw and previous != raw and "(" not in previous:
+    if anchor == raw and previous != raw and ("(" not in previous or _PLURAL_PRONOUN.search(question)):
         # "and how much RAM?" after "what GPU do I need for it?" after "How do I install Isaac Sim?": the
         # previous turn's subject ("GPU"), and what its pronoun stood for ("Isaac Sim") as its setting
         kept = {w.lower() for w in words(raw)}
@@ -1328,20 +1365,27 @@ _INSTEAD_END = re.compile(r"\binstead\s*[?.!]*\s*$", re.IGNORECASE)
 
 # "the second", "the former one": one of the two things just named, with no noun of its own.
 _ORDINAL_PICK = re.compile(
-    r"\bthe\s+(first|second|former|latter)(?:\s+ones?)?(?=\s*[?.!,]|\s*$|\s+(?:"
-    + "|".join(sorted((STOP_WORDS | AUXILIARIES | _VERBS | COMPARATIVES) - _word_set("one ones")))
+    r"\bthe\s+(first|second|former|latter)(?:\s+ones?)?(?=\s*[?.!,]|\s*$|\s+[a-z]+ed\b|\s+(?:"
+    + "|".join(sorted((STOP_WORDS | AUXILIARIES | _VERBS | COMPARATIVES | _BETTER) - _word_set("one ones")))
     + r")\b)",
     re.IGNORECASE,
 )
 # "which is faster?", "which one should I pick?": a pick of one with nothing of its own to pick among.
 _WHICH_OF_TWO = re.compile(
     r"^" + _CARRIES_ON + r"which(?:\s+one)?\s+(?:is|are|was|would|will|should|could|does|do)\b"
-    r"(?:\s+(?:i|we|you|it))?(?:\s+(?:more|less|most|least))?\s+\w+(?:\s+(?:for|with|to|on|in)\s+\w+)?\s*[?.!]*$",
+    r"(?:\s+(?:i|we|you|it))?(?:\s+(?:more|less|most|least))?\s+\w+(?:\s+(?:for|with|to|on|in)(?:\s+[\w-]+){1,2})?"
+    r"\s*[?.!]*$",
     re.IGNORECASE,
 )
 # "the difference between a tuple and a list", "Helm or Kustomize": two things named side by side.
 _BETWEEN_PAIR = re.compile(r"\bbetween\s+(.+?)\s+and\s+(.+?)\s*[?.!]*$", re.IGNORECASE)
 _OR_PAIR = re.compile(r"([A-Za-z0-9][\w+#.-]*)\s+or\s+([A-Za-z0-9][\w+#.-]*)\s*[?.!]*$", re.IGNORECASE)
+# "a monthly pass or a pay-as-you-go card": two phrases, each with its article, side by side at the end.
+_ARTICLE_OR_PAIR = re.compile(
+    r"\b(?:a|an|the)\s+((?:(?!(?:a|an|the|or)\b)[\w'-]+\s+){0,2}[\w'-]+)\s+or\s+(?:a|an|the)\s+"
+    r"((?:(?!(?:a|an|the|or)\b)[\w'-]+\s+){0,2}[\w'-]+)\s*[?.!]*$",
+    re.IGNORECASE,
+)
 
 
 def _picked_of_two(question: str, previous: str) -> str | None:
@@ -1350,7 +1394,7 @@ def _picked_of_two(question: str, previous: str) -> str | None:
     None when the question picks no first or second, or the previous question names no pair."""
     pick = _ORDINAL_PICK.search(question)
     which = _WHICH_OF_TWO.match(question)
-    pair = _BETWEEN_PAIR.search(previous) or _OR_PAIR.search(previous)
+    pair = _BETWEEN_PAIR.search(previous) or _ARTICLE_OR_PAIR.search(previous) or _OR_PAIR.search(previous)
     if (pick is None and which is None) or pair is None:
         return None
     first, second = (" ".join(w for w in p.split() if w.lower() not in _ARTICLES) for p in pair.groups())
@@ -2106,10 +2150,22 @@ def _the_for_demonstrative(match: re.Match[str]) -> str:
     return match.group(0) if opens_clause else "the "
 
 
-def _anchor(previous_questions: Sequence[str]) -> str:
+# "what tools do I need?": a follow-up that asks for things by a plural noun of their kind.
+_ASKS_FOR_THINGS = re.compile(
+    r"^\W*(?:(?:and|so|ok(?:ay)?)\W+)?(?:what|which)\s+(?:[\w-]+\s+)?([\w-]+)\s+"
+    r"(?:do|does|did|should|can|could|would|will|are|were)\b",
+    re.IGNORECASE,
+)
+
+
+def _anchor(previous_questions: Sequence[str], question: str = "") -> str:
     """The question whose subject a follow-up leans on: the last one, or, when that one was itself a
-    follow-up that named nothing new, the one it leaned on."""
+    follow-up that named nothing new, the one it leaned on; not when the follow-up's "them" or "they"
+    can be the things that one asked for ("where do I buy them?" after "what tools do I need?")."""
     last = " ".join(previous_questions[-1].split())
+    things = _ASKS_FOR_THINGS.match(last)
+    if things is not None and _PLURAL_PRONOUN.search(question) and _is_plural(things.group(1)):
+        return last
     if (
         len(previous_questions) > 1
         and _leans_on(last, previous_questions[-2])

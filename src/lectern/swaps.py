@@ -30,6 +30,7 @@ from lectern.english import (
     SWITCH,
     VERB_PARTICLES,
     VERBS,
+    looks_plural,
     word_set,
 )
 from lectern.english import (
@@ -39,11 +40,13 @@ from lectern.english import (
 # "and X?", "what about X?", "and what about X too?": the X (plain English word lists throughout).
 # "ok and Whisper?", "so what about Unity?": a word that carries the conversation on may come first.
 _LEAD = r"(?:(?:ok(?:ay)?|so|right|hmm|alright|well)[\s,]+)?"
+# "same for cats?", "the same question for Linux?": the previous question asked of another thing
+_SAME_FOR = r"(?:the\s+)?same\s+(?:thing\s+|question\s+)?for\s+"
 _OPENER = re.compile(
-    rf"^\s*{_LEAD}(?:(?:and|but|also)\s+)?(?:(?:what|how)\s+about\s+|(?:and|also)\s+)?(.+?)[\s?.!]*$",
+    rf"^\s*{_LEAD}(?:(?:and|but|also)\s+)?(?:(?:what|how)\s+about\s+|(?:and|also)\s+|{_SAME_FOR})?(.+?)[\s?.!]*$",
     re.IGNORECASE,
 )
-_HAS_OPENER = re.compile(rf"^\s*{_LEAD}(?:and|also|but|what\s+about|how\s+about)\b", re.IGNORECASE)
+_HAS_OPENER = re.compile(rf"^\s*{_LEAD}(?:and|also|but|what\s+about|how\s+about|{_SAME_FOR})", re.IGNORECASE)
 _AUX = AUXILIARIES | word_set("am be been shall")
 _PRONOUNS = word_set(
     """
@@ -137,9 +140,17 @@ def _span(tokens: list[str], start: int) -> tuple[int, int] | None:
     while end < len(tokens):
         word = lowered[end]
         after_det = end > start and lowered[end - 1] in DETERMINERS
+        # "what does the support plan include?": words that may be verbs, before the verb the question
+        # ends with and nothing else that ends a phrase, are the phrase's nouns
+        before_verb = (
+            end > start
+            and end + 1 < len(tokens)
+            and lowered[-1] in _VERBS
+            and all(w in _VERBS or w not in _ENDS_PHRASE for w in lowered[end + 1 : -1])
+        )
         if (
             word in _ENDS_PHRASE
-            and not (after_det and word in _VERBS)
+            and not ((after_det or before_verb) and word in _VERBS)
             and not (end == start and word in DETERMINERS)
         ):
             break
@@ -177,6 +188,8 @@ def asked_about(question: str) -> tuple[int, int] | None:
         return _after_auxiliary(tokens, 1)
     if len(tokens) >= 5 and lowered[0] == "how" and lowered[1] in _EXTENTS and lowered[2] in _AUX:
         return _after_auxiliary(tokens, 2)
+    if len(tokens) >= 3 and lowered[0] in {"what's", "whats"}:
+        return _span(tokens, 1)  # "what's the price of a monthly pass?" as "what is ..."
     if len(tokens) < 3 or lowered[0] not in {"what", "which", "how", "why"}:
         return None
     if lowered[0] in {"what", "which"} and lowered[1] not in _AUX:
@@ -247,6 +260,54 @@ def _clause_object(tokens: list[str]) -> tuple[int, int] | None:
     return span if span is not None and span[1] == len(tokens) else None
 
 
+def _modifies_one(phrase_tokens: list[str]) -> bool:
+    """Whether a phrase is "one(s)" after words that say which kind ("a saltwater one")."""
+    own = [_bare(t) for t in phrase_tokens if _bare(t) not in DETERMINERS]
+    return len(own) >= 2 and own[-1] in {"one", "ones"}
+
+
+def _modified_phrase_after(tokens: list[str], start: int, end: int) -> tuple[int, int] | None:
+    """When the span asked about is a bare noun ("the water"), the later phrase of an article, one word
+    that says which kind and its noun, ending the question or before a preposition ("a freshwater
+    tank"), or None."""
+    lowered = [_bare(t) for t in tokens]
+    if len([t for t in lowered[start:end] if t not in DETERMINERS]) != 1:
+        return None
+    for i in range(end, len(tokens) - 2):
+        ends = i + 3 == len(tokens) or lowered[i + 3] in _PREPOSITIONS
+        words = lowered[i + 1 : i + 3]
+        named = not any(w in _ENDS_PHRASE | DETERMINERS for w in words)
+        if lowered[i] in {"a", "an", "the"} and ends and named:
+            return i, i + 3
+    return None
+
+
+_COPULA_OPENERS = word_set("what's what whats")
+_OWNED_BY = word_set("of for")
+
+
+def _owner_of_attribute(tokens: list[str], start: int, end: int, new: list[str]) -> tuple[int, int] | None:
+    """ "what is [the adoption fee] for [a dog]?": the span of the owner, a phrase after "of" or "for" that
+    ends the question, when the previous question asks what an attribute ("the ...") of it is and the new
+    phrase is another owner: no "the" and no name ("cats", "an annual pass"), or the owner's noun ("the
+    science library" for "the main library"); None otherwise."""
+    lowered = [_bare(t) for t in tokens]
+    if not lowered or lowered[0] not in _COPULA_OPENERS or start >= len(tokens) or lowered[start] != "the":
+        return None
+    if lowered[0] == "what" and (len(lowered) < 2 or lowered[1] not in {"is", "are", "was", "were"}):
+        return None
+    at = end if end < len(tokens) and lowered[end] in _OWNED_BY else None
+    if at is None:
+        return None
+    span = _span(tokens, at + 1)
+    if span is None or span[1] != len(tokens):
+        return None
+    own = [_bare(t) for t in new]
+    same_head = own[-1] == lowered[-1] and own != lowered[span[0] : span[1]]
+    another = own[0] != "the" and not _is_name(new) and not any(t in DETERMINERS - {"a", "an"} for t in own)
+    return span if same_head or another else None
+
+
 def _with_ones(phrase_tokens: list[str], replaced: list[str]) -> list[str]:
     """ "the recommended ones" for "the minimum computer specs": "one(s)" takes the replaced phrase
     without its determiner and its first word, the one the new words stand against ("computer specs"),
@@ -286,8 +347,19 @@ def swap_noun_phrase(
     if span is None:
         return None
     start, end = span
-    replaced = tokens[start:end]
     new = phrase.split()
+    modified = _modified_phrase_after(tokens, start, end) if _modifies_one(new) else None
+    if modified is not None:
+        # "what about a saltwater one?" after "how often should I change the water in a freshwater
+        # tank?": "one" with words that say which kind is another of a thing named with such words
+        # ("a freshwater tank"), not of the bare thing asked about ("the water")
+        start, end = modified
+    other_owner = _owner_of_attribute(tokens, start, end, new)
+    if other_owner is not None:
+        # "and cats?" after "what is the adoption fee for a dog?": a thing without "the", or one with the
+        # owner's noun, is another owner of the same attribute, not another attribute ("the deposit")
+        start, end = other_owner
+    replaced = tokens[start:end]
     if verb_led and not _same_kind(new, replaced):
         return None  # "and update packages?" after "how do I install packages?" is another doing
     outside = {_bare(t) for t in tokens[:start] + tokens[end:]}
@@ -322,13 +394,22 @@ def swap_noun_phrase(
         return None
     if len(new) == 2 and _bare(new[0]) in DETERMINERS and _bare(new[1]) in _MEASURES:
         new = [*new, "one"]  # "and the max?" after "what's the default voxel size?": the max voxel size
+    if len(new) >= 2 and _bare(new[-1]) in {"kind", "kinds", "sort", "sorts"}:
+        # "the numerical kind" for "analytical inverse kinematics solutions": a kind of the same thing,
+        # as "the numerical ones"
+        new = [*new[:-1], "ones" if new[-1].lower().endswith("s") else "one"]
     if any(_bare(t) in {"one", "ones"} for t in new):
         new = _with_ones(new, replaced)
     owner = next((i for i, t in enumerate(replaced) if _bare(t).endswith(("'s", "\u2019s"))), None)
     if owner is not None and _bare(new[0]) in DETERMINERS:
         # "the error recovery one" for "the capstone's demo scenario": the owner stays
         new = [*replaced[: owner + 1], *new[1:]]
-    elif _bare(new[0]) not in DETERMINERS and replaced and _bare(replaced[0]) in DETERMINERS:
+    elif (
+        _bare(new[0]) not in DETERMINERS
+        and replaced
+        and _bare(replaced[0]) in DETERMINERS
+        and not (_bare(replaced[0]) in {"a", "an"} and looks_plural(new[-1]))
+    ):
         new = [replaced[0], *new]  # "and cucumbers?" for "the tomatoes": "the cucumbers"
     return " ".join([*tokens[:start], *new, *tokens[end:]]) + "?"
 
@@ -476,9 +557,19 @@ _CORRECTION = re.compile(
 )
 
 
+# "sorry, international flights", "no, the rear one": the same correction without "I meant", a short
+# phrase after "no," or "sorry,"; one that opens with a word of negation or time ("no, not quite",
+# "sorry, never mind", "no, still broken") answers back, it names nothing meant.
+_BARE_CORRECTION = re.compile(
+    r"^\s*(?:no|nope|sorry|oops)\s*[,.!:;]+\s*(?=\S)(?!(?:not|never|still|just|only|i|nothing|none)\b)"
+    r"([^,;:?!.]+?)[\s?.!]*$",
+    re.IGNORECASE,
+)
+
+
 def correction(question: str) -> str | None:
     """The phrase a correction puts right ("sorry, I meant early fusion": "early fusion"), or None."""
-    fixed = _CORRECTION.match(question)
+    fixed = _CORRECTION.match(question) or _BARE_CORRECTION.match(question)
     if fixed is None:
         return None
     phrase = SWITCH.sub("", fixed.group(1).strip())
