@@ -620,8 +620,11 @@ def _mmr(candidates: list[_Candidate], limit: int = MAX_SENTENCES) -> list[_Cand
     closest: dict[_Candidate, float] = {}
     seen: dict[_Candidate, int] = {}
     while pool and room < limit and words < MAX_PROSE_WORDS:
+        # a lead-in after a chosen unit heads another list or block: it needs merit of its own
         eligible = [
-            c for c in pool if c in merit or (c in worthy and (c.source, c.unit.position) in following)
+            c
+            for c in pool
+            if c in merit or (c in worthy and not c.unit.lead_in and (c.source, c.unit.position) in following)
         ]
         if not eligible:
             break
@@ -889,7 +892,8 @@ def _adds_to(c: _Candidate, top: _Candidate, chosen: list[_Candidate]) -> bool:
     words or the next lines of a chosen sentence (a "Cause:" line and its "Solution" items)."""
     if c.score < RELATIVE_FLOOR * top.score:
         return False
-    follows = any((c.source, c.unit.position) in _following(s) for s in chosen)
+    # a lead-in after a chosen unit starts another list or block, not the lines that go on from it
+    follows = not c.unit.lead_in and any((c.source, c.unit.position) in _following(s) for s in chosen)
     return follows or _own_merit(c, top)
 
 
