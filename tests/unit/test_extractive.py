@@ -1360,3 +1360,16 @@ def test_a_lead_in_right_after_a_chosen_item_needs_merit_of_its_own() -> None:
     assert extractive._adds_to(sibling, first, [first])
     assert not extractive._adds_to(lead, first, [first])
     assert lead not in extractive._mmr([first, sibling, lead])
+
+
+def test_a_solution_that_says_the_fix_stays_without_its_code_a_bare_label_does_not() -> None:
+    text = (
+        "Symptom: the robot sinks into the floor.\n\nSolution: Spawn above ground level:\n\n```bash\nx\n```\n"
+    )
+    symptom, stated, _ = _units_as_candidates(text)
+    assert stated.unit.lead_in
+    assert extractive._without_dangling_lead_ins([symptom, stated]) == [symptom, stated]
+    # "Fix it like this:" names no fix: without its code it says nothing
+    bare = _units_as_candidates("Fix it like this:\n\n```bash\nx\n```\n", 2)[0]
+    assert bare.unit.lead_in
+    assert extractive._without_dangling_lead_ins([symptom, bare]) == [symptom]

@@ -689,6 +689,8 @@ SHORT_LIST = 5  # the first steps of a fix quoted after its problem
 SHORT_LIST_WORDS = 50
 MAX_CONTEXT_WORDS = 160  # ... and while the answer is still this short
 _SOLUTION = re.compile(r"^(solution|fix|workaround|resolution|answer)s?\b", re.IGNORECASE)
+# ... and says what it is ("Solution: spawn above ground level:", not a bare "Solution:")
+_STATED_SOLUTION = re.compile(_SOLUTION.pattern + r"\s*:\s*\w", re.IGNORECASE)
 # A unit that states a problem ("Issue: Grasp attempts fail repeatedly", "Problem: ..."): its fix may
 # come after a list of causes, before the next problem of the same passage.
 _ISSUE = re.compile(r"^(issue|problem|error|symptom|challenge|bug)s?\s*:", re.IGNORECASE)
@@ -859,6 +861,9 @@ def _without_dangling_lead_ins(chosen: list[_Candidate]) -> list[_Candidate]:
         or (c is best and c.unit.words >= TELLING_LEAD_IN_WORDS)
         or (c.source, c.unit.position + 1) in quoted
         or _SOLUTION.match(c.unit.intro)  # the first step of a fix ("Fix:" / "1. Add limits:")
+        # "Solution: spawn above ground level:" says the fix in its own words (and `_quotable` offers it
+        # for that): its code (a reserve passage's is never quoted) only shows how
+        or _STATED_SOLUTION.match(c.unit.text)
     ]
 
 
