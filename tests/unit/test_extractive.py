@@ -542,7 +542,9 @@ def _adds_to_as_written(c: Any, top: Any, chosen: list[Any]) -> bool:
     """`_adds_to` as first written, every condition asked of the chosen units at once."""
     if c.score < extractive.RELATIVE_FLOOR * top.score:
         return False
-    follows = any(s.source == c.source and 0 < c.unit.position - s.unit.position <= 2 for s in chosen)
+    follows = not c.unit.lead_in and any(
+        s.source == c.source and 0 < c.unit.position - s.unit.position <= 2 for s in chosen
+    )
     closer = (
         c.cosine is not None and top.cosine is not None and c.cosine >= extractive.MEANING_SHARE * top.cosine
     )
@@ -1338,3 +1340,36 @@ def test_no_swap_for_a_unit_that_shares_more_of_the_questions_words_or_from_the_
     # a source's own unit, however near, is the selection's to rank: only the reserve's swaps in
     other = _meant("echo echo1 echo2 echo3.", 2, 0.3, 0.5)
     assert extractive._meaning_swap([lead, weak], [lead, weak, other], 2) == [lead, weak]
+
+
+def _units_as_candidates(text: str, source: int = 1) -> list[Any]:
+    hit = _hit(text, source)
+    return [extractive._Candidate(u, source, hit, lexical=0.0, rank_prior=1.0) for u in units_of(text)]
+
+
+def test_a_lead_in_right_after_a_chosen_item_needs_merit_of_its_own() -> None:
+    # "Next steps:" heads another list: following a chosen item does not make it that item's next line,
+    # as the item's sibling is.
+    text = "- alpha item one here\n- bravo item two here\n\nNext steps:\n\n- charlie item three here\n"
+    first, sibling, lead, _ = _units_as_candidates(text)
+    assert lead.unit.lead_in
+    assert sibling.unit.bullet
+    first.score, first.lexical = 1.0, 0.5
+    for c in (sibling, lead):
+        c.score, c.lexical = 0.9, 0.0  # nearly as good, but sharing none of the question's words
+    assert extractive._adds_to(sibling, first, [first])
+    assert not extractive._adds_to(lead, first, [first])
+    assert lead not in extractive._mmr([first, sibling, lead])
+
+
+def test_a_solution_that_says_the_fix_stays_without_its_code_a_bare_label_does_not() -> None:
+    text = (
+        "Symptom: the robot sinks into the floor.\n\nSolution: Spawn above ground level:\n\n```bash\nx\n```\n"
+    )
+    symptom, stated, _ = _units_as_candidates(text)
+    assert stated.unit.lead_in
+    assert extractive._without_dangling_lead_ins([symptom, stated]) == [symptom, stated]
+    # "Fix it like this:" names no fix: without its code it says nothing
+    bare = _units_as_candidates("Fix it like this:\n\n```bash\nx\n```\n", 2)[0]
+    assert bare.unit.lead_in
+    assert extractive._without_dangling_lead_ins([symptom, bare]) == [symptom]

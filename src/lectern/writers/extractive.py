@@ -620,8 +620,11 @@ def _mmr(candidates: list[_Candidate], limit: int = MAX_SENTENCES) -> list[_Cand
     closest: dict[_Candidate, float] = {}
     seen: dict[_Candidate, int] = {}
     while pool and room < limit and words < MAX_PROSE_WORDS:
+        # a lead-in after a chosen unit heads another list or block: it needs merit of its own
         eligible = [
-            c for c in pool if c in merit or (c in worthy and (c.source, c.unit.position) in following)
+            c
+            for c in pool
+            if c in merit or (c in worthy and not c.unit.lead_in and (c.source, c.unit.position) in following)
         ]
         if not eligible:
             break
@@ -686,6 +689,8 @@ SHORT_LIST = 5  # the first steps of a fix quoted after its problem
 SHORT_LIST_WORDS = 50
 MAX_CONTEXT_WORDS = 160  # ... and while the answer is still this short
 _SOLUTION = re.compile(r"^(solution|fix|workaround|resolution|answer)s?\b", re.IGNORECASE)
+# ... and says what it is ("Solution: spawn above ground level:", not a bare "Solution:")
+_STATED_SOLUTION = re.compile(_SOLUTION.pattern + r"\s*:\s*\w", re.IGNORECASE)
 # A unit that states a problem ("Issue: Grasp attempts fail repeatedly", "Problem: ..."): its fix may
 # come after a list of causes, before the next problem of the same passage.
 _ISSUE = re.compile(r"^(issue|problem|error|symptom|challenge|bug)s?\s*:", re.IGNORECASE)
@@ -856,6 +861,9 @@ def _without_dangling_lead_ins(chosen: list[_Candidate]) -> list[_Candidate]:
         or (c is best and c.unit.words >= TELLING_LEAD_IN_WORDS)
         or (c.source, c.unit.position + 1) in quoted
         or _SOLUTION.match(c.unit.intro)  # the first step of a fix ("Fix:" / "1. Add limits:")
+        # "Solution: spawn above ground level:" says the fix in its own words (and `_quotable` offers it
+        # for that): its code (a reserve passage's is never quoted) only shows how
+        or _STATED_SOLUTION.match(c.unit.text)
     ]
 
 
@@ -889,7 +897,8 @@ def _adds_to(c: _Candidate, top: _Candidate, chosen: list[_Candidate]) -> bool:
     words or the next lines of a chosen sentence (a "Cause:" line and its "Solution" items)."""
     if c.score < RELATIVE_FLOOR * top.score:
         return False
-    follows = any((c.source, c.unit.position) in _following(s) for s in chosen)
+    # a lead-in after a chosen unit starts another list or block, not the lines that go on from it
+    follows = not c.unit.lead_in and any((c.source, c.unit.position) in _following(s) for s in chosen)
     return follows or _own_merit(c, top)
 
 
