@@ -1373,3 +1373,18 @@ def test_a_solution_that_says_the_fix_stays_without_its_code_a_bare_label_does_n
     bare = _units_as_candidates("Fix it like this:\n\n```bash\nx\n```\n", 2)[0]
     assert bare.unit.lead_in
     assert extractive._without_dangling_lead_ins([symptom, bare]) == [symptom]
+
+
+def test_a_stated_lead_in_quoted_without_its_code_ends_as_a_statement() -> None:
+    text = (
+        "Symptom: the robot sinks into the floor.\n\nSolution: Spawn above ground level:\n\n```bash\nx\n```\n"
+    )
+    symptom, stated, code = _units_as_candidates(text)
+    alone, _ = extractive._render([symptom, stated])
+    assert alone.endswith("Solution: Spawn above ground level [1].")
+    # with its code quoted the colon still points at it
+    with_code, _ = extractive._render([symptom, stated, code])
+    assert "Solution: Spawn above ground level [1]:" in with_code
+    # a bare label keeps its colon: it says nothing as a statement
+    assert extractive._closed("Solutions:") == "Solutions:"
+    assert extractive._closed("Cause: TF not published. Solution:") == "Cause: TF not published. Solution:"

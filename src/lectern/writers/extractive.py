@@ -1296,6 +1296,16 @@ def _completed(c: _Candidate, candidates: list[_Candidate]) -> list[_Candidate]:
     ]
 
 
+_STATED_LEAD_IN = re.compile(r"(?:^|[.!?]\s)[^.!?]*?\w+\s+\w+\s+\w+[^.!?]*:$")
+
+
+def _closed(text: str) -> str:
+    """A lead-in quoted without what it leads into ("Solution: spawn above ground level:", its code
+    left out) ends as the statement it is, not with a colon pointing at nothing; a bare label
+    ("Solution:") keeps its colon."""
+    return f"{text[:-1]}." if _STATED_LEAD_IN.search(text) else text
+
+
 def _cite(sentence: str, number: int) -> str:
     if sentence and sentence[-1] in ".!?:;":
         return f"{sentence[:-1]} [{number}]{sentence[-1]}"
@@ -1342,7 +1352,10 @@ def _render(chosen: list[_Candidate]) -> tuple[str, list[int]]:
                 continue
             if unit.intro:  # "Solutions:" says what the list is
                 add("prose", unit.intro)
-            text = _cite(unit.text, source) if i == cited else unit.text
+            following = units[i + 1].position if i + 1 < len(units) else None
+            continued = bool(unit.items) or following == unit.position + 1
+            body = unit.text if continued else _closed(unit.text)
+            text = _cite(body, source) if i == cited else body
             add("list" if unit.bullet else "prose", text)
             for item in unit.items:  # short items quoted with the unit above them
                 add("list", item)
