@@ -106,7 +106,12 @@ answered and cited as before; fnma-03 answered as before (it was already; funm n
 dropped: a pronoun for any clause with a "be" or an auxiliary kept with the whole previous question in
 brackets; it also answered the near miss d2a-nm-12 ("does it work on a macbook with apple silicon
 (which graphics card is the minimum for nvidia's photoreal simulator)?", score 0.373 -> 0.585), so only
-a how-to's clause or a passive's is read so.
+a how-to's clause or a passive's is read so. Also dropped: "it" after a how-to as the object without its
+prepositional phrase ("headphones", the "with my laptop" of "pair ... with" in brackets): 2 more tuning
+queries changed (d11b-fu-07 "how many exercises does numbers show (MetricBadge component)?", d11c-fu-01
+"service client (rclpy)"), 5 more held-back ones, and 16 earlier probe readings broke ("where are they
+stored?" after "how do I configure backups for the database cluster?" is about those backups: a phrase
+after the object may be part of the thing, and nothing in the words says which).
 """
 
 from __future__ import annotations
