@@ -37,8 +37,10 @@ from lectern.english import VERB_PARTICLES as _VERB_PARTICLES
 from lectern.english import VERBS as _VERBS
 from lectern.english import word_set as _word_set
 from lectern.ordinals import (
+    COUNTING,
     SAYS_ABOUT,
     kind_of_the_listed,
+    one_asked_for,
     ordinal_of_the_listed,
     page_asked_again,
     part_asked_about,
@@ -239,6 +241,13 @@ _NO_VERB = r"(?!.*\b(?:" + "|".join(sorted(AUXILIARIES | QUESTION_WORDS)) + r")\
 _BARE_SETTING = re.compile(
     rf"^\s*(?:in|on|at|with|from|under|inside|using|via|for|as)\s+{_NO_VERB}[^,;:]+$", re.IGNORECASE
 )
+# "on what graphics card?", "with which version?": a preposition, "what" or "which" and a noun, no verb,
+# asks which one of a setting of what was just talked about, however many words its noun has
+_WHICH_SETTING = re.compile(
+    rf"^\W*(?:(?:and|so|but|ok(?:ay)?)\W+)?(?:in|on|at|with|from|under|inside|using|via|for|by|into|to)\s+"
+    rf"(?:what|which)\s+{_NO_VERB}[A-Za-z][\w-]*(?:\s+[A-Za-z][\w-]*){{0,2}}\s*[?.!]*\s*$",
+    re.IGNORECASE,
+)
 # "how much disk space?", "how many GPUs?": an amount asked with no verb is an amount of what was just
 # talked about ("what hardware do I need for the Isaac module?"); a question with a verb ("how much disk
 # space does Isaac Sim need?"), or a name after a preposition ("how much VRAM for Isaac Sim?"), says of
@@ -428,6 +437,8 @@ def is_followup(question: str) -> bool:
         # "is it safe to drive?": a "to" clause of a bare verb names no thing; what is safe to drive
         # with is what was just talked about
         return True
+    if _WHICH_SETTING.match(question):
+        return True  # "on what graphics card?": the setting of what was just asked
     if _bare_setting(question) or _WHY_FRAGMENT.match(question) or _IT_TAKES.match(question):
         # "how long does it take on a CPU?": what takes long is a doing the question does not name
         return True
@@ -450,7 +461,8 @@ def is_followup(question: str) -> bool:
     topical = [
         w
         for w in own
-        if not _is_action(w) and w.lower() not in ANAPHORA | _SUPERLATIVES | COMPARATIVES | phrasal
+        # "explain the third prompt more": a place in a list names no topic ("first", "second" never do)
+        if not _is_action(w) and w.lower() not in ANAPHORA | _SUPERLATIVES | COMPARATIVES | COUNTING | phrasal
     ]
     labels = _letter_labels(question)
     topical = [w for w in topical if w not in labels]
@@ -971,6 +983,11 @@ def _with_previous(question: str, previous_questions: Sequence[str]) -> str:
         # "and the sixth?" after "what are the learning outcomes of the module?": the sixth learning
         # outcome, the plural head kept singular, not "the sixth" in its place
         return listed
+    one = one_asked_for(question, previous)
+    if one is not None:
+        # "how much does that one cost?" after "which blender size does the cookbook recommend?": the
+        # blender size it recommends, not "the one"
+        return one
     kind = kind_of_the_listed(question, previous)
     if kind is not None:
         # "which version of the URDF one?" after "which Robotics Hub packages do I add to Unity?": the
@@ -1121,6 +1138,15 @@ def _with_previous(question: str, previous_questions: Sequence[str]) -> str:
         head = topic = topic_of(previous) or " ".join(content_words(previous))
     if not head:
         return question
+    if (
+        standing
+        and _says_of_it(head, _BE if how_to else _PASSIVE_BE)
+        and any(w.lower() in REPLACEABLE for w in words(question))
+    ):
+        # "what does it print when the file is fine?" after "how do I check that my URDF file is valid?":
+        # a pronoun stands for a thing, never for a clause ("URDF file is valid", "piano be tuned"); the
+        # pronoun stays and the whole doing or question comes in brackets
+        return _after_statement(question, " ".join(how_to.group(1).split()) if how_to else previous)
     own = {w.lower() for w in content_words(question)}
     named = content_words(topic)
     if topic.lower() in question.lower() or (own and named and all(w.lower() in own for w in named)):
@@ -1952,6 +1978,8 @@ def _which_parts(text: str) -> tuple[list[str], list[str], list[str]] | None:
     # The word before the cut is the verb ("leave between"), unless it names the thing the verb
     # is done to ("compare Whisper against", "compare the Sony A7 against"): a name stays.
     verb_at = cut - 1 if cut == len(rest) or not _is_specific(rest[cut - 1]) else cut
+    while 0 < verb_at < len(rest) and rest[verb_at].lower() in _ADVERBS:
+        verb_at -= 1  # "what seeds should I buy first?": the verb is before the adverb ("first" is no verb)
     subject = [w for w in rest[: max(0, verb_at)] if w.lower() not in _PRONOUN_I]
     subject = _without_meta(_strip_edges(subject))
     return subject, nouns, rest[cut:]
@@ -2106,6 +2134,13 @@ def subject_parts(question: str) -> tuple[str, str]:
     """The previous question's subject split into a head that can stand for a pronoun ("IMU sensor")
     and the context around it ("robot in Gazebo"); the context is empty for a short noun phrase."""
     marked = _marked_subject(question)
+    tokens = _tokens(marked.partition(_DOING_MARK)[0])
+    compared = next((i for i in range(1, len(tokens)) if _says_comparison(tokens, i)), None)
+    if compared is not None:
+        # "what makes Nav2 harder for a walking robot than a wheeled one?": the thing is "Nav2", what is
+        # said of it ("harder for ...") is no part of its name, so a pronoun takes only the thing
+        said = [w for w in _tokens(marked) if w != _DOING_MARK]
+        return " ".join(_strip_edges(tokens[:compared])), " ".join(_strip_edges(said[compared:]))
     if _DOING_MARK in marked:
         before, _, doing = marked.partition(f" {_DOING_MARK} ")
         return before, doing
@@ -2115,6 +2150,27 @@ def subject_parts(question: str) -> tuple[str, str]:
     cut = next((i for i, w in enumerate(tokens) if i > 0 and w.lower() in _ENDS_HEAD), len(tokens))
     context = _without_meta(_strip_edges(tokens[cut:]))
     return " ".join(_strip_edges(tokens[:cut])), " ".join(context)
+
+
+def _says_of_it(head: str, be: frozenset[str]) -> bool:
+    """Whether a subject cut from a question says something of its thing with a form of "be" in `be`
+    ("tyre pressure is right" cut from a how-to, "piano be tuned"): a clause, not a thing. A "be" after
+    "that" or "which" opens a clause about the thing ("humanoid that is just standing"), which stays
+    with it. Only a how-to's doing, or a passive's, is read so: after "which graphics card is the
+    minimum for ...?" a whole question in brackets answered a follow-up the documents do not cover
+    (followups-dev2 d2a-nm-12), which the clause cut from it leaves refused."""
+    tokens = [t.lower() for t in _tokens(head)]
+    return any(i > 0 and w in be and tokens[i - 1] not in _CLAUSE_WORDS for i, w in enumerate(tokens))
+
+
+_COMPARING = COMPARATIVES | _word_set("better worse more less")
+
+
+def _says_comparison(tokens: list[str], i: int) -> bool:
+    """Whether the word at `i` compares ("harder", "more", "tougher than"): what is said of a thing."""
+    word = tokens[i].lower()
+    after = tokens[i + 1].lower() if i + 1 < len(tokens) else ""
+    return word in _COMPARING or (len(word) > 4 and word.endswith("er") and after == "than")
 
 
 _GROUP_OF = re.compile(r"\b(of|among|between)\s+(?:those|these|them)\b", re.IGNORECASE)

@@ -28,6 +28,35 @@ ORDINALS = word_set(
     "first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth last final next"
 )
 _ORDINAL = r"(?:" + "|".join(sorted(ORDINALS)) + r"|\d+(?:st|nd|rd|th))"
+# The ordinals that count ("third", not "last" or "next"): a place in a list, which names no topic.
+COUNTING = word_set("first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth")
+_NUMBER_WORDS = re.findall(r"\w+", "one two three four five six seven eight nine ten eleven twelve")
+# "explain number five", "and number 3?": an item picked by its number, with no noun of its own after it
+_NUMBER_PICK = re.compile(
+    r"(?<![\w'-])(?P<lead>\w+\s+)?number\s+(?P<n>" + "|".join(_NUMBER_WORDS) + r"|1[0-2]|[1-9])\b"
+    r"(?=\s*[?.!,]|\s*$|\s+(?:more|again|please|in\s+more|a\s+bit)\b)",
+    re.IGNORECASE,
+)
+_COUNTING_ORDER = re.findall(
+    r"\w+", "first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth"
+)
+
+
+def by_number_as_ordinal(question: str) -> str:
+    """ "explain number five" -> "explain the fifth": an item picked by its number is picked by its
+    place; "the number five bus", "a number 2 pencil" name their own thing and stay."""
+
+    def ordinal(match: re.Match[str]) -> str:
+        lead = match.group("lead") or ""
+        if lead.strip().lower() in DETERMINERS:
+            return match.group(0)
+        n = match.group("n").lower()
+        index = int(n) - 1 if n.isdigit() else _NUMBER_WORDS.index(n)
+        return f"{lead}the {_COUNTING_ORDER[index]}"
+
+    return _NUMBER_PICK.sub(ordinal, question, count=1)
+
+
 _LEAD = r"^\W*(?:(?:and|so|ok(?:ay)?|but|then|what\s+about|how\s+about)\W+)*"
 # "and the sixth?", "the third one?", "what about the last?": the ordinal and nothing else
 _BARE = re.compile(_LEAD + r"(?:the\s+)?(" + _ORDINAL + r")(?:\s+ones?)?\s*[?.!]*\s*$", re.IGNORECASE)
@@ -67,6 +96,20 @@ _WHICH_HEAD = re.compile(
     r"(?P<verb>does|do|did|can|should|will|would|are|come|comes|go|goes)\s+(?P<rest>.+?)[\s?.!]*$",
     re.IGNORECASE,
 )
+# "list the exercises at the end of the chapter", "name the fees on the account": an order to list
+# things names them as "what are the ... ?" does
+_LIST_ORDER = re.compile(
+    r"^\W*(?:please\s+)?(?:list|name|show\s+me|give\s+me|tell\s+me)\s+(?:all\s+)?(?:the\s+)?"
+    r"(?P<head>[A-Za-z][\w-]*(?:\s+[A-Za-z][\w-]*){0,2}?)"
+    r"(?:\s+(?P<prep>of|in|on|for|from|at)\s+(?P<rest>.+?))?[\s?.!]*$",
+    re.IGNORECASE,
+)
+# "what are the house rules?": the plural head and nothing it belongs to
+_WHAT_ARE_ALONE = re.compile(
+    r"^\W*(?:what|which)\s+(?:are|were)\s+(?:the\s+)?(?P<head>[A-Za-z][\w-]*(?:\s+[A-Za-z][\w-]*){0,2})"
+    r"[\s?.!]*$",
+    re.IGNORECASE,
+)
 _SMALL = DETERMINERS | AUXILIARIES | PREPOSITIONS | VERBS | word_set("have has to and or i we you")
 
 
@@ -89,9 +132,10 @@ def _plural_head(previous: str) -> tuple[str, str, str] | None:
     of the question's words) of a question that lists things, or None."""
     if "(" in previous:
         return None
-    match = _WHAT_ARE.match(previous)
+    match = _WHAT_ARE.match(previous) or _LIST_ORDER.match(previous) or _WHAT_ARE_ALONE.match(previous)
     if match is not None:
-        head, prep, rest = match.group("head"), match.group("prep"), match.group("rest")
+        groups = match.groupdict()
+        head, prep, rest = match.group("head"), groups.get("prep") or "", groups.get("rest") or ""
     else:
         match = _WHICH_HEAD.match(previous)
         if match is None:
@@ -100,6 +144,8 @@ def _plural_head(previous: str) -> tuple[str, str, str] | None:
     tokens = head.split()
     if any(t.lower() in _SMALL for t in tokens) or not looks_plural(tokens[-1]):
         return None
+    if tokens[0].isdigit() or tokens[0].lower() in _NUMBER_WORDS:
+        return None  # "what are the two payment methods?": a pick of the counted ones, told elsewhere
     named = " ".join([*tokens[:-1], singular(tokens[-1])])
     if not prep:
         rest = " ".join(t for t in rest.split() if t.lower() not in _SMALL)
@@ -110,6 +156,7 @@ def ordinal_of_the_listed(question: str, previous: str) -> str | None:
     """The query for a follow-up that picks one of the things the previous question listed by its place
     ("and the sixth?", "what's the second one about?"), or None when it picks none or the previous
     question lists nothing by a plural head."""
+    question = by_number_as_ordinal(question)
     bare = _BARE.match(question)
     picked = None if bare is not None else _picked(question)
     if bare is None and picked is None:
@@ -136,6 +183,7 @@ def ordinal_of_the_listed(question: str, previous: str) -> str | None:
 def picks_by_place(question: str) -> bool:
     """Whether the question picks one of some things by its place with no noun of its own for them
     ("which sensors does the sixth one combine?", "and the third?"): it points back."""
+    question = by_number_as_ordinal(question)
     return _BARE.match(question) is not None or _picked(question) is not None
 
 
@@ -226,3 +274,28 @@ def kind_of_the_listed(question: str, previous: str) -> str | None:
     stripped = question.rstrip("?.! ")
     text = f"{stripped[: kind.start('one')]}{' '.join(noun)}{stripped[kind.end('one') :]}"
     return text + question[len(stripped) :]
+
+
+# "that one", "this one": the one thing the answer gave, not one of several after it
+_THAT_ONE = re.compile(r"\b(?:that|this)\s+one\b(?!\s+of\b)", re.IGNORECASE)
+
+
+def one_asked_for(question: str, previous: str) -> str | None:
+    """ "how much GPU memory does that one need?" after "which speech model size does the guide
+    recommend?": the "one" is the thing the previous question asked which of, so the query names it
+    ("the speech model size"), the rest of that question in brackets; None when the question has no
+    "that one" or the previous question asks no "which <thing> ...". A plural thing is one of them."""
+    one = _THAT_ONE.search(question)
+    asked = _WHICH_HEAD.match(previous)
+    if one is None or asked is None or "(" in previous:
+        return None
+    tokens = asked.group("head").split()
+    if any(t.lower() in _SMALL for t in tokens):
+        return None
+    if looks_plural(tokens[-1]):
+        tokens = [*tokens[:-1], singular(tokens[-1])]
+    rest = " ".join(t for t in asked.group("rest").split() if t.lower() not in _SMALL)
+    stripped = question.rstrip("?.! ")
+    text = f"{stripped[: one.start()]}the {' '.join(tokens)}{stripped[one.end() :]}"
+    tail = question[len(stripped) :] or "?"
+    return f"{text} ({rest}){tail}" if rest else f"{text}{tail}"

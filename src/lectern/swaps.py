@@ -736,9 +736,26 @@ def swap_same_head(previous: str, phrase: str) -> str | None:
     replaced = {_bare(t) for t in tokens[start : end + 1]}
     if start == end or {_bare(t) for t in new} <= replaced:
         return None  # no modifier to put right, or the same phrase again
+    first = start
+    while first > 0 and _bare(tokens[first - 1]) not in _ENDS_PHRASE | DETERMINERS:
+        first -= 1
+    if len(new) == 2 and first < start and _describes(tokens[first]) and _describes(new[0]):
+        # "numerical solutions" for "analytical inverse kinematics solutions": the word that says which
+        # kind stands against the phrase's first word, a describing one as it is ("analytical"), not
+        # against the noun of the compound before the head ("kinematics")
+        return " ".join([*tokens[:first], new[0], *tokens[first + 1 :]]) + "?"
     if _bare(new[0]) in DETERMINERS and start > 0 and _bare(tokens[start - 1]) in DETERMINERS:
         new = new[1:]  # "the early fusion" after "the": one determiner
     return " ".join([*tokens[:start], *new, *tokens[end + 1 :]]) + "?"
+
+
+# Endings only describing words have ("analytical", "electric", "passive", "famous", "portable").
+_DESCRIBING_ENDINGS = ("al", "ic", "ive", "ous", "ful", "less", "able", "ible")
+
+
+def _describes(token: str) -> bool:
+    word = _bare(token)
+    return word.isalpha() and word.islower() and len(word) > 4 and word.endswith(_DESCRIBING_ENDINGS)
 
 
 def swap_kind(previous: str, phrase: str) -> str | None:

@@ -1887,8 +1887,9 @@ def test_a_swap_after_a_report_asks_its_question_again_with_the_report_in_bracke
             "how much does the one cost (compare Vosk speech recognizer)?",
         ),
         (
+            # "that one" is the camera asked which of (`ordinals.one_asked_for`), the rest in brackets
             "Which camera does the guide compare the Sony A7 against?",
-            "how much does the one cost (Sony A7 camera)?",
+            "how much does the camera cost (guide Sony A7 against)?",
         ),
     ],
 )
