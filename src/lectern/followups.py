@@ -39,6 +39,7 @@ from lectern.english import word_set as _word_set
 from lectern.ordinals import (
     COUNTING,
     SAYS_ABOUT,
+    kind_named_before,
     kind_of_the_listed,
     one_asked_for,
     ordinal_of_the_listed,
@@ -248,6 +249,13 @@ _WHICH_SETTING = re.compile(
     rf"(?:what|which)\s+{_NO_VERB}[A-Za-z][\w-]*(?:\s+[A-Za-z][\w-]*){{0,2}}\s*[?.!]*\s*$",
     re.IGNORECASE,
 )
+# "is there a time limit?", "are there any fees?": whether a thing of one or two common words exists,
+# with no owner or setting after it, asks it of what was just talked about (a limit on doing it)
+_IS_THERE_BARE = re.compile(
+    r"^\W*(?:(?:and|so|but|ok(?:ay)?)\W+)?(?:is|are)\s+there\s+(?:(?:a|an|any|some)\s+)?"
+    r"([A-Za-z][\w-]*(?:\s+[A-Za-z][\w-]*)?)\s*[?.!]*\s*$",
+    re.IGNORECASE,
+)
 # "how much disk space?", "how many GPUs?": an amount asked with no verb is an amount of what was just
 # talked about ("what hardware do I need for the Isaac module?"); a question with a verb ("how much disk
 # space does Isaac Sim need?"), or a name after a preposition ("how much VRAM for Isaac Sim?"), says of
@@ -439,6 +447,9 @@ def is_followup(question: str) -> bool:
         return True
     if _WHICH_SETTING.match(question):
         return True  # "on what graphics card?": the setting of what was just asked
+    there = _IS_THERE_BARE.match(question)
+    if there and not any(_is_specific(w) for w in words(there.group(1))):
+        return True  # "is there a time limit?": a limit on what was just talked about
     if _bare_setting(question) or _WHY_FRAGMENT.match(question) or _IT_TAKES.match(question):
         # "how long does it take on a CPU?": what takes long is a doing the question does not name
         return True
@@ -656,11 +667,16 @@ def _says_its_setting_first(question: str) -> bool:
 _INFLECTIONS = ("ing", "ed", "es", "s", "d")
 
 
+# "where do I see the results?": seeing names no topic either; kept out of ACTION_WORDS, which the
+# answerability and guardrail word counts share
+_LOOKING = _word_set("see")
+
+
 def _is_action(word: str) -> bool:
     """An action verb in any of its forms ("what gets randomized?", "how is it installed?"): it names
     no topic."""
     lowered = word.lower()
-    if lowered in ACTION_WORDS:
+    if lowered in ACTION_WORDS or lowered in _LOOKING:
         return True
     for suffix in _INFLECTIONS:
         stem = lowered.removesuffix(suffix)
@@ -988,6 +1004,11 @@ def _with_previous(question: str, previous_questions: Sequence[str]) -> str:
         # "how much does that one cost?" after "which blender size does the cookbook recommend?": the
         # blender size it recommends, not "the one"
         return one
+    kind_named = kind_named_before(question, previous)
+    if kind_named is not None:
+        # "how do I create the async one?" after "... a sync client and an async client?": the async
+        # client, not the previous question's subject ("library")
+        return kind_named
     kind = kind_of_the_listed(question, previous)
     if kind is not None:
         # "which version of the URDF one?" after "which Robotics Hub packages do I add to Unity?": the
@@ -1048,11 +1069,15 @@ def _with_previous(question: str, previous_questions: Sequence[str]) -> str:
     if picked is not None:
         return picked
     anchor = _anchor(previous_questions, question)
+    raw = " ".join(previous_questions[-1].split())
+    if anchor != raw and has_pronoun(question) and _asks_of_another_thing(raw, previous):
+        # "do they need a tax form?" after "what about contractors?" after "how do I add a new employee
+        # ...?": the pronoun is the thing the last turn swapped in, so the last turn as read is the anchor
+        anchor = previous
     if _is_statement(anchor):
         return _after_statement(question, anchor)
     head, context = subject_parts(anchor)
     topic = _subject_phrase(anchor)
-    raw = " ".join(previous_questions[-1].split())
     if anchor == raw and previous != raw and ("(" not in previous or _PLURAL_PRONOUN.search(question)):
         # "and how much RAM?" after "what GPU do I need for it?" after "How do I install Isaac Sim?": the
         # previous turn's subject ("GPU"), and what its pronoun stood for ("Isaac Sim") as its setting
@@ -1152,6 +1177,15 @@ def _with_previous(question: str, previous_questions: Sequence[str]) -> str:
     if topic.lower() in question.lower() or (own and named and all(w.lower() in own for w in named)):
         return question
     return _rewrite(question, head, context, topic)
+
+
+def _asks_of_another_thing(question: str, read: str) -> bool:
+    """Whether a "what about X?" names a common thing ("contractors") that its reading `read` took in
+    place of the previous question's, not a setting ("on Windows") the previous subject keeps."""
+    other = what_about(question)
+    if other is None or not _is_bare_thing(other):
+        return False
+    return all(w.lower() in read.lower() for w in content_words(other))
 
 
 def _swapped(previous: str, question: str) -> str | None:

@@ -276,6 +276,32 @@ def kind_of_the_listed(question: str, previous: str) -> str | None:
     return text + question[len(stripped) :]
 
 
+def kind_named_before(question: str, previous: str) -> str | None:
+    """ "how do I create the async one?" after "does the library have a sync client and an async
+    client?": the previous question named the kind with its noun ("async client"), so the "one" is that
+    noun, the previous question in brackets; None when the question has no "the <word> one" or the
+    previous question has no such word before a noun."""
+    kind = _KIND_ONE.search(question)
+    if kind is None or " " in kind.group("kind") or _CORRECTS.match(question):
+        return None
+    word = kind.group("kind").lower()
+    if word in _NOT_KINDS | DETERMINERS | _SMALL:
+        return None
+    tokens = [t.strip("?.!,;:()") for t in previous.split()]
+    nouns = [
+        tokens[i + 1]
+        for i, t in enumerate(tokens[:-1])
+        if t.lower() == word and tokens[i + 1].lower() not in _SMALL and tokens[i + 1].isalpha()
+    ]
+    if len({n.lower() for n in nouns}) != 1:
+        return None
+    noun = nouns[0] + ("s" if kind.group("one").lower() == "ones" and not looks_plural(nouns[0]) else "")
+    stripped = question.rstrip("?.! ")
+    text = f"{stripped[: kind.start('one')]}{noun}{stripped[kind.end('one') :]}"
+    said = " ".join(previous.strip().rstrip("?.! ").split())
+    return f"{text} ({said}){question[len(stripped) :] or '?'}"
+
+
 # "that one", "this one": the one thing the answer gave, not one of several after it
 _THAT_ONE = re.compile(r"\b(?:that|this)\s+one\b(?!\s+of\b)", re.IGNORECASE)
 
