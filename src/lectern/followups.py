@@ -1144,6 +1144,10 @@ def _with_previous(question: str, previous_questions: Sequence[str]) -> str:
         # "how do I enrol in the pension plan?": the question names no thing, only how far or a verb with
         # its particle, so it is about the whole doing ("roll back a deployment"), not its object
         return _after_statement(question, " ".join(how_to.group(1).split()))
+    if standing and how_to and _IS_THERE_BARE.match(question):
+        # "is there a fee?" after "how do I cancel a booking ...?": a fee for the whole doing (cancelling),
+        # not for its object ("booking"), which a booking fee would be
+        return _after_statement(question, " ".join(how_to.group(1).split()))
     if standing and how_to and _WHAT_FOLLOWS.match(question):
         # "will I lose my contacts?" after "how do I reset the phone to factory settings?": what follows
         # from the whole doing, not from its object

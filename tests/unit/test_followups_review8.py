@@ -15,12 +15,22 @@ after "what about contractors?" took the first turn's "new employee"; "where do 
 searched alone in a third turn; "how do I create the async one?" after "a sync client and an async
 client": "the async library"; "and the Premium one?" after "what does the Standard plan ... cover?" kept
 the question unasked); 9 of 9 questions of their own as asked. After the rules: 24 right, 25 acceptable,
-3 wrong (`test_still_misread`), 9 of 9 as asked. The rules: "is/are there (a/any) X?" whose X is one
+3 wrong (26 / 23 / 3 with the rule the second set led to, below) (`test_still_misread`), 9 of 9 as asked. The rules: "is/are there (a/any) X?" whose X is one
 or two common words with nothing after it is a follow-up (`_IS_THERE_BARE`); "see" names no topic, as
 "find" does; a pronoun after a "what about X?" that swapped a common thing in stands for that thing,
 the last turn as read being its anchor (`_asks_of_another_thing`); "the <word> one" whose word the
 previous question put before a noun ("an async client") is that noun (`ordinals.kind_named_before`).
 On the tuned and held-back follow-up sets no query changed (bench/followup_query_ab.py).
+
+A second set of 10 follow-ups and 2 questions of their own (a coworking space, a bike-share scheme, a
+charting library, a podcast platform, a language app), written after those rules and before running
+them (`test_second_set`): main 2 right, 2 acceptable, 6 wrong; with the rules 4 right, 5 acceptable, 1
+wrong ("is there a fee?" after "how do I cancel a booking ...?" read "is there a fee (booking on the
+coworking space app)?", a booking fee, not a cancellation fee); 2 of 2 as asked both times. That one
+showed a general gap, so one more rule: "is there a X?" after a how-to takes the whole doing in brackets
+("is there a fee (cancel a booking on the coworking space app)?"), as "will I lose my contacts?" does;
+it changed two readings of the first set from acceptable to right ("file a claim", "change my seat")
+and no tuned or held-back query. The second set now: 5 right, 5 acceptable, 0 wrong.
 """
 
 import pytest
@@ -39,7 +49,7 @@ from lectern.followups import is_followup, standalone_query
         (
             ["how do I file a claim after a car accident?"],
             "is there a time limit?",
-            "is there a time limit (claim after a car accident)?",
+            "is there a time limit (file a claim after a car accident)?",
         ),
         (
             ["does the travel insurance cover cancelled flights?"],
@@ -222,7 +232,7 @@ from lectern.followups import is_followup, standalone_query
         (
             ["can I change my seat after check-in?"],
             "is there a fee?",
-            "is there a fee (seat after check-in)?",
+            "is there a fee (change my seat after check-in)?",
         ),
         (
             ["what is the baggage allowance for economy?"],
@@ -389,4 +399,75 @@ def test_kind_one_before_an_unknown_verb() -> None:
     "topic of its own; 'and the <word> one?' is no and-phrase for the swaps",
 )
 def test_still_misread(previous: list[str], question: str, query: str, main: str) -> None:
+    assert standalone_query(question, previous) == query
+
+
+@pytest.mark.parametrize(
+    ("previous", "question", "query"),
+    [
+        (
+            ["how do I cancel a booking on the coworking space app?"],
+            "is there a fee?",
+            "is there a fee (cancel a booking on the coworking space app)?",
+        ),
+        (
+            ["how do I unlock a bike with the bike-share app?"],
+            "is there a time limit?",
+            "is there a time limit (unlock a bike with the bike-share app)?",
+        ),
+        (
+            ["how do I add a line chart with the charting library?", "what about bar charts?"],
+            "do they support tooltips?",
+            "do bar charts support tooltips (charting library)?",
+        ),
+        (
+            ["does the charting library have a canvas renderer and an SVG renderer?"],
+            "how do I switch to the SVG one?",
+            "how do I switch to the SVG renderer"
+            " (does the charting library have a canvas renderer and an SVG renderer)?",
+        ),
+        (
+            ["how do I upload an episode to the podcast platform?"],
+            "where do I see the stats?",
+            "where do I see the stats (episode to the podcast platform)?",
+        ),
+        (
+            ["what does the chart.update method do?"],
+            "what does it return?",
+            "what does chart.update method return?",
+        ),
+        (
+            ["how do I set a daily goal in the language app?"],
+            "can I change it later?",
+            "can I change daily goal later (language app)?",
+        ),
+        (
+            ["what plans does the podcast platform offer?"],
+            "which one should I pick for a new show?",
+            "which one should I pick for a new show (podcast platform plans)?",
+        ),
+        (
+            ["how do I book a desk at the coworking space?", "what about meeting rooms?"],
+            "how much do they cost?",
+            "how much do meeting rooms cost (coworking space)?",
+        ),
+        (
+            ["what languages does the app teach?"],
+            "are there any exams?",
+            "are there any exams (app languages)?",
+        ),
+        # questions of their own
+        (
+            ["how do I unlock a bike with the bike-share app?"],
+            "Is there a student discount for the podcast platform?",
+            "Is there a student discount for the podcast platform?",
+        ),
+        (
+            ["what plans does the podcast platform offer?"],
+            "Where do I see the render options of the charting library?",
+            "Where do I see the render options of the charting library?",
+        ),
+    ],
+)
+def test_second_set(previous: list[str], question: str, query: str) -> None:
     assert standalone_query(question, previous) == query
