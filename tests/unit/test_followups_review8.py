@@ -15,8 +15,8 @@ after "what about contractors?" took the first turn's "new employee"; "where do 
 searched alone in a third turn; "how do I create the async one?" after "a sync client and an async
 client": "the async library"; "and the Premium one?" after "what does the Standard plan ... cover?" kept
 the question unasked); 9 of 9 questions of their own as asked. After the rules: 24 right, 25 acceptable,
-3 wrong (26 / 23 / 3 with the rule the second set led to, below) (`test_still_misread`), 9 of 9 as asked. The rules: "is/are there (a/any) X?" whose X is one
-or two common words with nothing after it is a follow-up (`_IS_THERE_BARE`); "see" names no topic, as
+3 wrong (`test_still_misread`; 26 / 23 / 3 with the rule the second set led to, below), 9 of 9 as
+asked. The rules: "is/are there (a/any) X?" whose X is one or two common words with nothing after it is a follow-up (`_IS_THERE_BARE`); "see" names no topic, as
 "find" does; a pronoun after a "what about X?" that swapped a common thing in stands for that thing,
 the last turn as read being its anchor (`_asks_of_another_thing`); "the <word> one" whose word the
 previous question put before a noun ("an async client") is that noun (`ordinals.kind_named_before`).
