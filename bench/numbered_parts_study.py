@@ -43,9 +43,18 @@ rows can change; every other set was run for the kept arm and is unchanged):
 
 The keyword side is what hurts: "week 1" and "day 5" are everywhere in a syllabus's schedule table, so
 BM25 pulls the schedule above the part asked for. d12d-in-05's part ("Day 5: Review and Practical
-Exercise") sits on a page titled "1.1 ..." that never says "Week 1": no form of the query reaches it,
-and a heading bonus (arm d, not built) would not either; left refused by every arm but (a)/(c), which
-answer it wrongly. Kept: (b), the dense side only (src/lectern/retrieval.py `retrieve_sync` embeds
+Exercise") sits on a page titled "1.1 ..." that never says "Week 1": no form of the query reaches it
+(with the kept arm its chunk ranks 18th of a 20-deep search, 21st for follow-up d12d-fu-03's query,
+past the 10 the search fetches), so a bonus for a heading that starts with the part and number (arm d)
+could not lift it without a deeper search (fusion and depth variants are measured negative): not built.
+d12d-in-05 and d12d-fu-03 stay refused under (b); (a) and (c) answer them wrongly.
+
+Probe from other domains (the bench's embedder, cosines of a query to headed chunks of three made-up
+documents: an install guide "Step 1..5: ...", a bootcamp "Week 1/2 > Day 1..5: ...", a course "Lesson
+1..5: ..."; 7 questions): the numbered form raises the cosine to the part asked for in all 7 (+0.008 to
++0.023); its rank among the parts improves for 1 ("the second step of the install" 2nd -> 1st), stays
+for 5 and falls for 1 ("the fifth day of the first week" 4th -> 5th): a small, mostly helpful nudge, as
+on the books. Kept: (b), the dense side only (src/lectern/retrieval.py `retrieve_sync` embeds
 `as_numbered_parts(query)`; the keyword side and the decision's words are the question as asked).
 Kept-arm run over every tuned set: only dev10/dev11 figures above change (see the report for rows).
 Cost: a question without a part noun and a count pays one word split (~7 us); one with both the two
