@@ -28,6 +28,7 @@ from lectern.index.base import SearchFilters, VectorIndex
 from lectern.index.compat import ensure_query_embedder
 from lectern.lru import LRU
 from lectern.models import ConfidenceMetrics, RetrievalResult, RetrievalTimings, SearchHit, SearchModeName
+from lectern.numbered_parts import as_numbered_parts
 from lectern.sentences import SentenceVectors
 from lectern.settings import Settings
 
@@ -191,7 +192,9 @@ class Retriever:
     def retrieve_sync(self, params: RetrievalParams) -> RetrievalResult:
         started = time.perf_counter()
         self._check_embedder()
-        embedding = _QueryEmbedding(self.embedder, params.query)
+        # The query's meaning with a part asked for by ordinal in the documents' form ("the fifth day" ->
+        # "the day 5"): bench/numbered_parts_study.py. The keyword side keeps the words asked.
+        embedding = _QueryEmbedding(self.embedder, as_numbered_parts(params.query))
         try:
             # the index embeds when it needs the vector, and may search by keyword meanwhile
             found = self.index.search(

@@ -338,3 +338,14 @@ async def test_an_index_without_the_lookup_keeps_the_plain_reserve() -> None:
     retriever, _, _ = scripted(*[hit(f"passage {i}", 0.9 - i / 100) for i in range(5)])
     result = await retriever.retrieve(retriever.params("q", top_k=3, threshold=0.5))
     assert [h.chunk.text for h in result.reserve] == ["passage 3", "passage 4"]
+
+
+async def test_a_part_asked_for_by_ordinal_is_embedded_in_the_documents_form() -> None:
+    retriever, index, embedder = scripted(hit("Day 5: Review", 0.9))
+    result = await retriever.retrieve(retriever.params("What happens on the fifth day of the first week?"))
+    # the meaning is searched as the headings number the parts; the keyword side keeps the words asked
+    vector = result.query_vector()
+    assert vector is not None
+    assert np.array_equal(vector, embedder.embed_query("What happens on the day 5 of the week 1?"))
+    assert index.asked[0]["text"] == "What happens on the fifth day of the first week?"
+    assert result.query == "What happens on the fifth day of the first week?"

@@ -1,0 +1,103 @@
+"""A numbered part asked for by its ordinal: documentation and course material head their parts
+"Week 1", "Day 5: Review", "Step 4", "Lab 3", while readers ask for "the fifth day of the first week",
+"week three" or "the 2nd step". The search finds the part only in the documents' form, so the query is
+also searched with each such part written as its noun and numeral ("day 5", "week 1", "step 2").
+
+Only an ordinal next to a part noun counts: "first" or "last" alone, "the first time", "first aid" and
+"at first" stay as they are (no part noun follows).
+"""
+
+from __future__ import annotations
+
+import re
+
+from lectern.english import word_set
+
+_ORDINAL_WORDS = re.findall(
+    r"\w+",
+    "first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth thirteenth "
+    "fourteenth fifteenth sixteenth seventeenth eighteenth nineteenth twentieth",
+)
+_NUMBER_WORDS = re.findall(
+    r"\w+",
+    "one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
+    "seventeen eighteen nineteen twenty",
+)
+ORDINALS = {w: i for i, w in enumerate(_ORDINAL_WORDS, start=1)}
+NUMBERS = {w: i for i, w in enumerate(_NUMBER_WORDS, start=1)}
+
+# Nouns that name the numbered parts of a course, a guide or a plan (general English, any domain).
+PART_NOUNS = word_set(
+    "day week month year quarter semester module chapter section subsection step stage lesson "
+    "lab unit part phase session exercise level tier round lecture tutorial assignment milestone "
+    "sprint iteration task problem appendix volume episode workshop"
+)
+
+_ORDINAL = r"(?P<ord>" + "|".join(_ORDINAL_WORDS) + r"|\d{1,2}(?:st|nd|rd|th))"
+_NOUN = r"(?P<noun>" + "|".join(sorted(PART_NOUNS)) + r")"
+_NUMBER = r"(?P<num>" + "|".join(_NUMBER_WORDS) + r")"
+# "the fifth day", "the 2nd step", "first-week": the ordinal before its singular noun
+_BEFORE = re.compile(rf"(?<![\w-]){_ORDINAL}[\s-]+{_NOUN}(?![\w-])", re.IGNORECASE)
+# "day three", "week-three": the noun with the number spelt out after it
+_AFTER = re.compile(rf"(?<![\w-]){_NOUN}[\s-]+{_NUMBER}(?![\w-])", re.IGNORECASE)
+
+
+_WORD = re.compile(r"[^\W_]+")
+_COUNTS = frozenset(ORDINALS) | frozenset(NUMBERS)
+_SUFFIXED = re.compile(r"\d{1,2}(?:st|nd|rd|th)")
+
+
+def _may_name_parts(text: str) -> bool:
+    """A cheap test first: most questions hold no part noun, or no count, and skip the patterns."""
+    words = set(_WORD.findall(text.lower()))
+    if words.isdisjoint(PART_NOUNS):
+        return False
+    return not words.isdisjoint(_COUNTS) or any(_SUFFIXED.fullmatch(w) for w in words if w[0].isdigit())
+
+
+def _number(word: str) -> int:
+    word = word.lower()
+    if word in ORDINALS:
+        return ORDINALS[word]
+    if word in NUMBERS:
+        return NUMBERS[word]
+    return int(re.sub(r"\D", "", word))
+
+
+def _numbered(match: re.Match[str]) -> str:
+    groups = match.groupdict()
+    count = groups.get("ord") or groups.get("num") or ""
+    return f"{match.group('noun')} {_number(count)}"
+
+
+def _matches(text: str) -> list[re.Match[str]]:
+    if not _may_name_parts(text):
+        return []
+    found = [*_BEFORE.finditer(text), *_AFTER.finditer(text)]
+    return sorted(found, key=lambda m: m.start())
+
+
+def numbered_parts(text: str) -> list[str]:
+    """The parts `text` asks for by ordinal, in the documents' form: "the fifth day of the first week"
+    -> ["day 5", "week 1"]; none for a question without one."""
+    forms: list[str] = []
+    for match in _matches(text):
+        form = _numbered(match).lower()
+        if form not in forms:
+            forms.append(form)
+    return forms
+
+
+def with_numbered_parts(text: str) -> str:
+    """`text` with its numbered parts added at the end ("... fifth day ... day 5"): the keyword
+    search matches both the words asked and the headings' form."""
+    forms = numbered_parts(text)
+    return f"{text} {' '.join(forms)}" if forms else text
+
+
+def as_numbered_parts(text: str) -> str:
+    """`text` with each ordinal part written as the documents number it ("on the fifth day" ->
+    "on the day 5"): for the query's meaning, where a word added at the end would weigh little."""
+    if not _may_name_parts(text):
+        return text
+    return _AFTER.sub(_numbered, _BEFORE.sub(_numbered, text))
