@@ -512,6 +512,10 @@ def _meaning_swap(chosen: list[_Candidate], candidates: list[_Candidate], source
         return chosen
     weakest = min(held, key=lambda c: c.cosine or 0.0)
     quoted = set(chosen)
+    swap_floor = (weakest.cosine or 0.0) + MEANING_SWAP
+    lead = chosen[0].cosine
+    # Only a unit past both floors can replace: one below them would leave the answer as it is, so it
+    # is left out before the duplicate check (its ~50 likenesses an answer were most of this step).
     pool = [
         c
         for c in _quotable(candidates)
@@ -519,18 +523,14 @@ def _meaning_swap(chosen: list[_Candidate], candidates: list[_Candidate], source
         and c not in quoted
         and c.cosine is not None
         and c.exposition
-        and all(_similarity(c, s) < DUPLICATE for s in chosen)
+        and not c.cosine < swap_floor
+        and not (lead is not None and c.cosine < MEANING_SHARE * lead)
     ]
-    if not pool:
-        return chosen
-    # the nearest; on a tie the better scored, as the first of `_quotable_pool`'s order would be
-    best = max(pool, key=lambda c: (c.cosine or 0.0, c.score))
-    nearest = best.cosine or 0.0
-    if (
-        nearest < (weakest.cosine or 0.0) + MEANING_SWAP
-        or weakest.lexical > best.lexical
-        or (chosen[0].cosine is not None and nearest < MEANING_SHARE * chosen[0].cosine)
-    ):
+    # The nearest that is no duplicate of a chosen unit; on a tie the better scored, then the first of
+    # `_quotable_pool`'s order (a stable sort keeps it): checked nearest first, until one passes.
+    pool.sort(key=lambda c: (c.cosine or 0.0, c.score), reverse=True)
+    best = next((c for c in pool if all(_similarity(c, s) < DUPLICATE for s in chosen)), None)
+    if best is None or weakest.lexical > best.lexical:
         return chosen
     return [best if c is weakest else c for c in chosen]
 
