@@ -1303,7 +1303,9 @@ def _closed(text: str) -> str:
     """A lead-in quoted without what it leads into ("Solution: spawn above ground level:", its code
     left out) ends as the statement it is, not with a colon pointing at nothing; a bare label
     ("Solution:") keeps its colon."""
-    return f"{text[:-1]}." if _STATED_LEAD_IN.search(text) else text
+    # Only a text ending in a colon (`$`: or a colon and a final line break) can match: the others,
+    # most units, skip the search, whose lazy scan from each sentence start cost ~10 us a unit.
+    return f"{text[:-1]}." if text.endswith((":", ":\n")) and _STATED_LEAD_IN.search(text) else text
 
 
 def _cite(sentence: str, number: int) -> str:
