@@ -474,7 +474,7 @@ def _unit_candidates(
         announced = False  # inside a list led by a sentence that announces the chapter's aims
         for unit, shared in zip(units, shared_units, strict=True):
             if not unit.bullet:
-                announced = bool(_AIMS.search(unit.text))
+                announced = _announces(unit.text)
             # most units share no word: no generator for them
             overlap = sum(idf[t] for t in shared) / norm if shared else 0.0
             candidate = _Candidate(
@@ -489,6 +489,13 @@ def _unit_candidates(
             )
             (codes if unit.kind == "code" else sentences).append(candidate)
     return sentences, codes
+
+
+@lru_cache(maxsize=32_768)
+def _announces(text: str) -> bool:
+    """Whether a unit announces a chapter's aims (`_AIMS`). Cached by text, as `_has_cue`: every unit
+    of an answer's ~10 passages is asked each time a passage comes back (~10 searches an answer)."""
+    return _AIMS.search(text) is not None
 
 
 def _behind_sources(candidates: list[_Candidate], sources: int) -> None:
