@@ -60,6 +60,43 @@ profile_engine --save-answers at 1k and 10k chunks byte for byte, bench/answer_q
 reader:tune, dev2, dev5, followups-dev, followups-dev2 (922 rows, 0 differ). Not tried: a per-word cache
 of spelling's slip candidates (~60 us an answer on this bench, 24 of 106 questions have a rare word; a
 new question gains nothing, only a conversation's earlier questions, respelt every turn, would).
+
+Nov 2026, issue "half the CPU per answer" (textbook-a, the first 40 train questions, --query-cache 4096;
+base = main 91674de by PYTHONPATH; millions of instructions an answer, each commit's tree run once,
+cumulative):
+
+    base                                                            12.38
+    _meaning_swap: duplicate checks only past the swap's floors    12.06  (-0.32)
+    _closed: the stated-lead-in regex only on a text ending ':'    11.01  (-1.05)
+    _reader_words' two patterns only where they can match,
+    and the chapter-aims check cached by unit text                  10.95  (-0.06)  all: -1.43 (-11.6 %)
+
+Where it went (thousands an answer, base -> after): the regex engine's single-character repeats
+(sre_ucs1_count) 738 -> 90 and its matcher 1,229 -> 884: `_STATED_LEAD_IN`
+(three words and a colon after a lazy scan, tried from every sentence start: ~0.45 M instructions a
+rendered unit, ~2.3 units an answer) was the largest single item of the Python side, ~1 M an answer,
+for a pattern that can only match a text ending in a colon. `_meaning_swap` ran `_similarity` (a
+numpy `dot` with its dtype discovery, ~7 k instructions with its generator) against every chosen unit
+for every reserve candidate, ~45 an answer (10,372 -> 5,695 calls over 106 answers), before looking
+at its cosine; now the candidates below the floors are dropped first and the rest are
+checked nearest first until one passes (the same pick: a stable sort keeps max's first-of-equals).
+A re._compile proxy timing each pattern's calls (thread time, 106 answers) found `_STATED_LEAD_IN` at
+~100 of ~490 us an answer; after, no pattern is above ~20 us (spelling's `sub`, whose callback is the
+slip look-up; `_AIMS` before its cache; the file-name `finditer`).
+Process CPU an answer (bench/profile_engine.py --rounds 3, median round, 3 runs a side alternated, load
+2.6-2.8): query cache on 3.30 / 2.81 / 3.03 ms (base) against 2.53 / 2.57 / 2.60 ms (after), medians
+3.03 -> 2.57; model in 9.60 / 10.47 / 9.89 against 9.98 / 9.61 / 9.77, medians 9.89 -> 9.77 (the
+model's share moves +-0.5 ms run to run: the saving is inside the spread there). The model-in
+callgrind count was not rerun (time). Every answer identical: profile_engine --save-answers (106
+train questions, query cache) byte for byte after each commit, bench/answer_quality.py on reader:tune,
+dev2:all, dev11:dev11, followups-dev11:dev11 (460 rows: text, sources, score, search_query; 0 differ).
+Measured and dropped: a hand-made copy for pydantic's `model_copy(update=...)` (~11 an answer: the
+reserve's hits without vectors, citations renumbered): ~1.2 against ~1.9 us a copy, ~8 us an answer,
+not worth depending on pydantic's private attributes. What is left is spread thin: the eval loop
+(2.24 M self), the dense einsum (0.48 M), the regex engine (~1.1 M over ~30 patterns, none above
+~20 us an answer), dict and set lookups, the float16 widening (0.16 M); by Python function (cProfile,
+thread time): `_unit_candidates`, `_present`, `_mmr`, `signals`, the LRU's locked `get` (~40 an
+answer), none above ~3 % of the Python side.
 """
 
 from __future__ import annotations

@@ -1342,6 +1342,22 @@ def test_no_swap_for_a_unit_that_shares_more_of_the_questions_words_or_from_the_
     assert extractive._meaning_swap([lead, weak], [lead, weak, other], 2) == [lead, weak]
 
 
+def test_the_swap_takes_the_nearest_reserve_unit_that_repeats_no_chosen_one() -> None:
+    lead = _meant("alpha alpha1 alpha2 alpha3.", 1, 0.6, 0.5)
+    weak = _meant("bravo bravo1 bravo2 bravo3.", 1, 0.5, 0.05)
+    # the nearest repeats the lead word for word (a duplicate): the next nearest swaps in
+    again = _meant("alpha alpha1 alpha2 alpha3.", 3, 0.3, 0.48)
+    near = _meant("delta delta1 delta2 delta3.", 3, 0.3, 0.45)
+    assert extractive._meaning_swap([lead, weak], [lead, weak, again, near], 2) == [lead, near]
+    # equally near: the better scored, then the first in the candidates' order
+    better = _meant("echo echo1 echo2 echo3.", 3, 0.35, 0.45)
+    twin = _meant("foxtrot foxtrot1 foxtrot2 foxtrot3.", 3, 0.35, 0.45)
+    assert extractive._meaning_swap([lead, weak], [lead, weak, near, twin, better], 2) == [lead, twin]
+    # only those below the floors left: no swap
+    far = _meant("golf golf1 golf2 golf3.", 3, 0.3, 0.15)
+    assert extractive._meaning_swap([lead, weak], [lead, weak, again, far], 2) == [lead, weak]
+
+
 def _units_as_candidates(text: str, source: int = 1) -> list[Any]:
     hit = _hit(text, source)
     return [extractive._Candidate(u, source, hit, lexical=0.0, rank_prior=1.0) for u in units_of(text)]
@@ -1388,3 +1404,5 @@ def test_a_stated_lead_in_quoted_without_its_code_ends_as_a_statement() -> None:
     # a bare label keeps its colon: it says nothing as a statement
     assert extractive._closed("Solutions:") == "Solutions:"
     assert extractive._closed("Cause: TF not published. Solution:") == "Cause: TF not published. Solution:"
+    # a colon inside the text is no lead-in's end
+    assert extractive._closed("Solution: spawn above ground level.") == "Solution: spawn above ground level."

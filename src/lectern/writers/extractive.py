@@ -474,7 +474,7 @@ def _unit_candidates(
         announced = False  # inside a list led by a sentence that announces the chapter's aims
         for unit, shared in zip(units, shared_units, strict=True):
             if not unit.bullet:
-                announced = bool(_AIMS.search(unit.text))
+                announced = _announces(unit.text)
             # most units share no word: no generator for them
             overlap = sum(idf[t] for t in shared) / norm if shared else 0.0
             candidate = _Candidate(
@@ -489,6 +489,13 @@ def _unit_candidates(
             )
             (codes if unit.kind == "code" else sentences).append(candidate)
     return sentences, codes
+
+
+@lru_cache(maxsize=32_768)
+def _announces(text: str) -> bool:
+    """Whether a unit announces a chapter's aims (`_AIMS`). Cached by text, as `_has_cue`: every unit
+    of an answer's ~10 passages is asked each time a passage comes back (~10 searches an answer)."""
+    return _AIMS.search(text) is not None
 
 
 def _behind_sources(candidates: list[_Candidate], sources: int) -> None:
@@ -512,6 +519,10 @@ def _meaning_swap(chosen: list[_Candidate], candidates: list[_Candidate], source
         return chosen
     weakest = min(held, key=lambda c: c.cosine or 0.0)
     quoted = set(chosen)
+    swap_floor = (weakest.cosine or 0.0) + MEANING_SWAP
+    lead = chosen[0].cosine
+    # Only a unit past both floors can replace: one below them would leave the answer as it is, so it
+    # is left out before the duplicate check (its ~50 likenesses an answer were most of this step).
     pool = [
         c
         for c in _quotable(candidates)
@@ -519,18 +530,14 @@ def _meaning_swap(chosen: list[_Candidate], candidates: list[_Candidate], source
         and c not in quoted
         and c.cosine is not None
         and c.exposition
-        and all(_similarity(c, s) < DUPLICATE for s in chosen)
+        and not c.cosine < swap_floor
+        and not (lead is not None and c.cosine < MEANING_SHARE * lead)
     ]
-    if not pool:
-        return chosen
-    # the nearest; on a tie the better scored, as the first of `_quotable_pool`'s order would be
-    best = max(pool, key=lambda c: (c.cosine or 0.0, c.score))
-    nearest = best.cosine or 0.0
-    if (
-        nearest < (weakest.cosine or 0.0) + MEANING_SWAP
-        or weakest.lexical > best.lexical
-        or (chosen[0].cosine is not None and nearest < MEANING_SHARE * chosen[0].cosine)
-    ):
+    # The nearest that is no duplicate of a chosen unit; on a tie the better scored, then the first of
+    # `_quotable_pool`'s order (a stable sort keeps it): checked nearest first, until one passes.
+    pool.sort(key=lambda c: (c.cosine or 0.0, c.score), reverse=True)
+    best = next((c for c in pool if all(_similarity(c, s) < DUPLICATE for s in chosen)), None)
+    if best is None or weakest.lexical > best.lexical:
         return chosen
     return [best if c is weakest else c for c in chosen]
 
@@ -1303,7 +1310,10 @@ def _closed(text: str) -> str:
     """A lead-in quoted without what it leads into ("Solution: spawn above ground level:", its code
     left out) ends as the statement it is, not with a colon pointing at nothing; a bare label
     ("Solution:") keeps its colon."""
-    return f"{text[:-1]}." if _STATED_LEAD_IN.search(text) else text
+    # Only a text ending in a colon (`$`: or a colon and a final line break) can match: the others,
+    # most units, skip the search: its lazy scan from each sentence start was ~8 % of an answer's
+    # instructions with the query cached (bench/callgrind_answers.py).
+    return f"{text[:-1]}." if text.endswith((":", ":\n")) and _STATED_LEAD_IN.search(text) else text
 
 
 def _cite(sentence: str, number: int) -> str:
