@@ -94,6 +94,7 @@ from common import RESULTS
 from lectern.writers import extractive as ex
 from lectern.writers.question_kind import has_cue, question_kind
 from lectern.writers.selection import quotable_of, sources_of
+from reserve_quote_study import why as fate  # a unit's fate in `_mmr`, as that study reads it
 from writer_replay import request_of
 
 SEEN: dict[str, Any] = {}
@@ -135,20 +136,6 @@ def describe(c: Any, n_sources: int, kind: str) -> str:
     parts = " ".join(f"{k}={v:.3f}" for k, v in components(c, kind).items())
     expo = "" if c.exposition else " NOTEXPO"
     return f"{src}#{c.unit.position} {shape:8} s={c.score:.3f} [{parts}] w={c.unit.words}{expo}"
-
-
-def fate(c: Any, candidates: list[Any], chosen: list[Any]) -> str:
-    pool = ex._quotable_pool(candidates)
-    if c not in pool:
-        return "lead-in"
-    top = pool[0]
-    if c.score < ex.RELATIVE_FLOOR * top.score:
-        return "floor"
-    if not ex._own_merit(c, top):
-        return "merit"
-    if any(ex._similarity(c, s) >= ex.DUPLICATE for s in chosen):
-        return "dup"
-    return "mmr"
 
 
 _NUM = re.compile(r"\d")
