@@ -76,7 +76,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
-from lectern.numbered_parts import as_numbered_parts, numbered_parts
+from lectern.numbered_parts import as_numbered_parts
 
 QUESTIONS = Path(__file__).resolve().parent / "questions"
 SCIFACT = Path("/work/shared/data/scifact/queries.jsonl")
@@ -103,6 +103,11 @@ FIGURES = (
 ROW_FIELDS = ("answered", "relevant_cited", "has_keywords", "sources", "score")
 
 
+def _touched(text: str) -> bool:
+    """Whether the rule writes a part of `text` in the documents' form."""
+    return as_numbered_parts(text) != text
+
+
 def tuned_rows() -> list[tuple[str, dict[str, Any]]]:
     rows = []
     for prefix, split in TUNED:
@@ -118,16 +123,16 @@ def tuned_rows() -> list[tuple[str, dict[str, Any]]]:
 def scan(results: list[str]) -> None:
     for prefix, row in tuned_rows():
         for text in row.get("turns") or [row["question"]]:
-            if numbered_parts(text):
+            if as_numbered_parts(text) != text:
                 print(prefix, row["id"], row["kind"], "|", text, "->", as_numbered_parts(text))
     for path in results:  # the search queries actually searched (rewritten follow-ups included)
         for rows in json.loads(Path(path).read_text())["rows"].values():
             for row in rows:
-                if "hold" not in row.get("split", "") and numbered_parts(row.get("search_query") or ""):
+                if "hold" not in row.get("split", "") and _touched(row.get("search_query") or ""):
                     print(Path(path).stem, row["id"], "searched |", row["search_query"])
     if SCIFACT.exists():
         queries = [json.loads(line)["text"] for line in SCIFACT.read_text().splitlines()]
-        print(f"SciFact queries changed: {sum(bool(numbered_parts(q)) for q in queries)} of {len(queries)}")
+        print(f"SciFact queries changed: {sum(_touched(q) for q in queries)} of {len(queries)}")
 
 
 def compare(pairs: list[str]) -> None:

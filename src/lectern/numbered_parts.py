@@ -1,7 +1,9 @@
 """A numbered part asked for by its ordinal: documentation and course material head their parts
 "Week 1", "Day 5: Review", "Step 4", "Lab 3", while readers ask for "the fifth day of the first week",
-"week three" or "the 2nd step". The search finds the part only in the documents' form, so the query is
-also searched with each such part written as its noun and numeral ("day 5", "week 1", "step 2").
+"week three" or "the 2nd step". The search by meaning finds the part better in the documents' form, so
+the query is embedded with each such part written as its noun and numeral ("day 5", "week 1", "step 2");
+the keyword search keeps the words asked (the numerals there rank a schedule that lists every week
+first: bench/numbered_parts_study.py).
 
 Only an ordinal next to a part noun counts: "first" or "last" alone, "the first time", "first aid" and
 "at first" stay as they are (no part noun follows).
@@ -75,24 +77,6 @@ def _matches(text: str) -> list[re.Match[str]]:
         return []
     found = [*_BEFORE.finditer(text), *_AFTER.finditer(text)]
     return sorted(found, key=lambda m: m.start())
-
-
-def numbered_parts(text: str) -> list[str]:
-    """The parts `text` asks for by ordinal, in the documents' form: "the fifth day of the first week"
-    -> ["day 5", "week 1"]; none for a question without one."""
-    forms: list[str] = []
-    for match in _matches(text):
-        form = _numbered(match).lower()
-        if form not in forms:
-            forms.append(form)
-    return forms
-
-
-def with_numbered_parts(text: str) -> str:
-    """`text` with its numbered parts added at the end ("... fifth day ... day 5"): the keyword
-    search matches both the words asked and the headings' form."""
-    forms = numbered_parts(text)
-    return f"{text} {' '.join(forms)}" if forms else text
 
 
 def as_numbered_parts(text: str) -> str:

@@ -1,10 +1,10 @@
-"""A numbered part asked for by its ordinal is also searched in the documents' form ("day 5")."""
+"""A numbered part asked for by its ordinal is searched by meaning in the documents' form ("day 5")."""
 
 from __future__ import annotations
 
 import pytest
 
-from lectern.numbered_parts import as_numbered_parts, numbered_parts, with_numbered_parts
+from lectern.numbered_parts import as_numbered_parts
 
 
 @pytest.mark.parametrize(
@@ -22,7 +22,8 @@ from lectern.numbered_parts import as_numbered_parts, numbered_parts, with_numbe
     ],
 )
 def test_ordinal_parts_in_the_documents_form(question: str, parts: list[str]) -> None:
-    assert numbered_parts(question) == parts
+    numbered = as_numbered_parts(question).lower()
+    assert all(part in numbered for part in parts)
 
 
 @pytest.mark.parametrize(
@@ -40,13 +41,7 @@ def test_ordinal_parts_in_the_documents_form(question: str, parts: list[str]) ->
     ],
 )
 def test_other_ordinals_stay(question: str) -> None:
-    assert numbered_parts(question) == []
-    assert with_numbered_parts(question) == question
     assert as_numbered_parts(question) == question
-
-
-def test_keyword_query_keeps_the_words_and_adds_the_parts() -> None:
-    assert with_numbered_parts("what do I do in the third week?") == "what do I do in the third week? week 3"
 
 
 def test_dense_query_says_the_part_as_numbered() -> None:
