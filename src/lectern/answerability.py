@@ -52,7 +52,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from lectern import word_frequency
-from lectern.english import clipped_forms
+from lectern.english import NUMBER_WORDS, ORDINAL_WORDS, clipped_forms
 from lectern.followups import ACTION_WORDS, GENERIC_WORDS, STOP_WORDS, content_words
 from lectern.guardrail import is_name
 from lectern.models import ConfidenceLevel, RefusalReason, SearchHit
@@ -88,18 +88,11 @@ _ABBREVIATIONS = frozenset({"e.g", "i.e", "eg", "ie", "etc", "cf", "viz"})
 # "each": a preposition, no topic (the stop words have "via" and "vs" but not it).
 _RATE_WORDS = frozenset({"per"})
 # Small numbers as a reader writes them and as the documents may ("five seconds", "5 seconds").
-_SMALL_NUMBERS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
-_NUMBER_WORDS = {word: str(i) for i, word in enumerate((*_SMALL_NUMBERS, "eleven", "twelve"))}
+_NUMBER_WORDS = {word: str(i) for i, word in enumerate(("zero", *NUMBER_WORDS[:12]))}
 _NUMBER_DIGITS = {digit: word for word, digit in _NUMBER_WORDS.items()}
 # An ordinal in words is the number the documents write ("the first week": "Week 1", "1st"), and the other
 # way round. Not "second": as often the unit of time ("per second") as the one after the first.
-_ORDINAL_WORDS = {
-    word: str(i)
-    for i, word in enumerate(
-        ("", "first", "", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth")
-    )
-    if word
-}
+_ORDINAL_WORDS = {word: str(i) for i, word in enumerate(ORDINAL_WORDS[:10], start=1) if word != "second"}
 _ORDINAL_SUFFIXED = re.compile(r"^(\d{1,2})(?:st|nd|rd|th)$")
 # Questions up to this long count as equally long: a short, precise question ("How do I delete a
 # collection?") must not read as less answerable than one of ten words.

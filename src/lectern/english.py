@@ -10,6 +10,19 @@ def word_set(text: str) -> frozenset[str]:
     return frozenset(text.split())
 
 
+# Numbers and ordinals in words, in order from one and first: a reader's "the fifth day", "number three".
+NUMBER_WORDS = (
+    "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
+    "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen",
+    "twenty",
+)  # fmt: skip
+ORDINAL_WORDS = (
+    "first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth",
+    "eleventh", "twelfth", "thirteenth", "fourteenth", "fifteenth", "sixteenth", "seventeenth", "eighteenth",
+    "nineteenth", "twentieth",
+)  # fmt: skip
+
+
 # The particles of phrasal verbs that go after the verb or its object: "set up", "back up", "log out".
 VERB_PARTICLES = word_set("out in up off down back away over")
 DETERMINERS = word_set("a an the this that these those my your our its their his her some any")

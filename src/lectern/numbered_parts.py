@@ -13,20 +13,10 @@ from __future__ import annotations
 
 import re
 
-from lectern.english import word_set
+from lectern.english import NUMBER_WORDS, ORDINAL_WORDS, word_set
 
-_ORDINAL_WORDS = re.findall(
-    r"\w+",
-    "first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth thirteenth "
-    "fourteenth fifteenth sixteenth seventeenth eighteenth nineteenth twentieth",
-)
-_NUMBER_WORDS = re.findall(
-    r"\w+",
-    "one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
-    "seventeen eighteen nineteen twenty",
-)
-ORDINALS = {w: i for i, w in enumerate(_ORDINAL_WORDS, start=1)}
-NUMBERS = {w: i for i, w in enumerate(_NUMBER_WORDS, start=1)}
+ORDINALS = {w: i for i, w in enumerate(ORDINAL_WORDS, start=1)}
+NUMBERS = {w: i for i, w in enumerate(NUMBER_WORDS, start=1)}
 
 # Nouns that name the numbered parts of a course, a guide or a plan (general English, any domain).
 PART_NOUNS = word_set(
@@ -35,9 +25,9 @@ PART_NOUNS = word_set(
     "sprint iteration task problem appendix volume episode workshop"
 )
 
-_ORDINAL = r"(?P<ord>" + "|".join(_ORDINAL_WORDS) + r"|\d{1,2}(?:st|nd|rd|th))"
+_ORDINAL = r"(?P<ord>" + "|".join(ORDINAL_WORDS) + r"|\d{1,2}(?:st|nd|rd|th))"
 _NOUN = r"(?P<noun>" + "|".join(sorted(PART_NOUNS)) + r")"
-_NUMBER = r"(?P<num>" + "|".join(_NUMBER_WORDS) + r")"
+_NUMBER = r"(?P<num>" + "|".join(NUMBER_WORDS) + r")"
 # "the fifth day", "the 2nd step", "first-week": the ordinal before its singular noun
 _BEFORE = re.compile(rf"(?<![\w-]){_ORDINAL}[\s-]+{_NOUN}(?![\w-])", re.IGNORECASE)
 # "day three", "week-three": the noun with the number spelt out after it

@@ -18,27 +18,25 @@ from lectern.english import (
     AUXILIARIES,
     DETERMINERS,
     DOCUMENT_VERBS,
+    NUMBER_WORDS,
+    ORDINAL_WORDS,
     PREPOSITIONS,
     VERBS,
     looks_plural,
     word_set,
 )
 
-ORDINALS = word_set(
-    "first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth last final next"
-)
+# The ordinals that count ("third", not "last" or "next"), in order: a place in a list, which names no topic.
+_COUNTING_ORDER = ORDINAL_WORDS[:12]
+COUNTING = frozenset(_COUNTING_ORDER)
+ORDINALS = COUNTING | word_set("last final next")
 _ORDINAL = r"(?:" + "|".join(sorted(ORDINALS)) + r"|\d+(?:st|nd|rd|th))"
-# The ordinals that count ("third", not "last" or "next"): a place in a list, which names no topic.
-COUNTING = word_set("first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth")
-_NUMBER_WORDS = re.findall(r"\w+", "one two three four five six seven eight nine ten eleven twelve")
+_NUMBER_WORDS = NUMBER_WORDS[:12]
 # "explain number five", "and number 3?": an item picked by its number, with no noun of its own after it
 _NUMBER_PICK = re.compile(
     r"(?<![\w'-])(?P<lead>\w+\s+)?number\s+(?P<n>" + "|".join(_NUMBER_WORDS) + r"|1[0-2]|[1-9])\b"
     r"(?=\s*[?.!,]|\s*$|\s+(?:more|again|please|in\s+more|a\s+bit)\b)",
     re.IGNORECASE,
-)
-_COUNTING_ORDER = re.findall(
-    r"\w+", "first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth"
 )
 
 
