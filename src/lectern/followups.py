@@ -163,13 +163,20 @@ _GROUP_BACK = re.compile(
     re.IGNORECASE,
 )
 _BETTER = _word_set("better worse best worst")
+# The small words a pick with no noun of its own is followed by ("the former is", "the second costs less").
+_PICK_FOLLOWERS = STOP_WORDS | AUXILIARIES | _VERBS | COMPARATIVES | _BETTER
+
+
+def _nothing_named_after(followers: frozenset[str]) -> str:
+    """A lookahead: the pick before it names no noun of its own, as the question ends, a participle
+    ("the former used") or one of `followers` comes next."""
+    return r"(?=\s*[?.!,]|\s*$|\s+[a-z]+ed\b|\s+(?:" + "|".join(sorted(followers)) + r")\b)"
+
+
 # "does the former cover night buses?": "the former" and "the latter" name nothing but one of the two
 # things just talked about, whatever else the question has ("the former model" names its own noun).
 _FORMER_OR_LATTER = re.compile(
-    r"\bthe\s+(?:former|latter)(?:\s+ones?)?\b(?=\s*[?.!,]|\s*$|\s+[a-z]+ed\b|\s+(?:"
-    + "|".join(sorted(STOP_WORDS | AUXILIARIES | _VERBS | COMPARATIVES | _BETTER))
-    + r")\b)",
-    re.IGNORECASE,
+    r"\bthe\s+(?:former|latter)(?:\s+ones?)?\b" + _nothing_named_after(_PICK_FOLLOWERS), re.IGNORECASE
 )
 # "which lasts longer?", "which costs less?": a pick with a verb and a comparison, nothing to pick among.
 _WHICH_COMPARES = re.compile(
@@ -1429,9 +1436,8 @@ _INSTEAD_END = re.compile(r"\binstead\s*[?.!]*\s*$", re.IGNORECASE)
 
 # "the second", "the former one": one of the two things just named, with no noun of its own.
 _ORDINAL_PICK = re.compile(
-    r"\bthe\s+(first|second|former|latter)(?:\s+ones?)?(?=\s*[?.!,]|\s*$|\s+[a-z]+ed\b|\s+(?:"
-    + "|".join(sorted((STOP_WORDS | AUXILIARIES | _VERBS | COMPARATIVES | _BETTER) - _word_set("one ones")))
-    + r")\b)",
+    r"\bthe\s+(first|second|former|latter)(?:\s+ones?)?"
+    + _nothing_named_after(_PICK_FOLLOWERS - _word_set("one ones")),
     re.IGNORECASE,
 )
 # "which is faster?", "which one should I pick?": a pick of one with nothing of its own to pick among.
