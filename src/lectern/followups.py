@@ -1944,6 +1944,14 @@ def _marked_subject(text: str) -> str:
             if any(_is_specific(w) for w in rest):
                 return " ".join(_strip_edges([*subject, *rest]))
             return " ".join(subject)
+        unlisted = _unlisted_verb(tokens)
+        if unlisted is not None:
+            # "what does the pet insurance policy exclude?", "what does the prompt ask me to define?": a
+            # verb no word list has ends the subject all the same; it is no part of the thing
+            subject = _strip_edges(tokens[:unlisted])
+            if not text.lower().startswith("what"):
+                return " ".join([*subject, _DOING_MARK, *tokens[unlisted:]])
+            return " ".join(subject)
     yes_no = _YES_NO_AUX.match(text)
     if yes_no:
         # "can I put the Isaac ROS packages on a Raspberry Pi?", "can a URDF describe a whole room?": the
@@ -2172,6 +2180,45 @@ def _unknown_verb_split(tokens: list[str], *, numbers: bool = False) -> tuple[li
     if not subject or not (verb - start == 1 or (cut < len(tokens) and verb - start == 2)):
         return None
     return subject, verb
+
+
+# What can only follow a verb, never a noun: an object pronoun ("ask me to"), or a possessive ("sync my
+# highlights", "find its way").
+_AFTER_A_VERB = _word_set("me us him them my our your their its his")
+
+
+def _unlisted_verb(tokens: list[str]) -> int | None:
+    """The index of the verb of "what does SUBJECT VERB ...?" or "how does SUBJECT VERB ...?" that no word
+    list has: the word before an object pronoun or a possessive, or the last word (before a preposition
+    left at the end: "ask for"), after a subject of at least one word. None when there is no such word,
+    or it is a small word, a name, or no bare verb."""
+    start = 1 if tokens and tokens[0].lower() in _DETERMINERS else 0
+    lowered = [t.lower() for t in tokens]
+    verb = next(
+        (i for i in range(start + 1, len(tokens) - 1) if lowered[i + 1] in _AFTER_A_VERB),
+        None,
+    )
+    if verb is None:
+        end = len(tokens) - 1
+        while end > start + 1 and lowered[end] in _PREPOSITIONS:
+            end -= 1
+        verb = end
+    if verb <= start or verb >= len(tokens):
+        return None
+    word = tokens[verb]
+    if (
+        # after "does" or "can" a verb is bare: "-ing", "-ed" or a plural's "-s" is a noun ("what does
+        # the learner see in reinforcement learning?", "how does it filter transcriptions?")
+        word.lower().endswith(("ing", "ed"))
+        or looks_plural(word)
+        or not word.isalpha()
+        or not word.islower()
+        or lowered[verb] in STOP_WORDS | _DETERMINERS | _PREPOSITIONS
+        or lowered[verb - 1] in _DETERMINERS | _PREPOSITIONS | STOP_WORDS
+        or not _strip_edges(tokens[:verb])
+    ):
+        return None
+    return verb
 
 
 def subject_parts(question: str) -> tuple[str, str]:
