@@ -1054,7 +1054,7 @@ def _with_previous(question: str, previous_questions: Sequence[str]) -> str:
     if other is not None:
         # "What about on Windows?", "and at half speed?" ask the previous question again about something
         # else.
-        swapped = _swapped(previous, question)
+        swapped = _named_in_clause(_swapped(previous, question), previous)
         if swapped is None and _is_statement(previous):
             # "what about running it on the GPU?" after "Whisper is too slow on my laptop": a report is
             # no question to ask again, so the follow-up is asked after it, as any follow-up to a report
@@ -1066,7 +1066,7 @@ def _with_previous(question: str, previous_questions: Sequence[str]) -> str:
             return _after_statement(question, previous)
         return swapped or f"{previous.rstrip('?.! ')} {other}?"
     # "and in Isaac Sim?", "and the motor commands?": the previous question asked again about the new thing
-    swapped = _swapped(previous, question)
+    swapped = _named_in_clause(_swapped(previous, question), previous)
     if swapped:
         return swapped
     doing = _with_doing(question, previous)
@@ -1144,7 +1144,7 @@ def _with_previous(question: str, previous_questions: Sequence[str]) -> str:
     if standing and _WHAT_IF.match(question):
         # "what if I hand one in late?" after "what format do my code submissions need to follow?": the
         # same situation with one thing changed, so the whole question is its setting
-        return _after_statement(question, previous)
+        return _after_statement(_what_if_named(question, previous), previous)
     how_to = _doing_asked(previous)
     if standing and how_to and _names_only_doing(question):
         # "how far back can I go?" after "how do I roll back a deployment?", "can I opt out later?" after
@@ -1188,6 +1188,75 @@ def _with_previous(question: str, previous_questions: Sequence[str]) -> str:
     if topic.lower() in question.lower() or (own and named and all(w.lower() in own for w in named)):
         return question
     return _rewrite(question, head, context, topic)
+
+
+_WHAT_IF_PRONOUN = re.compile(r"^(\s*(?:(?:and|but|so)\s*,?\s+)?what\s+if\s+)(it|they)\b", re.IGNORECASE)
+
+
+def _what_if_named(question: str, previous: str) -> str:
+    """ "what if the robot mower gets stuck on the way?" for "what if it gets stuck on the way?" after "how
+    does the robot mower find its way back ...?": the "it" or "they" that opens the "what if" clause is the
+    previous question's subject, when it is a short thing whose number agrees; the question as it is
+    otherwise."""
+    match = _WHAT_IF_PRONOUN.match(question)
+    if match is None:
+        return question
+    head = _tokens(subject_parts(previous)[0])
+    if not head or len(head) > 4 or any(w.lower() in _PRONOUN_I | ANAPHORA | STOP_WORDS for w in head):
+        return question
+    if looks_plural(head[-1]) != (match.group(2).lower() == "they"):
+        return question
+    said = [w.lower() for w in _tokens(previous)]
+    first = head[0].lower()
+    if (
+        first not in said
+        or said.index(first) == 0
+        or said[said.index(first) - 1] not in _DETERMINERS | _ASKS_WHICH
+    ):
+        return question  # a thing's name opens after "the", "my" or "which", not "usually goes wrong"
+    return f"{match.group(1)}{' '.join(head)}{question[match.end() :]}"
+
+
+_CLAUSE_OPENERS = _word_set("when if while whenever once unless")
+_CLAUSE_PRONOUNS = _word_set("it they")
+
+
+def _clause_subject(tokens: list[str]) -> list[str] | None:
+    """The subject of a clause (`tokens` after its "when" or "if"): the words before its verb ("my
+    controllers | won't load", "the state file | gets locked"). None when it has no verb after a
+    subject, or its subject is a person or a pronoun ("if I ...", "when it ...")."""
+    for j, token in enumerate(tokens):
+        lowered = token.lower().replace("\u2019", "'")
+        stem = lowered[:-2] if lowered.endswith("es") else lowered[:-1] if lowered.endswith("s") else lowered
+        if j > 0 and (
+            lowered in AUXILIARIES or lowered.endswith("n't") or stem in _VERBS or lowered in _VERBS
+        ):
+            subject = tokens[:j]
+            return subject if subject[0].lower() not in _PRONOUN_I | ANAPHORA else None
+    return None
+
+
+def _named_in_clause(swapped: str | None, previous: str) -> str | None:
+    """ "what should I check when the smart lock connects but ...?" for "what about when it connects but
+    ...?" after "what should I check when the smart lock won't connect?": the "it" or "they" that opens a
+    clause swapped in for the previous question's is that clause's subject, as its number agrees
+    ("they" for "my controllers", "it" for "the state file")."""
+    if swapped is None:
+        return None
+    before, after = previous.rstrip("?.! ").split(" "), swapped.split(" ")
+    opens = [i for i, t in enumerate(before) if t.lower() in _CLAUSE_OPENERS]
+    if not opens:
+        return swapped
+    k = opens[-1]
+    if k + 1 >= len(after) or after[k].lower() != before[k].lower():
+        return swapped
+    pronoun = after[k + 1].lower()
+    if pronoun not in _CLAUSE_PRONOUNS or (k + 1 < len(before) and before[k + 1].lower() == pronoun):
+        return swapped
+    subject = _clause_subject(before[k + 1 :])
+    if subject is None or looks_plural(subject[-1]) != (pronoun == "they"):
+        return swapped
+    return " ".join([*after[: k + 1], *subject, *after[k + 2 :]])
 
 
 def _asks_of_another_thing(question: str, read: str) -> bool:
