@@ -850,6 +850,27 @@ def standalone_query(question: str, previous_questions: Sequence[str]) -> str:
 _WHAT_FOLLOWS = re.compile(r"^" + _CARRIES_ON + r"(?:will|would)\s+(?:i|we|my|our)\b", re.IGNORECASE)
 
 
+# "do I need the vet's receipts?", "does the ground need to be level?", "is a phone required?", "do I have
+# to print anything?": whether something is needed, asked with nothing saying for what.
+_ASKS_NEED = re.compile(
+    r"^" + _CARRIES_ON + r"(?:(?:do|does|will|would)\s+(?:[\w'\u2019-]+\s+){1,3}(?:need|have\s+to)\b"
+    r"|(?:is|are)\s+(?:[\w'\u2019-]+\s+){1,3}(?:required|needed|necessary|mandatory)\b"
+    r"|must\s+(?:i|we)\b)"
+    r"(?!.*\b(?:for|to\s+[a-z]+\s+(?:a|an|the|my|our|it|them))\b)",
+    re.IGNORECASE,
+)
+
+
+def _asks_need_of_doing(question: str, previous: str) -> bool:
+    """ "do I need the vet's receipts?" after "how do I make a claim on my pet insurance?": a need with
+    nothing saying for what, and few words of its own, none a name, is a need of the doing just asked
+    about."""
+    if not _ASKS_NEED.match(question) or _doing_asked(previous) is None:
+        return False
+    topical = [w for w in content_words(question) if not _is_action(w) and w.lower() not in ANAPHORA]
+    return len(topical) < SELF_CONTAINED_WORDS and not any(_is_specific(w) for w in topical)
+
+
 def _leans_on(question: str, previous: str) -> bool:
     """Whether `question` needs the turn before it (`previous`) to be searched."""
     if is_followup(question) or _repeats_previous_words(question, previous):
@@ -857,6 +878,8 @@ def _leans_on(question: str, previous: str) -> bool:
     if _compares_with_previous(question, previous):
         return True
     topical = [w for w in content_words(question) if not _is_action(w) and w.lower() not in ANAPHORA]
+    if _asks_need_of_doing(question, previous):
+        return True
     if (
         _WHAT_FOLLOWS.match(question)
         and _doing_asked(previous) is not None
@@ -1154,6 +1177,10 @@ def _with_previous(question: str, previous_questions: Sequence[str]) -> str:
     if standing and how_to and _IS_THERE_BARE.match(question):
         # "is there a fee?" after "how do I cancel a booking ...?": a fee for the whole doing (cancelling),
         # not for its object ("booking"), which a booking fee would be
+        return _after_statement(question, " ".join(how_to.group(1).split()))
+    if standing and how_to and _asks_need_of_doing(question, previous):
+        # "do I need the vet's receipts?" after "how do I make a claim on my pet insurance?": needed for
+        # the whole doing, not for its object
         return _after_statement(question, " ".join(how_to.group(1).split()))
     if standing and how_to and _WHAT_FOLLOWS.match(question):
         # "will I lose my contacts?" after "how do I reset the phone to factory settings?": what follows
