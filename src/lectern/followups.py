@@ -439,6 +439,19 @@ def _noun_like(word: str) -> bool:
     return word not in STOP_WORDS and word not in _ADVERBS and not word.endswith("ly")
 
 
+def _leaves_out_one_thing(question: str) -> bool:
+    """ "can I get away without installing Ubuntu?", "can I skip the Docker step?": leaving out one thing,
+    even a named one, with nothing else of its own (at most two topic words besides the leaving out),
+    presupposes the procedure just talked about, as the same question without a name does."""
+    match = _LEAVES_OUT.search(question)
+    if match is None:
+        return False
+    rest = content_words(question[: match.start()] + " " + question[match.end() :])
+    return (
+        len([w for w in rest if not _is_action(w) and w.lower() not in ANAPHORA]) < SELF_CONTAINED_WORDS - 1
+    )
+
+
 def is_followup(question: str) -> bool:
     """Whether the question needs the previous turn. One that names a topic of its own ("What is a ROS 2
     service and how does it differ from actions?") stands alone even when it has a pronoun: its
@@ -509,6 +522,8 @@ def is_followup(question: str) -> bool:
         return len([w for w in rest if not _is_action(w)]) < SELF_CONTAINED_WORDS
     if _LEAVES_OUT.search(question) and not any(_is_specific(w) for w in topical):
         return len(topical) < SELF_CONTAINED_WORDS
+    if _leaves_out_one_thing(question):
+        return True  # "can I get away without installing Ubuntu?": leaving it out of what was just asked
     if topical and not any(_is_specific(w) for w in topical) and not _names_a_thing(question, topical):
         # "where should I try things out so nothing breaks?": only the reader's verb and what happens
         # to nothing in particular; the place to try things is in what was just talked about
