@@ -439,6 +439,9 @@ def _noun_like(word: str) -> bool:
     return word not in STOP_WORDS and word not in _ADVERBS and not word.endswith("ly")
 
 
+_ANAPHORA_WORD = re.compile(r"\b(?:" + "|".join(sorted(ANAPHORA)) + r")\b", re.IGNORECASE)
+
+
 def _leaves_out_one_thing(question: str) -> bool:
     """ "can I get away without installing Ubuntu?", "can I skip the Docker step?": leaving out one thing,
     even a named one, with nothing else of its own (at most two topic words besides the leaving out),
@@ -1192,6 +1195,10 @@ def _with_previous(question: str, previous_questions: Sequence[str]) -> str:
     if standing and how_to and _IS_THERE_BARE.match(question):
         # "is there a fee?" after "how do I cancel a booking ...?": a fee for the whole doing (cancelling),
         # not for its object ("booking"), which a booking fee would be
+        return _after_statement(question, " ".join(how_to.group(1).split()))
+    if standing and how_to and _LEAVES_OUT.search(question) and not _ANAPHORA_WORD.search(question):
+        # "can I skip creating an account?" after "how do I set up the e-reader for the first time?": a
+        # step left out of the whole doing, not out of its object
         return _after_statement(question, " ".join(how_to.group(1).split()))
     if standing and how_to and _asks_need_of_doing(question, previous):
         # "do I need the vet's receipts?" after "how do I make a claim on my pet insurance?": needed for
