@@ -2305,6 +2305,10 @@ def _unknown_verb_split(tokens: list[str], *, numbers: bool = False) -> tuple[li
 _AFTER_A_VERB = _word_set("me us him them my our your their its his")
 
 
+# Verbs that ask someone to do something: "ask new users to sign in", "tell the owner to ...".
+_ASKS_SOMEONE = _word_set("ask tell want expect allow require remind advise instruct encourage invite warn")
+
+
 def _unlisted_verb(tokens: list[str]) -> int | None:
     """The index of the verb of "what does SUBJECT VERB ...?" or "how does SUBJECT VERB ...?" that no word
     list has: the word before an object pronoun or a possessive, or the last word (before a preposition
@@ -2313,7 +2317,11 @@ def _unlisted_verb(tokens: list[str]) -> int | None:
     start = 1 if tokens and tokens[0].lower() in _DETERMINERS else 0
     lowered = [t.lower() for t in tokens]
     verb = next(
-        (i for i in range(start + 1, len(tokens) - 1) if lowered[i + 1] in _AFTER_A_VERB),
+        (
+            i
+            for i in range(start + 1, len(tokens) - 1)
+            if lowered[i + 1] in _AFTER_A_VERB or (lowered[i] in _ASKS_SOMEONE and "to" in lowered[i + 2 :])
+        ),
         None,
     )
     if verb is None:
