@@ -1297,7 +1297,7 @@ def _named_in_clause(swapped: str | None, previous: str) -> str | None:
     if not opens:
         return swapped
     k = opens[-1]
-    if k + 1 >= len(after) or after[k].lower() != before[k].lower():
+    if k + 1 >= len(after) or after[k].lower() not in _CLAUSE_OPENERS:
         return swapped
     pronoun = after[k + 1].lower()
     if pronoun not in _CLAUSE_PRONOUNS or (k + 1 < len(before) and before[k + 1].lower() == pronoun):

@@ -473,6 +473,7 @@ def _is_name(tokens: list[str]) -> bool:
 # clauses, which run to the next comma.
 _SWAPPED_PREPOSITIONS = word_set("in on at for with from under over into inside using via without")
 _SWAPPED_CLAUSES = word_set("when if while whenever")
+_CONDITIONS = word_set("when if whenever")  # one condition stands for another; "while" says during what
 
 
 def swap_phrase(previous: str, other: str, *, settings: bool = False) -> str | None:
@@ -491,6 +492,8 @@ def swap_phrase(previous: str, other: str, *, settings: bool = False) -> str | N
     stem = previous.rstrip("?.! ")
     tokens = stem.split(" ")
     matches = _SETTING_WORDS if settings and word in _SETTING_WORDS else {word}
+    if word in _CONDITIONS:
+        matches = _CONDITIONS  # "and if it never boils?" swaps the "when ..." of a condition too
     starts = [i for i, t in enumerate(tokens) if (i > 0 or clause) and t.lower() in matches]
     if not starts:
         return None
