@@ -450,9 +450,9 @@ def _leaves_out_one_thing(question: str) -> bool:
     if match is None:
         return False
     rest = content_words(question[: match.start()] + " " + question[match.end() :])
-    return (
-        len([w for w in rest if not _is_action(w) and w.lower() not in ANAPHORA]) < SELF_CONTAINED_WORDS - 1
-    )
+    topical = [w for w in rest if not _is_action(w) and w.lower() not in ANAPHORA]
+    # "can I skip the PostgreSQL install and use SQLite?" names two things of its own: it stands alone
+    return len(topical) < SELF_CONTAINED_WORDS - 1 and sum(map(_is_specific, topical)) <= 1
 
 
 def is_followup(question: str) -> bool:
@@ -885,6 +885,8 @@ def _asks_need_of_doing(question: str, previous: str) -> bool:
     about."""
     if not _ASKS_NEED.match(question) or _doing_asked(previous) is None:
         return False
+    if _ANAPHORA_WORD.search(question) or re.search(r"\bones?\b", question, re.IGNORECASE):
+        return False  # "does it need a password?", "do I need at least one?": the pronoun says of what
     topical = [w for w in content_words(question) if not _is_action(w) and w.lower() not in ANAPHORA]
     return len(topical) < SELF_CONTAINED_WORDS and not any(_is_specific(w) for w in topical)
 
@@ -2067,7 +2069,11 @@ def _marked_subject(text: str) -> str:
             # "what does the pet insurance policy exclude?", "what does the prompt ask me to define?": a
             # verb no word list has ends the subject all the same; it is no part of the thing
             subject = _strip_edges(tokens[:unlisted])
-            if not text.lower().startswith("what"):
+            if not text.lower().startswith("what") or all(
+                w.lower() in _PREPOSITIONS for w in tokens[unlisted + 1 :]
+            ):
+                # "what does Gazebo simulate?": the verb is all that is asked of the thing, and stays
+                # with it for a question about another thing ("and Unity?"); a pronoun takes the thing
                 return " ".join([*subject, _DOING_MARK, *tokens[unlisted:]])
             return " ".join(subject)
     yes_no = _YES_NO_AUX.match(text)
@@ -2324,6 +2330,7 @@ def _unlisted_verb(tokens: list[str]) -> int | None:
         ),
         None,
     )
+    from_end = verb is None
     if verb is None:
         end = len(tokens) - 1
         while end > start + 1 and lowered[end] in _PREPOSITIONS:
@@ -2342,6 +2349,11 @@ def _unlisted_verb(tokens: list[str]) -> int | None:
         or lowered[verb] in STOP_WORDS | _DETERMINERS | _PREPOSITIONS
         or lowered[verb - 1] in _DETERMINERS | _PREPOSITIONS | STOP_WORDS
         or not _strip_edges(tokens[:verb])
+        # "what does the router manual suggest for slow wifi?": a listed verb came first, and "wifi" is
+        # its object's
+        or any(w in DOCUMENT_VERBS | _VERBS for w in lowered[start + 1 : verb])
+        # "can the robot arm lift 5 kg?": a number is an amount of the verb's object
+        or (from_end and any(w.isdigit() for w in lowered[start:verb]))
     ):
         return None
     return verb

@@ -494,7 +494,11 @@ def swap_phrase(previous: str, other: str, *, settings: bool = False) -> str | N
     matches = _SETTING_WORDS if settings and word in _SETTING_WORDS else {word}
     if word in _CONDITIONS:
         matches = _CONDITIONS  # "and if it never boils?" swaps the "when ..." of a condition too
-    starts = [i for i, t in enumerate(tokens) if (i > 0 or clause) and t.lower() in matches]
+    starts = [
+        i
+        for i, t in enumerate(tokens)
+        if (i > 0 or clause) and t.lower() in matches and (i > 0 or t.lower() == word)
+    ]
     if not starts:
         return None
     start = starts[-1]

@@ -198,7 +198,7 @@ from lectern.followups import is_followup, standalone_query
         (
             ["how do I remove the e-bike battery?"],
             "what if it is stuck?",
-            "what if it is stuck (how do I remove the e-bike battery)?",
+            "what if e-bike battery is stuck (how do I remove the e-bike battery)?",
         ),
         (
             ["how do I add a new employee in the payroll system?"],
