@@ -121,6 +121,22 @@ followups-dev4..dev12 tuned halves, followups-nm funm and reader tune, base and 
 (answered, cited, keywords, query, text), so every figure is the same (follow-ups cited e.g. dev 97.9%,
 dev2 97.5%, dev3 87.5%, dev10 83.3%, dev12 90.6%; near misses refused funm 65.0%, dev2 75.0%). The rules
 fire only on wordings the tuned sets do not use; the probes are their evidence.
+
+Review 9 (fu15; the probes in tests/unit/test_followups_review9.py: a pronoun opening a swapped clause or
+a "what if", a verb no word list has ending the subject, a need or a step left out after a how-to, a
+"when" and an "if" condition swapping for each other), base main f0edcee; the tuning splits now take
+dev13 (and the held-back ones dev13hold). Of the 515 tuning follow-ups 9 changed: d13b-fu-01, -03, -05,
+-09 lost the carried verb ("what task does conceptual RL environment prompt assume?", was "... prompt ask
+assume?"; -03 and -09 keep a last-word verb in brackets, "(ask for)", "(ask)"), d13c-fu-05 "can I get
+away without installing Ubuntu (module 1 software)?" (was searched alone), d13d-fu-01 "what should I
+check when my robot model loads but ...?" and d13d-fu-05 "what should I do if my controllers load but
+...?" (was "it"/"they"), d10d-fu-11 and d11d-fu-11 the second try's brackets without "ask me to ...";
+of the 328 held-back ones 11. bench/answer_quality.py, base and new, on followups-dev dev, dev2/dev3 all,
+dev4..dev13 tuned halves, followups-nm funm, reader tune and train all: followups-dev13 dev13 cited 17
+-> 19 of 24, keywords 14 -> 15, answered 20 -> 21 (d13d-fu-01 now answered and cited, 0.149 -> 0.840;
+d13d-fu-05 now cites the expected file; d13b-fu-09 now has its keyword); d13b-fu-05 still refused (0.375
+-> 0.307), d13c-fu-05 still refused (0.000 -> 0.121), d11d-fu-11 answered and cited as before (0.811 ->
+0.739); every other row of every set the same, funm near misses refused 13 of 20 both.
 """
 
 from __future__ import annotations
