@@ -176,7 +176,9 @@ def _question_terms(question: str) -> tuple[tuple[str, bool], ...]:
             continue
         seen.add(key)
         out.append((word, is_name(word, first=word == first)))
-    if not question.isupper():
+    # Searched only where one of its capitalised words is there at all (`_STOP_ACRONYM` matches it as
+    # written, after a determiner): most questions have none, and the scan tried each position.
+    if not question.isupper() and any(w in question for w in _ACRONYM_STOP_WORDS):
         # "a CAN bus", "the IT team": an acronym the stop words would drop as "can", "it"
         for word in _STOP_ACRONYM.findall(question):
             if word.lower() not in seen:
@@ -194,6 +196,7 @@ _STOP_ACRONYM = re.compile(
     r"(?<![\w'\u2019-])(?i:a|an|the|its|my|your|our|their|his|her|this|each|every|any)\s+"
     r"(CAN|IT|US|OR|AM|AS)\b"
 )
+_ACRONYM_STOP_WORDS = ("CAN", "IT", "US", "OR", "AM", "AS")  # `_STOP_ACRONYM`'s group, case as written
 
 
 _COMPOUND = re.compile(r"[a-z][_./][a-z0-9]|[a-z]\d|\d[a-z]", re.I)

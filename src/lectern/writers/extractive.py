@@ -265,7 +265,11 @@ class ExtractiveWriter:
         chosen = _with_commented_code(_with_following_code(chosen, codes), codes)
         # A problem ("RViz2 warns that a frame does not exist") is fixed by a command as often as a
         # how-to question is answered by one.
-        how_to = bool(_HOW_TO.search(request.question) or _HOW_TO.search(query)) or kind == "problem"
+        # (the query searched apart only where it is not the question itself: the same scan twice)
+        how_to = (
+            bool(_HOW_TO.search(request.question) or (query != request.question and _HOW_TO.search(query)))
+            or kind == "problem"
+        )
         asked = _code_line_terms(f"{request.question}\n{query}")  # identifiers split like a code line's
         answering = _answering(codes, asked)
         # A short block that shares more of the question's words than any quoted sentence answers it too
