@@ -469,7 +469,7 @@ def _unit_candidates(
         chunk_terms = passage_terms(hit.chunk.search_text) & query_terms
         chunk_score = sum(idf[t] for t in chunk_terms) / norm
         # The innermost headings name what the section answers; the chapter title is everyone's.
-        heading_terms = with_parts(stem_terms(" ".join(hit.chunk.heading_hierarchy[-2:]))) & query_terms
+        heading_terms = _inner_heading_terms(tuple(hit.chunk.heading_hierarchy[-2:])) & query_terms
         heading_score = sum(idf[t] for t in heading_terms) / norm
         rank_prior = 1.0 - offset / len(hits) if ranked else 0.0
         kind = kind_of(hit.chunk)
@@ -493,6 +493,13 @@ def _unit_candidates(
             )
             (codes if unit.kind == "code" else sentences).append(candidate)
     return sentences, codes
+
+
+@lru_cache(maxsize=4096)
+def _inner_heading_terms(headings: tuple[str, ...]) -> frozenset[str]:
+    """The terms of a chunk's innermost headings and of their hyphenated words' parts. Cached by the
+    headings: every answer asks it of each passage it reads, and passages share their headings."""
+    return with_parts(stem_terms(" ".join(headings)))
 
 
 @lru_cache(maxsize=32_768)
@@ -843,9 +850,11 @@ _DRAWN = re.compile(r"[\u2190-\u21ff\u2500-\u259f\u25b2-\u25c5]")
 DRAWN_SHARE = 0.3
 
 
+@lru_cache(maxsize=4096)
 def _drawing(block: str) -> bool:
     """Whether a fenced block is a text diagram (boxes and arrows): it shows a design, it does not say
-    what to type, so it never stands for the code a how-to question asks for."""
+    what to type, so it never stands for the code a how-to question asks for. Cached by block, as
+    `_code_lines`: the same blocks come back across answers, and the search scans the whole block."""
     if not _DRAWN.search(block):  # most blocks: no such character at all, one search instead of a line's
         return False
     lines = [line for line in block.split("\n")[1:-1] if line.strip()]
