@@ -44,7 +44,7 @@ import re
 from bisect import bisect_left
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from importlib import resources
 from typing import Any
 
@@ -377,6 +377,13 @@ def _in_identifier(word: str) -> re.Pattern[str]:
 
 
 @lru_cache(maxsize=PASSAGES_KEPT)
+def _lowered(text: str) -> str:
+    """A passage's text in lower case, kept per passage as its terms are: every answer reads the best
+    passage's (and, for a word it lacks, the others'), and lower-casing a few kB is ~20 k instructions."""
+    return text.lower()
+
+
+@lru_cache(maxsize=PASSAGES_KEPT)
 def _hyphenless(terms: frozenset[str]) -> frozenset[str]:
     """A passage's terms as a reader writes them apart: its hyphenated terms with the hyphens dropped
     ("non-linear" -> "nonlinear"), and the stemmed words of its snake_case names, which are stemmed as
@@ -575,7 +582,7 @@ def signals(
 
     terms = question_terms(question)
     top1_terms = passage_terms(top[0].chunk.search_text) if top else frozenset()
-    top1_text = top[0].chunk.search_text.lower() if top else ""
+    top1_text = _lowered(top[0].chunk.search_text) if top else ""
     cov = cov_top1 = heading = 0.0
     missing: list[str] = []
     unknown: list[str] = []
@@ -591,7 +598,8 @@ def signals(
         if not passages:
             per_passage = [top1_terms, *(passage_terms(h.chunk.search_text) for h in top[1:])] if top else []
             everything = frozenset().union(*per_passage) if per_passage else frozenset()
-            all_text = "\n".join([top1_text, *(h.chunk.search_text.lower() for h in top[1:])]) if top else ""
+            lowered = (_lowered(h.chunk.search_text) for h in top[1:])
+            all_text = "\n".join([top1_text, *lowered]) if top else ""
             passages.append((everything, all_text, frozenset().union(*map(_hyphenless, per_passage))))
         return passages[0]
 
@@ -713,9 +721,15 @@ class AnswerabilityModel:
     report: dict[str, Any]
     steps: tuple[StepFunction, ...] = ()
 
+    @cached_property
+    def _arrays(self) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
+        """`mean`, `scale` and `weights` as arrays, made once per model (not three a decision)."""
+        return np.asarray(self.mean), np.asarray(self.scale), np.asarray(self.weights)
+
     def probability(self, s: Signals) -> float:
-        z = (s.vector() - np.asarray(self.mean)) / np.asarray(self.scale)
-        logit = float(z @ np.asarray(self.weights)) + self.bias
+        mean, scale, weights = self._arrays
+        z = (s.vector() - mean) / scale
+        logit = float(z @ weights) + self.bias
         for step in self.steps:
             logit += step(s.values[_FEATURE_INDEX[step.feature]])
         return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, logit))))

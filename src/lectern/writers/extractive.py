@@ -652,9 +652,13 @@ def _mmr(candidates: list[_Candidate], limit: int = MAX_SENTENCES) -> list[_Cand
             done = seen.get(c, 0)
             if done < n:  # only the units chosen since the candidate was last brought up to date
                 # most often just the last pick: its likeness itself, without a generator and a max
-                nearest = (
-                    _similarity(c, latest) if done == n - 1 else max(_similarity(c, s) for s in chosen[done:])
-                )
+                # (and for two vectors `_similarity`'s dot inline, without the call)
+                if done < n - 1:
+                    nearest = max(_similarity(c, s) for s in chosen[done:])
+                elif c.vector is not None and latest.vector is not None:
+                    nearest = float(c.vector.dot(latest.vector))
+                else:
+                    nearest = _similarity(c, latest)
                 closest[c] = max(closest[c], nearest) if done else nearest
                 seen[c] = n
         pick, value = _best(eligible, closest, quoted)
@@ -728,8 +732,12 @@ def _with_context(chosen: list[_Candidate], candidates: list[_Candidate]) -> lis
     best = chosen[0]
     out = list(chosen)
     words = sum(c.unit.words for c in out)
+    # each source's units by position, made once per source (not again for each chosen unit of it)
+    of_source: dict[int, dict[int, _Candidate]] = {}
     for c in chosen:
-        same = {u.unit.position: u for u in candidates if u.source == c.source}
+        same = of_source.get(c.source)
+        if same is None:
+            same = of_source[c.source] = {u.unit.position: u for u in candidates if u.source == c.source}
         introduces = c.unit.lead_in and c.unit.position + 1 in same and same[c.unit.position + 1].unit.bullet
         if c.unit.bullet or introduces:
             items = _list_items(same, c.unit.position + (1 if introduces else 0))
