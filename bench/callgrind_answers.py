@@ -97,6 +97,29 @@ not worth depending on pydantic's private attributes. What is left is spread thi
 ~20 us an answer), dict and set lookups, the float16 widening (0.16 M); by Python function (cProfile,
 thread time): `_unit_candidates`, `_present`, `_mmr`, `signals`, the LRU's locked `get` (~40 an
 answer), none above ~3 % of the Python side.
+
+Nov 2026, the answer path after retrieval (textbook-a, the first 40 train questions, --query-cache 4096;
+base = main b0e3e4e by PYTHONPATH; millions of instructions an answer, each commit's tree run once,
+cumulative):
+
+    base                                                                10.58
+    regex scans skipped where they cannot match or repeat one           10.32  (-0.26)
+    diagram check and inner-heading terms cached per block / headings   10.17  (-0.15)
+    lower-cased passage text, model arrays, content words, mmr, context 10.06  (-0.10)
+    float32 unit matrices kept for as many passages as float16 ones      9.74  (-0.33)  all: -0.84 (-8 %)
+
+Where it went (thousands an answer): the regex matcher sre_ucs1_match 824 -> 669 and its charset
+137 -> 60 (`_STOP_ACRONYM` tried from every position of every question text, `_COURSE` searched twice,
+`_DRAWN` over every code block of every answer); numpy's float16 -> float32 cast 221 -> 0 (`_wide` held
+64 passages: a rotating set of questions widened ~5 an answer again). Every answer identical:
+profile_engine --save-answers (106 train questions, query cache) byte for byte, and
+bench/answer_quality.py on reader:tune, train:all, dev2:all, dev11, dev12, followups-dev:dev,
+followups-dev2:all, followups-dev3:all, followups-dev4, followups-dev11, followups-dev12,
+followups-nm:funm (1,122 rows: text, sources, score, level, search_query; 0 differ). Left: the eval loop
+(1.94 M self), the regex engine (~0.85 M over ~30 patterns, none above ~20 us an answer natively: the
+question's kind and asked-kinds alternations, `_IDENTIFIER_PARTS` over the question, spelling's `sub`),
+the dense einsum (0.48 M); by Python function `_mmr`, `_present`, `_unit_candidates`, `signals`,
+pydantic's `__init__` and `model_copy` (~20 and ~11 an answer), none above ~4 % of the profiled side.
 """
 
 from __future__ import annotations

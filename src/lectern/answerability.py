@@ -44,7 +44,7 @@ import re
 from bisect import bisect_left
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from importlib import resources
 from typing import Any
 
@@ -176,7 +176,9 @@ def _question_terms(question: str) -> tuple[tuple[str, bool], ...]:
             continue
         seen.add(key)
         out.append((word, is_name(word, first=word == first)))
-    if not question.isupper():
+    # Searched only where one of its capitalised words is there at all (`_STOP_ACRONYM` matches it as
+    # written, after a determiner): most questions have none, and the scan tried each position.
+    if not question.isupper() and any(w in question for w in _ACRONYM_STOP_WORDS):
         # "a CAN bus", "the IT team": an acronym the stop words would drop as "can", "it"
         for word in _STOP_ACRONYM.findall(question):
             if word.lower() not in seen:
@@ -194,6 +196,7 @@ _STOP_ACRONYM = re.compile(
     r"(?<![\w'\u2019-])(?i:a|an|the|its|my|your|our|their|his|her|this|each|every|any)\s+"
     r"(CAN|IT|US|OR|AM|AS)\b"
 )
+_ACRONYM_STOP_WORDS = ("CAN", "IT", "US", "OR", "AM", "AS")  # `_STOP_ACRONYM`'s group, case as written
 
 
 _COMPOUND = re.compile(r"[a-z][_./][a-z0-9]|[a-z]\d|\d[a-z]", re.I)
@@ -371,6 +374,13 @@ def _in_identifier(word: str) -> re.Pattern[str]:
     """The word as one part of a snake_case name: "fusion" in enable_imu_fusion, not in "confusion_x"."""
     w = re.escape(word)
     return re.compile(rf"(?<![a-z0-9]){w}_|_{w}(?![a-z0-9])")
+
+
+@lru_cache(maxsize=PASSAGES_KEPT)
+def _lowered(text: str) -> str:
+    """A passage's text in lower case, kept per passage as its terms are: every answer reads the best
+    passage's (and, for a word it lacks, the others'), and lower-casing a few kB is ~20 k instructions."""
+    return text.lower()
 
 
 @lru_cache(maxsize=PASSAGES_KEPT)
@@ -572,7 +582,7 @@ def signals(
 
     terms = question_terms(question)
     top1_terms = passage_terms(top[0].chunk.search_text) if top else frozenset()
-    top1_text = top[0].chunk.search_text.lower() if top else ""
+    top1_text = _lowered(top[0].chunk.search_text) if top else ""
     cov = cov_top1 = heading = 0.0
     missing: list[str] = []
     unknown: list[str] = []
@@ -588,7 +598,8 @@ def signals(
         if not passages:
             per_passage = [top1_terms, *(passage_terms(h.chunk.search_text) for h in top[1:])] if top else []
             everything = frozenset().union(*per_passage) if per_passage else frozenset()
-            all_text = "\n".join([top1_text, *(h.chunk.search_text.lower() for h in top[1:])]) if top else ""
+            lowered = (_lowered(h.chunk.search_text) for h in top[1:])
+            all_text = "\n".join([top1_text, *lowered]) if top else ""
             passages.append((everything, all_text, frozenset().union(*map(_hyphenless, per_passage))))
         return passages[0]
 
@@ -710,9 +721,15 @@ class AnswerabilityModel:
     report: dict[str, Any]
     steps: tuple[StepFunction, ...] = ()
 
+    @cached_property
+    def _arrays(self) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
+        """`mean`, `scale` and `weights` as arrays, made once per model (not three a decision)."""
+        return np.asarray(self.mean), np.asarray(self.scale), np.asarray(self.weights)
+
     def probability(self, s: Signals) -> float:
-        z = (s.vector() - np.asarray(self.mean)) / np.asarray(self.scale)
-        logit = float(z @ np.asarray(self.weights)) + self.bias
+        mean, scale, weights = self._arrays
+        z = (s.vector() - mean) / scale
+        logit = float(z @ weights) + self.bias
         for step in self.steps:
             logit += step(s.values[_FEATURE_INDEX[step.feature]])
         return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, logit))))

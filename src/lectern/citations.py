@@ -35,6 +35,8 @@ _MAX_NUMBER = 999  # "[2024]" in prose is a year, not a citation
 
 def marker_numbers(body: str) -> list[int]:
     """The numbers a marker's inside names, in order, each once (`"1-3, 5"` -> [1, 2, 3, 5])."""
+    if body.isdigit() and body.isascii():  # one number, as nearly every marker is: no splitting
+        return [int(body)]
     out: list[int] = []
     for part in re.split(r"\s*[,;]\s*", body):
         bounds = re.split(r"\s*[-–]\s*", part)

@@ -185,9 +185,27 @@ _ASKED_KINDS: tuple[tuple[re.Pattern[str], ContentKind], ...] = (
 )
 
 
+def _by_pattern(
+    pairs: tuple[tuple[re.Pattern[str], ContentKind], ...],
+) -> tuple[tuple[re.Pattern[str], tuple[ContentKind, ...]], ...]:
+    """Each pattern once (by identity), with the kinds it names in their order."""
+    groups: list[tuple[re.Pattern[str], list[ContentKind]]] = []
+    for pattern, kind in pairs:
+        group = next((kinds for p, kinds in groups if p is pattern), None)
+        if group is None:
+            groups.append((pattern, [kind]))
+        else:
+            group.append(kind)
+    return tuple((p, tuple(kinds)) for p, kinds in groups)
+
+
+# `_COURSE` names two kinds: searched once (a scan of the question for a long case-blind alternation).
+_ASKED_PATTERNS = _by_pattern(_ASKED_KINDS)
+
+
 def asked_kinds(question: str) -> frozenset[ContentKind]:
     """The content kinds other than prose that the question asks about by name."""
-    return frozenset(kind for pattern, kind in _ASKED_KINDS if pattern.search(question))
+    return frozenset(kind for pattern, kinds in _ASKED_PATTERNS if pattern.search(question) for kind in kinds)
 
 
 @lru_cache(maxsize=16_384)

@@ -284,9 +284,13 @@ def words(text: str) -> list[str]:
     return _WORD.findall(text)
 
 
+# Either set, looked up once: `content_words` runs over every question several times an answer.
+_NOT_CONTENT = STOP_WORDS | GENERIC_WORDS
+
+
 def content_words(text: str) -> list[str]:
     """Words that can name a topic: not stop words, not question/instruction words."""
-    return [w for w in words(text) if w.lower() not in STOP_WORDS and w.lower() not in GENERIC_WORDS]
+    return [w for w in _WORD.findall(text) if w.lower() not in _NOT_CONTENT]
 
 
 def _is_specific(word: str) -> bool:

@@ -43,8 +43,10 @@ log = logging.getLogger(__name__)
 MEMORY_CHUNKS = PASSAGES_KEPT
 # Passages whose float32 matrices are kept as well: an answer asks for the same passages twice (the
 # answerability signals, then the writer: ~10 passages), and widening each from float16 again cost ~2-3 us
-# a passage. A few answers' worth (~40 kB a passage): across answers passages recur in the float16 cache.
-WIDE_CHUNKS = 64
+# a passage. As many as the float16 cache holds (`memory`): with a few answers' worth (64), passages that
+# recur across answers were widened again (~5 an answer, ~2 % of an answer's instructions with the query
+# cached, bench/callgrind_answers.py). A float32 matrix is twice its float16 one: a textbook passage's
+# ~3 rows are ~5 kB (~5 MB for a 1k-chunk book), a 10-sentence abstract's ~15 kB (~15 MB at 1,024).
 # Bumped whenever `units_of` splits text differently (stored rows would not line up) or what a row is
 # embedded from changes (5: code blocks by their `code_gist`).
 UNITS_VERSION = 5
@@ -74,7 +76,7 @@ class SentenceVectors:
         self._encode = sentence_encoder(embedder)
         self.memory = memory
         self._cache: LRU[str, _Held] = LRU(memory)
-        self._wide: LRU[str, UnitVectors] = LRU(WIDE_CHUNKS)
+        self._wide: LRU[str, UnitVectors] = LRU(memory)
         self._lock = threading.Lock()
         self._db: sqlite3.Connection | None = None
         if path is not None:

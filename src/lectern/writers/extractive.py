@@ -265,7 +265,11 @@ class ExtractiveWriter:
         chosen = _with_commented_code(_with_following_code(chosen, codes), codes)
         # A problem ("RViz2 warns that a frame does not exist") is fixed by a command as often as a
         # how-to question is answered by one.
-        how_to = bool(_HOW_TO.search(request.question) or _HOW_TO.search(query)) or kind == "problem"
+        # (the query searched apart only where it is not the question itself: the same scan twice)
+        how_to = (
+            bool(_HOW_TO.search(request.question) or (query != request.question and _HOW_TO.search(query)))
+            or kind == "problem"
+        )
         asked = _code_line_terms(f"{request.question}\n{query}")  # identifiers split like a code line's
         answering = _answering(codes, asked)
         # A short block that shares more of the question's words than any quoted sentence answers it too
@@ -465,7 +469,7 @@ def _unit_candidates(
         chunk_terms = passage_terms(hit.chunk.search_text) & query_terms
         chunk_score = sum(idf[t] for t in chunk_terms) / norm
         # The innermost headings name what the section answers; the chapter title is everyone's.
-        heading_terms = with_parts(stem_terms(" ".join(hit.chunk.heading_hierarchy[-2:]))) & query_terms
+        heading_terms = _inner_heading_terms(tuple(hit.chunk.heading_hierarchy[-2:])) & query_terms
         heading_score = sum(idf[t] for t in heading_terms) / norm
         rank_prior = 1.0 - offset / len(hits) if ranked else 0.0
         kind = kind_of(hit.chunk)
@@ -489,6 +493,13 @@ def _unit_candidates(
             )
             (codes if unit.kind == "code" else sentences).append(candidate)
     return sentences, codes
+
+
+@lru_cache(maxsize=4096)
+def _inner_heading_terms(headings: tuple[str, ...]) -> frozenset[str]:
+    """The terms of a chunk's innermost headings and of their hyphenated words' parts. Cached by the
+    headings: every answer asks it of each passage it reads, and passages share their headings."""
+    return with_parts(stem_terms(" ".join(headings)))
 
 
 @lru_cache(maxsize=32_768)
@@ -641,9 +652,13 @@ def _mmr(candidates: list[_Candidate], limit: int = MAX_SENTENCES) -> list[_Cand
             done = seen.get(c, 0)
             if done < n:  # only the units chosen since the candidate was last brought up to date
                 # most often just the last pick: its likeness itself, without a generator and a max
-                nearest = (
-                    _similarity(c, latest) if done == n - 1 else max(_similarity(c, s) for s in chosen[done:])
-                )
+                # (and for two vectors `_similarity`'s dot inline, without the call)
+                if done < n - 1:
+                    nearest = max(_similarity(c, s) for s in chosen[done:])
+                elif c.vector is not None and latest.vector is not None:
+                    nearest = float(c.vector.dot(latest.vector))
+                else:
+                    nearest = _similarity(c, latest)
                 closest[c] = max(closest[c], nearest) if done else nearest
                 seen[c] = n
         pick, value = _best(eligible, closest, quoted)
@@ -717,8 +732,12 @@ def _with_context(chosen: list[_Candidate], candidates: list[_Candidate]) -> lis
     best = chosen[0]
     out = list(chosen)
     words = sum(c.unit.words for c in out)
+    # each source's units by position, made once per source (not again for each chosen unit of it)
+    of_source: dict[int, dict[int, _Candidate]] = {}
     for c in chosen:
-        same = {u.unit.position: u for u in candidates if u.source == c.source}
+        same = of_source.get(c.source)
+        if same is None:
+            same = of_source[c.source] = {u.unit.position: u for u in candidates if u.source == c.source}
         introduces = c.unit.lead_in and c.unit.position + 1 in same and same[c.unit.position + 1].unit.bullet
         if c.unit.bullet or introduces:
             items = _list_items(same, c.unit.position + (1 if introduces else 0))
@@ -839,9 +858,11 @@ _DRAWN = re.compile(r"[\u2190-\u21ff\u2500-\u259f\u25b2-\u25c5]")
 DRAWN_SHARE = 0.3
 
 
+@lru_cache(maxsize=4096)
 def _drawing(block: str) -> bool:
     """Whether a fenced block is a text diagram (boxes and arrows): it shows a design, it does not say
-    what to type, so it never stands for the code a how-to question asks for."""
+    what to type, so it never stands for the code a how-to question asks for. Cached by block, as
+    `_code_lines`: the same blocks come back across answers, and the search scans the whole block."""
     if not _DRAWN.search(block):  # most blocks: no such character at all, one search instead of a line's
         return False
     lines = [line for line in block.split("\n")[1:-1] if line.strip()]
