@@ -1007,8 +1007,10 @@ def _names_one_asked_for(question: str, previous: str) -> bool:
         if all(w in before for w in named):
             continue  # the same words as before: `_repeats_previous_words` reads those
         head = _singular(named[-1])
-        if holder_words and head == _singular(holder_words[-1]):
-            continue  # another of the holder's own kind, not a thing inside it
+        if holder_words and _singular(holder_words[-1]) in {head, *map(_singular, named[:-1])}:
+            # another of the holder's own kind, not a thing inside it ("the practical driving test" after
+            # "what's on the theory test?"), or a thing that names its holder ("the course tutor")
+            continue
         if contents is not None or (things is not None and head == _singular(things.group(1).lower())):
             return True
     return False
