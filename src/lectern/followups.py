@@ -950,7 +950,7 @@ _ASKS_THINGS = re.compile(
 )
 # "the grain filter", "the warning triangle": "the", at least one describing word, the noun; the words
 # after "the" that pick by place or amount ("the last edit", "the same page") name no kind of thing.
-_DEFINITE_KIND = re.compile(r"\bthe\s+((?:[a-z][\w-]*\s+){0,2}[a-z][\w-]*)", re.IGNORECASE)
+_DEFINITE_KIND = re.compile(r"\bthe\s+((?:[a-z][\w-]*\s+){0,3}[a-z][\w-]*)", re.IGNORECASE)
 _PICKS_NO_KIND = _word_set("same other whole entire only next last first latest new old main right wrong")
 # "do I need a harness when I use it?": a need's indefinite object, then a clause whose object is "it".
 _NEED_THEN_IT = re.compile(
