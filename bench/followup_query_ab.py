@@ -137,6 +137,22 @@ dev4..dev13 tuned halves, followups-nm funm, reader tune and train all: followup
 d13d-fu-05 now cites the expected file; d13b-fu-09 now has its keyword); d13b-fu-05 still refused (0.375
 -> 0.307), d13c-fu-05 still refused (0.000 -> 0.121), d11d-fu-11 answered and cited as before (0.811 ->
 0.739); every other row of every set the same, funm near misses refused 13 of 20 both.
+
+Review 10 (fu16; the probes in tests/unit/test_followups_review10.py: a follow-up with no pronoun that takes
+the previous turn as said, `_presupposes_previous`: "each"/"every" and a noun with nothing saying of what,
+what falls or counts under a heading, "the <kind>" one of the things a contents or which-things question
+asked for, a need's indefinite object before "when I use it"; and a "what if they/it" naming a subject
+right after do/does/can, `_named_after_auxiliary`), base main a71edf2. Of the 515 tuning follow-ups 3
+changed, the three the previous round left: d13a-fu-07 "what counts under learning performance (rubric for
+the sensorimotor learning exercises weigh)?", d13c-fu-09 "what does the visual grounding node combine
+(VLA module's code examples folder)?", d13d-fu-09 "how many points is each written answer worth (week 1
+quiz)?" (each was searched alone first, and the engine's second try already searched the bracketed
+query); of the 328 held-back ones 4 (not read). bench/answer_quality.py, base and new, on followups-dev
+dev, dev2/dev3 all, dev4..dev13 tuned halves, followups-nm funm, reader tune and train all: only those
+three rows changed, each answered and cited with its keyword before and after; d13a-fu-07 score 0.724 ->
+0.828, d13d-fu-09 0.663 -> 0.825 (low -> medium), d13c-fu-09 0.605 -> 0.536 (low both; an expected file now
+in the top five); every figure the same (followups-dev13 dev13 answered 21, cited 19, keywords 15 of 24),
+funm near misses refused 13 of 20 both.
 """
 
 from __future__ import annotations

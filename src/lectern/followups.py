@@ -38,6 +38,7 @@ from lectern.english import VERBS as _VERBS
 from lectern.english import word_set as _word_set
 from lectern.ordinals import (
     COUNTING,
+    ORDINALS,
     SAYS_ABOUT,
     kind_named_before,
     kind_of_the_listed,
@@ -904,6 +905,8 @@ def _leans_on(question: str, previous: str) -> bool:
     topical = [w for w in content_words(question) if not _is_action(w) and w.lower() not in ANAPHORA]
     if _asks_need_of_doing(question, previous):
         return True
+    if _presupposes_previous(question, previous):
+        return True
     if (
         _WHAT_FOLLOWS.match(question)
         and _doing_asked(previous) is not None
@@ -920,6 +923,101 @@ def _leans_on(question: str, previous: str) -> bool:
         and len(topical) < SELF_CONTAINED_WORDS
         and not any(_is_specific(w) or _unknown_in_english(w) for w in topical)
     )
+
+
+_OWNER_WORDS = r"(?:of|in|on|at|for|from|within|inside|across|per)\b"
+# "how many marks is each hazard clip worth?": "each" or "every" and its noun, with no phrase after it
+# saying of what ("each question on the final exam"); not "each other", "every time".
+_EACH_UNOWNED = re.compile(
+    r"\b(?:each|every)\s+(?!(?:other|time|times)\b)(?:(?!" + _OWNER_WORDS + r")[a-z][\w'\u2019-]*\s+){0,2}?"
+    r"(?!" + _OWNER_WORDS + r")[a-z][\w-]*(?!\s+" + _OWNER_WORDS + r")(?=\s+[a-z]|\s*[?.!]*\s*$)",
+    re.IGNORECASE,
+)
+# "what falls under preventive treatments?", "what is listed under travel restrictions?": what a heading
+# or category holds.
+_UNDER_HEADING = re.compile(
+    r"^" + _CARRIES_ON + r"(?:what|which\s+\w+)\s+(?:(?:is|are|gets?|usually)\s+)?"
+    r"(?:counts?|falls?|goes|go|belongs?|comes?|listed|included|covered|filed)\s+under\s+(.+?)[\s?.!]*$",
+    re.IGNORECASE,
+)
+# "what's in the filter menu?", "what does the welcome pack contain?", "which rooms does the venue offer?":
+# a question asking what something holds or which things it has.
+_ASKS_CONTENTS = re.compile(
+    r"^" + _CARRIES_ON + r"(?:what(?:'s|\u2019s|\s+is|\s+are)\s+(?:in|on|inside)\s+(.+?)"
+    r"|what\s+(?:does|do)\s+(.+?)\s+(?:include|contain|list|offer|cover|have|come\s+with|provide))"
+    r"[\s?.!]*$",
+    re.IGNORECASE,
+)
+_ASKS_THINGS = re.compile(
+    r"^" + _CARRIES_ON + r"(?:what|which)\s+([a-z][\w-]*)\s+(?:does|do|did|come|are|can)\s+(.+?)[\s?.!]*$",
+    re.IGNORECASE,
+)
+# "the grain filter", "the warning triangle": "the", at least one describing word, the noun; the words
+# after "the" that pick by place or amount ("the last edit", "the same page") name no kind of thing.
+_DEFINITE_KIND = re.compile(r"\bthe\s+((?:[a-z][\w-]*\s+){0,3}[a-z][\w-]*)", re.IGNORECASE)
+_PICKS_NO_KIND = _word_set("same other whole entire only next last first latest new old main right wrong")
+# "do I need a harness when I use it?": a need's indefinite object, then a clause whose object is "it".
+_NEED_THEN_IT = re.compile(
+    r"\b(?:need|needs|require|bring|have\s+to\s+(?:have|bring|show|buy|book))\s+(?:a|an|any)\s+[^?]*?"
+    r"\b(?:when|if|before|while|whenever)\s+(?:i|we|you)\s+(?:[a-z'\u2019]+\s+){1,3}?it\s*[?.!]*\s*$",
+    re.IGNORECASE,
+)
+
+
+def _presupposes_previous(question: str, previous: str) -> bool:
+    """A question with no pronoun that still takes the previous turn as said: "how many marks is each
+    hazard clip worth?" (each of the clips of the test just asked about), "what falls under preventive
+    treatments?" (a heading of the price list just asked about), "what does the grain filter do?" after
+    "what's in the filter menu?" (one of the things just asked for), "do I need a harness when I use it?"
+    (a need's "a harness" is no thing yet, so "it" is what was just talked about). Only for questions
+    naming little (no name, few topic words): one naming its own setting stands alone."""
+    if _NEED_THEN_IT.search(question) and len(_ANAPHORA_WORD.findall(question)) == 1:
+        return True
+    topical = [w for w in content_words(question) if not _is_action(w) and w.lower() not in ANAPHORA]
+    if len(topical) > SELF_CONTAINED_WORDS or any(_is_specific(w) for w in topical):
+        return False
+    if _EACH_UNOWNED.search(question):
+        return True
+    under = _UNDER_HEADING.match(question)
+    if under is not None:
+        return len(words(under.group(1))) <= 4
+    return _names_one_asked_for(question, previous)
+
+
+def _names_one_asked_for(question: str, previous: str) -> bool:
+    """ "what does the grain filter do?" after "what's in the photo editor's filter menu?", "how steep is the
+    ridge trail?" after "what trails does the hiking guide describe?": a kind of thing named with "the" and
+    a describing word is one of the things the previous question asked for, when it asked what something
+    holds, or which things (the same noun) it has. Not one more of the holder's own kind ("the practical
+    driving test" after "what's on the theory test?"), nor a pick by place ("the last edit")."""
+    contents = _ASKS_CONTENTS.match(previous)
+    things = _ASKS_THINGS.match(previous)
+    if contents is None and things is None:
+        return False
+    if contents is not None:
+        holder = contents.group(1) or contents.group(2)
+    else:
+        assert things is not None
+        holder = things.group(2)
+    holder_words = [w.lower() for w in words(holder)]
+    before = {w.lower() for w in content_words(previous)}
+    for match in _DEFINITE_KIND.finditer(question):
+        after = [w.lower() for w in match.group(1).split()]
+        # the noun phrase ends before the first small word or verb ("the grain filter | do")
+        ends = [i for i, w in enumerate(after) if w in STOP_WORDS | AUXILIARIES | _VERBS]
+        named = after[: ends[0]] if ends else after
+        if len(named) < 2 or any(w in _PICKS_NO_KIND or w in ORDINALS for w in named):
+            continue
+        if all(w in before for w in named):
+            continue  # the same words as before: `_repeats_previous_words` reads those
+        head = _singular(named[-1])
+        if holder_words and _singular(holder_words[-1]) in {head, *map(_singular, named[:-1])}:
+            # another of the holder's own kind, not a thing inside it ("the practical driving test" after
+            # "what's on the theory test?"), or a thing that names its holder ("the course tutor")
+            continue
+        if contents is not None or (things is not None and head == _singular(things.group(1).lower())):
+            return True
+    return False
 
 
 # "how do newer systems differ from the classic pipeline?": a comparative before a noun, with no "than".
@@ -1256,6 +1354,9 @@ def _what_if_named(question: str, previous: str) -> str:
     match = _WHAT_IF_PRONOUN.match(question)
     if match is None:
         return question
+    named = _named_after_auxiliary(previous, plural=match.group(2).lower() == "they")
+    if named is not None:
+        return f"{match.group(1)}{named}{question[match.end() :]}"
     head = _tokens(subject_parts(previous)[0])
     if not head or len(head) > 4 or any(w.lower() in _PRONOUN_I | ANAPHORA | STOP_WORDS for w in head):
         return question
@@ -1270,6 +1371,33 @@ def _what_if_named(question: str, previous: str) -> str:
     ):
         return question  # a thing's name opens after "the", "my" or "which", not "usually goes wrong"
     return f"{match.group(1)}{' '.join(head)}{question[match.end() :]}"
+
+
+def _named_after_auxiliary(previous: str, *, plural: bool) -> str | None:
+    """ "GitHub Actions runners" in "how do GitHub Actions runners pick up jobs?", "Grafana" in "how does
+    Grafana store dashboards?": a subject right after the auxiliary that opens a question, with no
+    article before it: for "they" the words up to a plural noun the next word does not go on from (a
+    verb follows), for "it" a run of capitalised names. None when the question opens otherwise or its
+    subject is no such thing ("what can usually go wrong ...", "how do I ...")."""
+    tokens = _tokens(previous)
+    start = 1 if tokens and tokens[0].lower() in AUXILIARIES else 2
+    if len(tokens) < start + 2 or tokens[start - 1].lower() not in AUXILIARIES:
+        return None
+    if start == 2 and tokens[0].lower() not in QUESTION_WORDS - {"which", "whose", "who", "whom"}:
+        return None
+    rest = tokens[start : start + 5]
+    for j, token in enumerate(rest[:-1]):
+        lowered = token.lower()
+        if lowered in STOP_WORDS | AUXILIARIES | _PRONOUN_I | ANAPHORA | QUESTION_WORDS:
+            return None
+        following = rest[j + 1]
+        if plural and not token[0].isupper() and looks_plural(token) and not looks_plural(following):
+            return " ".join(rest[: j + 1]) if following[0].islower() else None
+        if not plural and not token[0].isupper():
+            return None
+        if not plural and following[0].islower() and not looks_plural(following):
+            return " ".join(rest[: j + 1])
+    return None
 
 
 _CLAUSE_OPENERS = _word_set("when if while whenever once unless")

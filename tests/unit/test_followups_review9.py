@@ -273,16 +273,13 @@ def test_while_is_no_condition_to_swap() -> None:
         (
             ["what does the rail pass include?"],
             "do I still need a seat reservation when I use it?",
-            "do I still need a seat reservation when I use the rail pass?",
+            "do I still need a seat reservation when I use rail pass?",
         ),
     ],
 )
-@pytest.mark.xfail(
-    strict=True,
-    reason="an object pronoun at the end of a 'when' clause could stand for the question's own noun (a seat "
-    "reservation) by grammar alone; which it is takes knowing what is used, so it is left as asked",
-)
 def test_still_misread(previous: list[str], question: str, query: str) -> None:
+    # a strict xfail in review 9; review 10 reads it: a need's indefinite object ("a seat reservation") is
+    # no thing yet for a later "it" to stand for, so the "it" points back
     assert standalone_query(question, previous) == query
 
 
@@ -297,7 +294,9 @@ def test_still_misread(previous: list[str], question: str, query: str) -> None:
         (
             ["how do GitHub Actions runners pick up jobs?"],
             "what if they run out of disk space?",
-            "what if they run out of disk space (how do GitHub Actions runners pick up jobs)?",
+            # review 10: the subject right after "do" is named ("they" stayed before)
+            "what if GitHub Actions runners run out of disk space (how do GitHub Actions runners pick up "
+            "jobs)?",
         ),
         (
             ["what should I check when the kettle won't switch on?"],
