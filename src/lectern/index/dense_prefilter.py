@@ -26,14 +26,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-# Rows from which the int8 first pass pays: below this the float32 product is small enough (1k rows ~0.1
-# ms) that the int8 bound's ~100 rows scored again cost as much as they save; the float32 first pass
-# (`Float32Prefilter`) serves from `FP32_MIN_ROWS` up to here.
+# Rows from which the first pass pays: below this the float32 product is small enough (1k rows ~0.1 ms)
 MIN_ROWS = 4096
-# Rows from which the float32 first pass pays: onnxruntime's float32 MatMul (one thread, its own SIMD
-# kernels) scores 1,013 rows of 384 in ~41 us against the einsum's ~98 us (2 shared cores, load ~5); its
-# fixed cost (the run, the bound, the pick: ~20 us) is the einsum's over ~250 rows.
-FP32_MIN_ROWS = 512
 _ROW_LEVELS = 127  # a row's values as -127..127 times its scale
 # The query's as -63..63 stored with 64 added (uint8 1..127): x86's u8 x s8 kernels without VNNI sum
 # pairs of products in saturating int16, which 127 * 127 * 2 = 32258 never reaches.
@@ -103,90 +97,16 @@ class Int8Prefilter:
         return kept
 
 
-class Float32Prefilter:
-    """The first pass of a matrix too small for the int8 one (`FP32_MIN_ROWS` to `MIN_ROWS` rows): the
-    same float32 products by onnxruntime's MatMul, which sums them in another order (SIMD lanes, fused
-    multiply-adds) than the einsum that ranks, so each may differ from the einsum's in its last bits.
-    Both are within dim eps / (1 - dim eps) |q| |r| of the exact product whatever the order (fused or
-    not), so within twice that of each other; each is then multiplied by the row's inverse norm, one
-    rounding more. Every row within twice the bound of the n-th best approximate score is scored again
-    by the einsum: the rows at the n-th place or better (ties included) are among them, as in
-    `Int8Prefilter.candidates`, and the ranking and its scores are the exact search's, bit for bit. The
-    bound is ~1e-4 for a unit query: a few rows past the n are scored again (~45 for n = 40 on a
-    textbook's 1,013 chunks). It holds a transposed float32 copy of the matrix (and onnxruntime's packed
-    one): ~3 kB a row, ~12 MB at most (`MIN_ROWS`)."""
-
-    def __init__(self, matrix: NDArray[np.float32], inverse_norms: NDArray[np.float32]) -> None:
-        dim = matrix.shape[1]
-        self._inverse = inverse_norms.astype(np.float64)
-        # the largest |r| / |r| as stored (its inverse norm is float32, rounded): ~1
-        norms = np.sqrt(np.einsum("ij,ij->i", matrix, matrix, dtype=np.float64))
-        self._unit = float((norms * self._inverse).max(initial=0.0))
-        gamma = dim * _EPS32 / (1 - dim * _EPS32)
-        # the two products' gap (2 gamma), each one's rounding by the inverse norm (2 eps), 2x over
-        self._relative = 2 * (2 * gamma + 2 * _EPS32)
-        self._session = _float_session(np.ascontiguousarray(matrix.T))
-
-    def candidates(self, query: NDArray[np.float32], rows: NDArray[np.intp], n: int) -> NDArray[np.intp]:
-        """The `rows` (ascending) that may score at the n-th place among them or better (0 < n <
-        len(rows)), in ascending order."""
-        q = np.asarray(query, dtype=np.float32).reshape(1, -1)
-        exact = q.astype(np.float64)
-        bound = self._relative * float(np.sqrt((exact * exact).sum())) * self._unit + 1e-9
-        if not math.isfinite(bound):
-            return rows  # every row, scored exactly
-        (products,) = self._session.run(None, {"q": q})
-        every = len(rows) == len(self._inverse)  # rows is every row (in order): no gathers
-        approx = products[0].astype(np.float64) if every else products[0][rows].astype(np.float64)
-        approx *= self._inverse if every else self._inverse[rows]
-        nth = float(np.partition(approx, len(approx) - n)[len(approx) - n])
-        near = np.flatnonzero(approx >= nth - 2 * bound)
-        kept: NDArray[np.intp] = near if every else rows[near]
-        return kept
-
-
-def prefilter_for(
-    matrix: NDArray[np.float32], inverse_norms: NDArray[np.float32]
-) -> Int8Prefilter | Float32Prefilter | None:
+def prefilter_for(matrix: NDArray[np.float32], inverse_norms: NDArray[np.float32]) -> Int8Prefilter | None:
     """The first pass for a matrix this large, or None (small, or onnxruntime cannot run it)."""
-    if len(matrix) < FP32_MIN_ROWS:
+    if len(matrix) < MIN_ROWS:
         return None
     if not (math.isfinite(float(matrix.max())) and math.isfinite(float(matrix.min()))):
         return None  # a NaN or an infinity (max and min pass both on) would void any bound
     try:
-        if len(matrix) < MIN_ROWS:
-            return Float32Prefilter(matrix, inverse_norms)
         return Int8Prefilter(matrix, inverse_norms)
     except Exception:  # onnxruntime raises its own untyped errors; the exact product still serves
         return None
-
-
-def _float_session(transposed: NDArray[np.float32]) -> Any:
-    """MatMul of a [1, dim] float32 query by the [dim, rows] float32 matrix, on one thread."""
-    import onnxruntime as ort
-    from onnx import TensorProto, helper, numpy_helper
-
-    dim, rows = transposed.shape
-    graph = helper.make_graph(
-        [helper.make_node("MatMul", ["q", "matrix"], ["products"])],
-        "float32-prefilter",
-        [helper.make_tensor_value_info("q", TensorProto.FLOAT, [1, dim])],
-        [helper.make_tensor_value_info("products", TensorProto.FLOAT, [1, rows])],
-        [numpy_helper.from_array(transposed, "matrix")],
-    )
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
-    return ort.InferenceSession(model.SerializeToString(), _options(), providers=["CPUExecutionProvider"])
-
-
-def _options() -> Any:
-    import onnxruntime as ort
-
-    opts = ort.SessionOptions()
-    opts.intra_op_num_threads = 1  # one query's product: a second thread only waits for a core
-    opts.inter_op_num_threads = 1
-    opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
-    opts.log_severity_level = 3
-    return opts
 
 
 def _session(held: list[NDArray[np.int8]]) -> Any:
@@ -212,4 +132,9 @@ def _session(held: list[NDArray[np.int8]]) -> Any:
     del graph
     serialised = model.SerializeToString()
     del model
-    return ort.InferenceSession(serialised, _options(), providers=["CPUExecutionProvider"])
+    opts = ort.SessionOptions()
+    opts.intra_op_num_threads = 1  # one query's product: a second thread only waits for a core
+    opts.inter_op_num_threads = 1
+    opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    opts.log_severity_level = 3
+    return ort.InferenceSession(serialised, opts, providers=["CPUExecutionProvider"])

@@ -33,7 +33,7 @@ import pyarrow as pa
 from numpy.typing import NDArray
 
 from lectern.code_pages import release_code_pages_soon
-from lectern.index.dense_prefilter import Float32Prefilter, Int8Prefilter, prefilter_for
+from lectern.index.dense_prefilter import Int8Prefilter, prefilter_for
 from lectern.index.fusion import tied_at_nth_or_better
 from lectern.index.heap import release_free_memory
 from lectern.index.lancedb_schema import VECTOR
@@ -101,12 +101,11 @@ class TableSnapshot:
         return order
 
     @cached_property
-    def prefilter(self) -> Int8Prefilter | Float32Prefilter | None:
-        """The first pass of `top` (`lectern.index.dense_prefilter`): int8 on tables of `MIN_ROWS` rows
-        and more, float32 from `FP32_MIN_ROWS` (~3 kB a row). Made on first use (~0.1 s of CPU at 10k
-        rows, a race only making it twice). The int8 one holds ~8 MB at 10k rows (the int8 rows and
-        onnxruntime's packed copy); making it peaks ~40 MB higher (the graph's copies), handed back to
-        the system at once."""
+    def prefilter(self) -> Int8Prefilter | None:
+        """The int8 first pass of `top` (`lectern.index.dense_prefilter`), on tables of `MIN_ROWS` rows
+        and more; made on first use (~0.1 s of CPU at 10k rows, a race only making it twice). It holds ~8 MB
+        there (the int8 rows and onnxruntime's packed copy); making it peaks ~40 MB higher (the graph's
+        copies), handed back to the system at once."""
         prefilter = prefilter_for(self.matrix, self.inverse_norms)
         if prefilter is not None:
             release_free_memory()
