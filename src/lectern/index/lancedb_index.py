@@ -617,18 +617,18 @@ class _TableRead:
     No hand-off at all when the text is blank and the version is `known` (the table unchanged)."""
 
     def __init__(self, table: Any, text: str, where: str | None, n: int, known: int | None = None) -> None:
+        self._known = known if not text.strip() else None
+        if self._known is not None:
+            return  # nothing to wait for: no futures (two Futures, each with its Condition, ~5 us)
         self._version: Future[int] = Future()
-        if known is not None and not text.strip():
-            self._version.set_result(known)
-            self._future: Future[pa.Table | None] = Future()
-            self._future.set_result(None)
-            return
-        self._future = asyncio.run_coroutine_threadsafe(
+        self._future: Future[pa.Table | None] = asyncio.run_coroutine_threadsafe(
             _version_then_keywords(table, text, where, n, self._version), LOOP.loop
         )
 
     def version(self) -> int:
         """The table's version when the search began (read before the keyword query runs)."""
+        if self._known is not None:
+            return self._known
         try:
             return self._version.result()
         except BaseException:  # an interrupted wait stops the query too
@@ -636,7 +636,7 @@ class _TableRead:
             raise
 
     def keywords(self) -> list[tuple[int, float]]:
-        return _collect(self._future)
+        return [] if self._known is not None else _collect(self._future)
 
 
 async def _version_then_keywords(
