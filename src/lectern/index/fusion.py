@@ -66,12 +66,35 @@ def rrf_fuse(rankings: Sequence[Sequence[K]], k: int) -> list[tuple[K, float]]:
     Ties keep the order of first appearance (dense side first): with each ranking in `best_first`
     order, the fused order is the same whichever path served each side.
     """
+    weights = _reciprocals(k, max((len(r) for r in rankings), default=0))
     scores: dict[K, float] = {}
-    for ranking in rankings:
-        for rank, key in enumerate(ranking, start=1):
-            scores[key] = scores.get(key, 0.0) + 1.0 / (k + rank)
+    rest = rankings
+    if rankings:
+        # the first ranking's keys as they come (0.0 + w is w): one dict build, not a lookup and a
+        # store per key; a ranking naming a key twice sums it, as below
+        scores = dict(zip(rankings[0], weights, strict=False))
+        if len(scores) == len(rankings[0]):
+            rest = rankings[1:]
+        else:
+            scores = {}
+    for ranking in rest:
+        get = scores.get
+        for key, weight in zip(ranking, weights, strict=False):
+            scores[key] = get(key, 0.0) + weight
     # sorted() is stable and dicts keep insertion order, hence first appearance breaks ties
     return sorted(scores.items(), key=_SCORE, reverse=True)
+
+
+def _reciprocals(k: int, n: int) -> list[float]:
+    """1 / (k + rank) for ranks 1..n (at least), worked out once per k: the same floats each time."""
+    held = _RECIPROCALS.get(k)
+    if held is None or len(held) < n:
+        held = [1.0 / (k + rank) for rank in range(1, max(n, 64) + 1)]
+        _RECIPROCALS[k] = held
+    return held
+
+
+_RECIPROCALS: dict[int, list[float]] = {}
 
 
 _SCORE = itemgetter(1)
