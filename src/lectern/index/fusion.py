@@ -10,6 +10,8 @@ from typing import Any, TypeVar
 import numpy as np
 from numpy.typing import NDArray
 
+from lectern.embeddings.base import row_norms, vector_norm
+
 K = TypeVar("K", bound=Hashable)
 C = TypeVar("C", bound=tuple[Any, ...])
 
@@ -103,7 +105,7 @@ _SCORE = itemgetter(1)
 def unit(vector: NDArray[np.float32]) -> NDArray[np.float32]:
     """The vector scaled to length 1 (a zero vector stays zero)."""
     v = np.asarray(vector, dtype=np.float32).reshape(-1)
-    norm = float(np.linalg.norm(v))
+    norm = vector_norm(v)
     return v / norm if norm > 0 else v
 
 
@@ -123,7 +125,8 @@ def cosine_similarities(query: NDArray[np.float32] | None, vectors: NDArray[np.f
     if query is None or len(vectors) == 0:
         return [0.0] * len(vectors)
     matrix = np.asarray(vectors, dtype=np.float32)
-    norms = np.linalg.norm(matrix, axis=1)
+    norms = row_norms(matrix)
     norms[norms == 0] = 1.0
     sims = (matrix @ unit(query)) / norms
-    return [float(s) for s in np.clip(sims, 0.0, 1.0)]
+    clipped: list[float] = np.clip(sims, 0.0, 1.0).tolist()  # Python floats, as float() of each
+    return clipped

@@ -24,6 +24,7 @@ from lancedb.background_loop import LOOP
 from lancedb.index import FTS, IvfHnswSq
 from numpy.typing import NDArray
 
+from lectern.embeddings.base import vector_norm
 from lectern.errors import VectorIndexError
 from lectern.index.base import DocumentSummary, QueryVector, SearchFilters, resolve_vector
 from lectern.index.compat import check_compatible, checked_matrix, checked_query
@@ -305,7 +306,7 @@ class LanceDBIndex:
         if snapshot is None or not all(h in snapshot.positions for h in exclude):
             return []
         query = np.asarray(vector, dtype=np.float32).reshape(-1)
-        norm = float(np.linalg.norm(query))
+        norm = vector_norm(query)
         if norm == 0.0:
             return []
         query = query / norm
