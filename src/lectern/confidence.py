@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
+from lectern.embeddings.base import row_norms
 from lectern.models import ConfidenceLevel, ConfidenceMetrics, Vector
 from lectern.settings import Settings
 
@@ -65,7 +66,7 @@ def chunk_diversity(vectors: NDArray[np.float32] | Sequence[Vector] | None) -> f
     matrix = np.asarray(vectors, dtype=np.float32)
     if matrix.ndim != 2 or matrix.shape[0] < 2:
         return 0.0
-    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+    norms = row_norms(matrix, keepdims=True)
     norms[norms == 0] = 1.0
     unit = matrix / norms
     sims = unit @ unit.T

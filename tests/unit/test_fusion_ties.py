@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from lectern.index.fusion import cut_inside_ties, tied_at_nth_or_better
+from lectern.index.fusion import cut_inside_ties, rrf_fuse, tied_at_nth_or_better
 
 
 def test_a_page_cut_inside_ties_asks_for_more() -> None:
@@ -15,3 +15,24 @@ def test_a_page_cut_inside_ties_asks_for_more() -> None:
 def test_every_score_tied_with_the_nth_is_kept() -> None:
     scores = np.array([0.2, 0.7, 0.5, 0.5, 0.1, 0.5], dtype=np.float32)
     assert tied_at_nth_or_better(scores, 2).tolist() == [False, True, True, True, False, True]
+
+
+def _rrf_by_the_formula(rankings: list[list[str]], k: int) -> list[tuple[str, float]]:
+    scores: dict[str, float] = {}
+    for ranking in rankings:
+        for rank, key in enumerate(ranking, start=1):
+            scores[key] = scores.get(key, 0.0) + 1.0 / (k + rank)
+    return sorted(scores.items(), key=lambda item: item[1], reverse=True)
+
+
+def test_rrf_fuse_sums_one_over_k_plus_rank_in_order_of_first_sight() -> None:
+    rng = np.random.default_rng(7)
+    for _ in range(300):
+        rankings = [
+            [f"c{int(i)}" for i in rng.integers(0, 50, int(rng.integers(0, 90)))]
+            for _ in range(rng.integers(0, 4))
+        ]
+        if rng.random() < 0.5:  # most rankings name each key once
+            rankings = [list(dict.fromkeys(r)) for r in rankings]
+        for k in (1, 60):
+            assert rrf_fuse(rankings, k) == _rrf_by_the_formula(rankings, k)

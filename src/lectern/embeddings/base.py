@@ -48,7 +48,25 @@ class Embedder(Tokenizer, Protocol):
 
 
 def l2_normalise(vectors: Vectors) -> Vectors:
-    norms = np.linalg.norm(vectors, axis=-1, keepdims=True)
+    norms = row_norms(vectors, keepdims=True)
     norms[norms == 0] = 1.0
     normalised: Vectors = (vectors / norms).astype(np.float32, copy=False)
     return normalised
+
+
+# np.linalg.norm's own arithmetic without its argument handling (~3 us a call, a few calls a search):
+# the same operations in the same order, so the same bits.
+
+
+def vector_norm(vector: NDArray[np.floating]) -> float:
+    """`float(np.linalg.norm(vector))` of a 1-d float array: its sqrt(v . v)."""
+    return float(np.sqrt(vector.dot(vector)))
+
+
+def row_norms(matrix: NDArray[np.floating], *, keepdims: bool = False) -> NDArray[np.floating]:
+    """`np.linalg.norm(matrix, axis=-1, keepdims=keepdims)` of a float array: the square root of the
+    sum of its last axis' squares, as numpy's norm takes it with an axis."""
+    squares = matrix * matrix
+    summed = np.add.reduce(squares, axis=-1, keepdims=True) if keepdims else np.add.reduce(squares, axis=-1)
+    norms: NDArray[np.floating] = np.sqrt(summed)
+    return norms

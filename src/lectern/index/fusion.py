@@ -10,6 +10,8 @@ from typing import Any, TypeVar
 import numpy as np
 from numpy.typing import NDArray
 
+from lectern.embeddings.base import row_norms, vector_norm
+
 K = TypeVar("K", bound=Hashable)
 C = TypeVar("C", bound=tuple[Any, ...])
 
@@ -66,12 +68,35 @@ def rrf_fuse(rankings: Sequence[Sequence[K]], k: int) -> list[tuple[K, float]]:
     Ties keep the order of first appearance (dense side first): with each ranking in `best_first`
     order, the fused order is the same whichever path served each side.
     """
+    weights = _reciprocals(k, max((len(r) for r in rankings), default=0))
     scores: dict[K, float] = {}
-    for ranking in rankings:
-        for rank, key in enumerate(ranking, start=1):
-            scores[key] = scores.get(key, 0.0) + 1.0 / (k + rank)
+    rest = rankings
+    if rankings:
+        # the first ranking's keys as they come (0.0 + w is w): one dict build, not a lookup and a
+        # store per key; a ranking naming a key twice sums it, as below
+        scores = dict(zip(rankings[0], weights, strict=False))
+        if len(scores) == len(rankings[0]):
+            rest = rankings[1:]
+        else:
+            scores = {}
+    for ranking in rest:
+        get = scores.get
+        for key, weight in zip(ranking, weights, strict=False):
+            scores[key] = get(key, 0.0) + weight
     # sorted() is stable and dicts keep insertion order, hence first appearance breaks ties
     return sorted(scores.items(), key=_SCORE, reverse=True)
+
+
+def _reciprocals(k: int, n: int) -> list[float]:
+    """1 / (k + rank) for ranks 1..n (at least), worked out once per k: the same floats each time."""
+    held = _RECIPROCALS.get(k)
+    if held is None or len(held) < n:
+        held = [1.0 / (k + rank) for rank in range(1, max(n, 64) + 1)]
+        _RECIPROCALS[k] = held
+    return held
+
+
+_RECIPROCALS: dict[int, list[float]] = {}
 
 
 _SCORE = itemgetter(1)
@@ -80,7 +105,7 @@ _SCORE = itemgetter(1)
 def unit(vector: NDArray[np.float32]) -> NDArray[np.float32]:
     """The vector scaled to length 1 (a zero vector stays zero)."""
     v = np.asarray(vector, dtype=np.float32).reshape(-1)
-    norm = float(np.linalg.norm(v))
+    norm = vector_norm(v)
     return v / norm if norm > 0 else v
 
 
@@ -100,7 +125,8 @@ def cosine_similarities(query: NDArray[np.float32] | None, vectors: NDArray[np.f
     if query is None or len(vectors) == 0:
         return [0.0] * len(vectors)
     matrix = np.asarray(vectors, dtype=np.float32)
-    norms = np.linalg.norm(matrix, axis=1)
+    norms = row_norms(matrix)
     norms[norms == 0] = 1.0
     sims = (matrix @ unit(query)) / norms
-    return [float(s) for s in np.clip(sims, 0.0, 1.0)]
+    clipped: list[float] = np.clip(sims, 0.0, 1.0).tolist()  # Python floats, as float() of each
+    return clipped

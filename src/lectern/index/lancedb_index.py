@@ -24,6 +24,7 @@ from lancedb.background_loop import LOOP
 from lancedb.index import FTS, IvfHnswSq
 from numpy.typing import NDArray
 
+from lectern.embeddings.base import vector_norm
 from lectern.errors import VectorIndexError
 from lectern.index.base import DocumentSummary, QueryVector, SearchFilters, resolve_vector
 from lectern.index.compat import check_compatible, checked_matrix, checked_query
@@ -305,7 +306,7 @@ class LanceDBIndex:
         if snapshot is None or not all(h in snapshot.positions for h in exclude):
             return []
         query = np.asarray(vector, dtype=np.float32).reshape(-1)
-        norm = float(np.linalg.norm(query))
+        norm = vector_norm(query)
         if norm == 0.0:
             return []
         query = query / norm
@@ -617,18 +618,18 @@ class _TableRead:
     No hand-off at all when the text is blank and the version is `known` (the table unchanged)."""
 
     def __init__(self, table: Any, text: str, where: str | None, n: int, known: int | None = None) -> None:
+        self._known = known if not text.strip() else None
+        if self._known is not None:
+            return  # nothing to wait for: no futures (two Futures, each with its Condition, ~5 us)
         self._version: Future[int] = Future()
-        if known is not None and not text.strip():
-            self._version.set_result(known)
-            self._future: Future[pa.Table | None] = Future()
-            self._future.set_result(None)
-            return
-        self._future = asyncio.run_coroutine_threadsafe(
+        self._future: Future[pa.Table | None] = asyncio.run_coroutine_threadsafe(
             _version_then_keywords(table, text, where, n, self._version), LOOP.loop
         )
 
     def version(self) -> int:
         """The table's version when the search began (read before the keyword query runs)."""
+        if self._known is not None:
+            return self._known
         try:
             return self._version.result()
         except BaseException:  # an interrupted wait stops the query too
@@ -636,7 +637,7 @@ class _TableRead:
             raise
 
     def keywords(self) -> list[tuple[int, float]]:
-        return _collect(self._future)
+        return [] if self._known is not None else _collect(self._future)
 
 
 async def _version_then_keywords(

@@ -345,18 +345,24 @@ class KeywordIndex:
         with it. Equal scores in `order` (each row's rank in it, a permutation of the positions;
         default table order), among them those tied at the n-th place: the n rows are the first n
         of the whole ranking, not any n of its ties."""
-        scores: NDArray[np.float32] | None = None
+        rows: list[NDArray[np.int32]] = []
+        weights: list[NDArray[np.float32]] = []
         for term in terms(text):
             posting = self.posting(term)
-            if posting is None:
-                continue
-            if scores is None:
-                scores = np.zeros(self.size, dtype=np.float32)
-            # a posting names each row once: the same float32 sums as `scores[rows] += weights`, in
-            # about half the time on long postings (SciFact's ~5,400 postings a question: 75 against 136 us)
-            np.add.at(scores, posting[0], posting[1])
-        if scores is None or n <= 0:
+            if posting is not None:
+                rows.append(posting[0])
+                weights.append(posting[1])
+        if not rows or n <= 0:
             return []
+        scores = np.zeros(self.size, dtype=np.float32)
+        # `add.at` adds its values one by one in order, a row named again adding again: over the
+        # postings end to end, each row's float32 sum takes its terms in the query's order, the same
+        # sums as one `add.at` a term (and as `scores[rows] += weights` a term, in about half the time
+        # on long postings: SciFact's ~5,400 postings a question, 75 against 136 us), in one call
+        if len(rows) == 1:
+            np.add.at(scores, rows[0], weights[0])
+        else:
+            np.add.at(scores, np.concatenate(rows), np.concatenate(weights))
         hit = np.flatnonzero(scores)
         hit_scores = scores[hit]
         if n < len(hit):
