@@ -70,6 +70,70 @@ _STEP = re.compile(
 )
 
 
+# The kind of value a question asks, by its words ("how long" a time, "how far" a length, "what rate" a
+# frequency ...), and the units that state each kind. A plain "how much" / "what value" asks any kind.
+_NUM = r"(?<![\w.])\d+(?:\.\d+)?\s?"
+_UNITS: dict[str, str] = {
+    "time": r"(?:ms|s|sec|secs|seconds?|min|mins|minutes?|h|hrs?|hours?|days?|weeks?|milliseconds?)",
+    "length": r"(?:m|cm|mm|km|nm|feet|foot|ft|in|inch(?:es)?|meters?|metres?|centimeters?|millimeters?)",
+    "frequency": r"(?:hz|khz|mhz|ghz|fps|/s|per\s+second|times\s+per\s+\w+)",
+    "speed": r"(?:m/s|km/h|mph|rad/s|deg/s|fps|hz|x)",
+    "size": r"(?:gb|mb|kb|tb|gib|mib|bits?|bytes?|px|pixels?|parameters?|[kmb]\b)",
+    "mass": r"(?:kg|g|grams?|kilograms?|lbs?)",
+    "share": r"(?:%|percent)",
+    "angle": r"(?:°|degrees?|deg|rad|radians?)",
+}
+_ASKED_KIND: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
+    (kind, re.compile(pattern, re.I))
+    for kind, pattern in (
+        (
+            "time",
+            r"\bhow\s+(?:long|quick(?:ly)?|slow)|\bwhat\s+(?:\w+\s+)?(?:timeout|duration|delay|latency|"
+            r"interval|period)s?\b|\bat\s+what\s+(?:time|point)\b",
+        ),
+        (
+            "length",
+            r"\bhow\s+(?:far|wide|tall|deep|close|high|low)\b|\bwhat\s+(?:\w+\s+)?(?:distance|width|"
+            r"height|length|radius|offset|spacing)s?\b",
+        ),
+        (
+            "frequency",
+            r"\bhow\s+often\b|\bwhat\s+(?:\w+\s+)?(?:rate|frequency)\b|\bat\s+what\s+(?:rate|"
+            r"frequency)\b",
+        ),
+        (
+            "speed",
+            r"\bhow\s+(?:fast|much\s+(?:faster|slower|quicker))\b|\bwhat\s+(?:\w+\s+)?speed\b|"
+            r"\bat\s+what\s+speed\b",
+        ),
+        (
+            "size",
+            r"\bhow\s+(?:big|large|small)\b|\bhow\s+much\s+(?:\w+\s+)?(?:memory|vram|ram|disk|storage|"
+            r"space)\b|\bwhat\s+(?:\w+\s+)?(?:size|resolution|capacity|bandwidth)\b",
+        ),
+        ("mass", r"\bhow\s+heavy\b|\bwhat\s+(?:\w+\s+)?(?:weight|mass|payload)\b"),
+        ("share", r"\bwhat\s+(?:\w+\s+)?(?:percentage|share|accuracy|fraction)\b|\bhow\s+much\s+of\b"),
+        ("range", r"\bwhat\s+(?:\w+\s+)?range\b|\bbetween\s+what\b|\bfrom\s+what\b"),
+        ("angle", r"\bwhat\s+(?:\w+\s+)?angle\b|\bhow\s+many\s+degrees\b"),
+    )
+)
+_RANGE = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?\s*(?:,|-|–|to)\s*-?\d+(?:\.\d+)?(?![\w.])", re.I)
+_STATES: dict[str, re.Pattern[str]] = {
+    **{kind: re.compile(_NUM + units + r"(?![\w])", re.I) for kind, units in _UNITS.items()},
+    "range": _RANGE,
+}
+
+
+def asked_values(question: str) -> frozenset[str]:
+    """The kinds of value (`_UNITS`' keys) the question asks for; empty for a question that asks none."""
+    return frozenset(kind for kind, pattern in _ASKED_KIND if pattern.search(question))
+
+
+def states_value(text: str, kinds: frozenset[str]) -> bool:
+    """Whether the text states a value of one of `kinds` (a number with such a unit after it)."""
+    return any(_STATES[kind].search(text) for kind in kinds)
+
+
 def question_kind(question: str) -> QuestionKind:
     """The kind of answer the question calls for (the first that applies, most specific first)."""
     for kind, pattern in _KINDS:

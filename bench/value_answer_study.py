@@ -1,0 +1,182 @@
+"""Value questions (how much / how many / how long / what size / what range / at what ...): how often the
+extractive writer's answer misses the value while a passage unit that states it (with a number) was there.
+
+    PYTHONHASHSEED=0 .venv/bin/python bench/writer_replay.py record NAME CORPUS QUESTIONS.jsonl [...] \\
+        --split SPLIT
+    PYTHONHASHSEED=0 .venv/bin/python bench/value_answer_study.py census NAME [NAME ...] [--show]
+    PYTHONHASHSEED=0 .venv/bin/python bench/value_answer_study.py ab NAME [NAME ...]
+
+Reads writer_replay recordings of TUNED splits only (the recording itself keeps only the split asked
+for; never record a held-back split for this study). `census` replays the writer in the working tree on
+every answered in-scope and follow-up row whose question asks a value (`VALUE_QUESTION` below) and
+sorts them: every keyword in the answer (right: must not be lost), a keyword missing while some unit of
+the passages (sources and reserve; sentence, list item / table row, code block) holds it together with
+a digit ("value unit available"), a keyword missing and held only by units without a digit, or in no
+unit. `ab` replays every answered row with each arm of `ARMS` on and counts rows gained / lost against
+the writer as it is (the recording's answerability decision does not depend on the writer).
+
+Findings: see the end of this docstring (filled in after the runs).
+"""
+
+from __future__ import annotations
+
+import argparse
+import pickle
+import re
+from collections import Counter
+from typing import Any
+
+import answer_quality
+from common import RESULTS
+from lectern.writers import extractive as ex
+from lectern.writers.question_kind import asked_values, states_value
+from lectern.writers.selection import quotable_of
+from lectern.writers.units import units_of
+from writer_replay import request_of
+
+# What a value question looks like: wider than `question_kind._QUANTITY` ("what range", "what threshold",
+# "what timeout", "how wide").
+VALUE_QUESTION = re.compile(
+    r"\b(how\s+(?:many|much|long|far|fast|often|big|large|small|high|low|close|heavy|wide|tall|deep|"
+    r"quick(?:ly)?|slow)|what\s+(?:\w+\s+)?(?:size|range|value|threshold|timeout|rate|frequency|resolution|"
+    r"percentage|number|speed|limit|distance|duration|delay|budget|width|height|length|latency|"
+    r"accuracy|amount|cost|price|interval|period|weight|mass|capacity|memory|bandwidth|angle|"
+    r"tolerance|version|count|level)s?|at\s+what\s+\w+|which\s+(?:\w+\s+)?(?:value|range|size|rate)s?)\b",
+    re.I,
+)
+_DIGIT = re.compile(r"\d")
+
+
+def _unit_text(u: Any) -> str:
+    return " ".join((u.intro, u.text, *u.items))
+
+
+def _unit_kind(u: Any) -> str:
+    return "code" if u.kind == "code" else "list/table" if u.bullet else "sentence"
+
+
+def _compose(writer: ex.ExtractiveWriter, req: dict[str, Any], row: dict[str, Any]) -> tuple[bool, bool, str]:
+    request = request_of(req)
+    text, cited = writer.compose(request)
+    hits = quotable_of(request)
+    paths = {hits[n - 1].chunk.source_path for n in cited if n <= len(hits)}
+    ok = bool(row["keywords"]) and answer_quality.has_keywords(text, row["keywords"])
+    return ok, bool(paths & set(row["expected"])), text
+
+
+def _rows(names: list[str]) -> list[tuple[str, str, dict[str, Any], dict[str, Any]]]:
+    out = []
+    for name in names:
+        kept = pickle.loads((RESULTS / f"{name}.replay.pkl").read_bytes())
+        for qid, item in kept.items():
+            row, req = item["row"], item["request"]
+            if not row["answered"] or req is None or row["kind"] not in ("in_scope", "followup"):
+                continue
+            if not row["keywords"]:
+                continue
+            out.append((name, qid, row, req))
+    return out
+
+
+def census(names: list[str], show: bool, bonus: float) -> None:
+    """Value rows by fate, with the writer's `VALUE_BONUS` at `bonus` (0: the writer before the lift)."""
+    kept = ex.VALUE_BONUS
+    ex.VALUE_BONUS = bonus
+    writer = ex.ExtractiveWriter()
+    counts: Counter[str] = Counter()
+    holders: Counter[str] = Counter()
+    total: Counter[str] = Counter()
+    for _name, qid, row, req in _rows(names):
+        question = req["question"]
+        kind = row["kind"]
+        total[kind] += 1
+        if not VALUE_QUESTION.search(question) and not VALUE_QUESTION.search(row.get("question", "")):
+            continue
+        ok, cited, text = _compose(writer, req, row)
+        values = asked_values(question)
+        if values:
+            counts[f"{kind}: [asks a kind: {', '.join(sorted(values))}] {'right' if ok else 'missing'}"] += 1
+        if ok:
+            counts[f"{kind}: right"] += 1
+            continue
+        lower = text.lower()
+        missing = [k.lower() for k in row["keywords"] if k.lower() not in lower]
+        retrieval = req["retrieval"]
+        units = [
+            (i, u)
+            for i, h in enumerate([*retrieval.hits, *retrieval.reserve])
+            for u in units_of(h.chunk.text)
+        ]
+        with_kw = [(i, u) for i, u in units if any(k in _unit_text(u).lower() for k in missing)]
+        valued = [(i, u) for i, u in with_kw if _DIGIT.search(_unit_text(u))]
+        if values and any(states_value(_unit_text(u), values) for _, u in with_kw):
+            counts[f"{kind}: missing, a unit states the asked kind of value with the keyword"] += 1
+        cls = (
+            "value unit available" if valued else "keyword unit without a digit" if with_kw else "in no unit"
+        )
+        counts[f"{kind}: missing, {cls}{', relevant cited' if cited else ''}"] += 1
+        if valued:
+            holders[f"{kind}: {_unit_kind(valued[0][1])}"] += 1
+        if show:
+            print(f"== {qid} {question[:110]!r} missing={missing} cited={cited}")
+            print(f"   answer: {text[:240]!r}")
+            for i, u in valued[:3]:
+                n = len(retrieval.hits)
+                where = f"S{i + 1}" if i < n else f"R{i + 1 - n}"
+                print(f"   {where} {_unit_kind(u)}: {_unit_text(u)[:160]!r}")
+    print("answered rows with keywords:", dict(total))
+    for key, n in sorted(counts.items()):
+        print(f"  {n:4d} {key}")
+    print("-- the first value unit's kind")
+    for key, n in holders.most_common():
+        print(f"  {n:4d} {key}")
+    ex.VALUE_BONUS = kept
+
+
+def ab(names: list[str], bonuses: list[float]) -> None:
+    """Rows gained / lost with `VALUE_BONUS` at each of `bonuses`, against the writer without it (0)."""
+    rows = _rows(names)
+    writer = ex.ExtractiveWriter()
+    kept = ex.VALUE_BONUS
+    ex.VALUE_BONUS = 0.0
+    base = {(n, q): _compose(writer, req, row) for n, q, row, req in rows}
+    for bonus in bonuses:
+        ex.VALUE_BONUS = bonus
+        gained: list[str] = []
+        lost: list[str] = []
+        cg = cl = changed = 0
+        for n, q, row, req in rows:
+            ok, cited, text = _compose(writer, req, row)
+            b_ok, b_cited, b_text = base[(n, q)]
+            changed += text != b_text
+            if ok and not b_ok:
+                gained.append(f"{q}({row['kind'][0]})")
+            if b_ok and not ok:
+                lost.append(f"{q}({row['kind'][0]})")
+            cg += cited and not b_cited
+            cl += b_cited and not cited
+        print(f"VALUE_BONUS {bonus}: kw +{len(gained)} -{len(lost)}  cited +{cg} -{cl}  changed {changed}")
+        print("   gained:", " ".join(gained))
+        print("   lost:  ", " ".join(lost))
+    ex.VALUE_BONUS = kept
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    sub = parser.add_subparsers(dest="cmd", required=True)
+    c = sub.add_parser("census")
+    c.add_argument("names", nargs="+")
+    c.add_argument("--show", action="store_true")
+    c.add_argument("--bonus", type=float, default=0.0, help="VALUE_BONUS for the census (0: before the lift)")
+    a = sub.add_parser("ab")
+    a.add_argument("names", nargs="+")
+    a.add_argument("--bonus", default="0.06", help="comma-separated VALUE_BONUS values to try")
+    args = parser.parse_args()
+    if args.cmd == "census":
+        census(args.names, args.show, args.bonus)
+    else:
+        ab(args.names, [float(b) for b in args.bonus.split(",")])
+
+
+if __name__ == "__main__":
+    main()
