@@ -58,12 +58,11 @@ Whisper size list; a choice, not a value, no longer read as one), d7c-in-07 (a u
 question). `add` never fires: every value row's answer already quotes some unit with a value of the asked
 kind (the same spec list's other rows, "Feature extraction: 10-30ms per frame on CPU"). `code` changes
 nothing: where the value is a code line the answer quotes code already or the line shares too few words.
-Left: the 16 in-scope rows whose keyword is in no single unit (a table cell under its header: the unit
-split's, not the writer's choice) and the code-dict values (d13d-in-07), which the kept lift does not reach
-(code blocks are not `_mmr` candidates). Of the dev13 census's value rows, d13d-in-09 ("Step width: 0.2 m")
-and d13d-in-07 ('light_intensity': (500, 5000)) are not the writer's: neither value is in any passage it got
-(sources or reserve), and d13c-in-11's "0.6s latency" is a table header and cell, in no single unit; the
-lift changes no dev13 row.
+Left: the 16 in-scope rows whose keyword is in no unit of the passages the writer got: the value not
+retrieved at all (dev13: d13d-in-09 "Step width: 0.2 m", d13d-in-07 'light_intensity': (500, 5000)) or split
+over a table's header and cell (d13c-in-11 "0.6s latency"); those are retrieval's and the unit split's, not
+the writer's choice, and the lift changes no dev13 row. A value held only in a code block is out of the
+lift's reach (code blocks are not `_mmr` candidates).
 
 End to end (bench/answer_quality.py, base = main 79d828e's src, every tuned set above, 26 runs a side):
 in-scope answered 599 / 599, with every keyword 441 -> 444 (d6c-in-13, rc-in-47, tc-in-27; none lost),

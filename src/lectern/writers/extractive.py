@@ -7,7 +7,9 @@
 3. Those are embedded in one batch (vectors cached by text) and scored by cosine with the query vector
    the retriever already computed, plus the keyword score.
    A sentence with the cue its question's kind calls for (a cause for why, a number for how long, a
-   fix for a problem; `question_kind.py`) gets a small lift.
+   fix for a problem; `question_kind.py`) gets a small lift, and for a question that asks a value of a
+   kind ("how long", "how far", "how much memory") a unit stating a value of that kind ("0.6s", "0.2 m",
+   "5.2 GB") that shares a word with the question another (`VALUE_BONUS`).
 4. Maximal marginal relevance picks a few sentences that do not repeat each other, with a small lift
    for a source not quoted yet; a how-to question (or a problem) also gets the best matching code
    block, whole, with the sentence that introduces it (the block after one the question quotes: that
