@@ -72,7 +72,9 @@ _STEP = re.compile(
 
 # The kind of value a question asks, by its words ("how long" a time, "how far" a length, "what rate" a
 # frequency ...), and the units that state each kind. A plain "how much" / "what value" asks any kind.
-_NUM = r"(?<![\w.])\d+(?:\.\d+)?\s?"
+# (the first digit, then the look back: a pattern that opens with a digit class is scanned for it
+# fast, one that opens with a look-behind is tried at every character)
+_NUM = r"\d(?<![\w.]\d)\d*(?:\.\d+)?\s?"
 _UNITS: dict[str, str] = {
     "time": r"(?:ms|s|sec|secs|seconds?|min|mins|minutes?|h|hrs?|hours?|days?|weeks?|milliseconds?)",
     "length": r"(?:m|cm|mm|km|nm|feet|foot|ft|in|inch(?:es)?|meters?|metres?|centimeters?|millimeters?)",
@@ -117,7 +119,7 @@ _ASKED_KIND: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("angle", r"\bwhat\s+(?:\w+\s+)?angle\b|\bhow\s+many\s+degrees\b"),
     )
 )
-_RANGE = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?\s*(?:,|-|–|to)\s*-?\d+(?:\.\d+)?(?![\w.])", re.I)
+_RANGE = re.compile(r"\d(?<![\w.]\d)\d*(?:\.\d+)?\s*(?:,|-|–|to)\s*-?\d+(?:\.\d+)?(?![\w.])", re.I)
 _STATES: dict[str, re.Pattern[str]] = {
     **{kind: re.compile(_NUM + units + r"(?![\w])", re.I) for kind, units in _UNITS.items()},
     "range": _RANGE,
