@@ -79,6 +79,19 @@ set for keeping a writer change: the two are small corrections with a reason of 
 contradicting `_quotable`'s, and `following` meant for a line's continuation), not gains. Cost
 (bench/callgrind_answers.py, textbook-a, the first 40 train questions, --query-cache 4096, one run
 each): 11.31 M instructions an answer at main, 11.22 M with A, 11.23 M with A+E.
+
+A later arm, not kept (Nov 2026, commit 1afbdfa, reverted): for a question asking a kind of value (time,
+length, frequency, speed, size, mass, share, range, angle), a unit stating a number with that kind's unit
+and sharing a question word got +0.06 in the writer's ranking. Census over the 26 tuned sets: of 130
+answered value questions 42 lacked a keyword, 20 of them with a passage unit holding it next to a number
+(code 12, list/table 6, sentence 2); the existing quantity cue lifts every unit with a digit, so the
+wanted row loses to its neighbours in a spec list. End to end, tuned sets: in-scope with every keyword
+441 -> 444 (+3 -0: rc-in-47, tc-in-27, d6c-in-13), follow-ups 376 -> 376, no decision or citation
+changed. Held back (20 splits + dev13hold): in-scope with every keyword 239 -> 238 (-1), follow-ups 205 ->
+206 (+1): nothing that carries. It cost 9.54 -> 9.79 M instructions an answer (+2.5 %, regex matching
+of the value patterns), so it went. Variants that lost on the tuned sets: the lift without a shared
+word (+2 -1), any number with any unit (+2 -1); appending the best value unit when no chosen unit
+states one never fired; the code-line quantity rule for value questions changed nothing.
 """
 
 from __future__ import annotations

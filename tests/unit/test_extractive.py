@@ -14,7 +14,7 @@ from lectern.retrieval import Retriever
 from lectern.writers import extractive
 from lectern.writers.base import RetrieveCall, WriteRequest, Written
 from lectern.writers.extractive import ExtractiveWriter
-from lectern.writers.question_kind import asked_values, question_kind
+from lectern.writers.question_kind import question_kind
 from lectern.writers.selection import SELECTED_TITLE, quotable_of, reserve_of, sources_of
 from lectern.writers.units import count_tokens, split_tokens, stem_terms, units_of
 from tests.fakes.hash_embedder import HashEmbedder
@@ -679,16 +679,6 @@ def test_a_sentence_with_the_cue_the_question_calls_for_is_lifted() -> None:
     number = _candidate("The robot pauses 0.5 seconds before it replies.", 1, 0.5)
     extractive._favour_cues([plain, number], question_kind("How long should the robot pause?"))
     assert number.score > plain.score
-
-
-def test_a_unit_stating_the_asked_kind_of_value_is_lifted_over_other_numbers() -> None:
-    other = _candidate("Whisper runs on an RTX 3060 with 92% accuracy.", 1, 0.5)
-    latency = _candidate("Whisper base answers in 0.6s on that card.", 1, 0.5)
-    extractive._favour_values([other, latency], asked_values("How quick is the speech model?"))
-    assert latency.score == 0.5 + extractive.VALUE_BONUS
-    assert other.score == 0.5
-    extractive._favour_values([other], asked_values("What is Whisper?"))  # asks no value
-    assert other.score == 0.5
 
 
 def test_a_question_that_asks_what_the_book_uses_lifts_the_sentence_that_names_the_tool() -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from lectern.writers.question_kind import asked_values, has_cue, question_kind, states_value
+from lectern.writers.question_kind import has_cue, question_kind
 
 
 @pytest.mark.parametrize(
@@ -44,29 +44,3 @@ def test_each_kind_has_its_cue() -> None:
 def test_a_hyphenated_word_is_not_taken_for_a_command_line_flag() -> None:
     assert not has_cue("A spring-mass model of the leg.", "how_to")
     assert has_cue("Pass --verbose to see each step.", "how_to")
-
-
-@pytest.mark.parametrize(
-    ("question", "kinds"),
-    [
-        ("How quick is the speech-to-text model?", {"time"}),
-        ("How far apart sideways should the feet land?", {"length"}),
-        ("Roughly how much GPU memory does the whole system use?", {"size"}),
-        ("At what rate does the camera publish?", {"frequency"}),
-        ("How much faster does mapping run on the graphics card?", {"speed"}),
-        ("What light range does the randomiser use?", {"range"}),
-        ("Which size of the model does the book recommend?", set()),  # a choice, not a value
-        ("What is a node?", set()),
-    ],
-)
-def test_the_kind_of_value_a_question_asks(question: str, kinds: set[str]) -> None:
-    assert asked_values(question) == frozenset(kinds)
-
-
-def test_a_value_of_the_asked_kind_is_a_number_with_its_unit() -> None:
-    assert states_value("Step width: 0.2 m", frozenset({"length"}))
-    assert states_value("Latency (RTX 3060): 0.6s", frozenset({"time"}))
-    assert states_value("Breakdown: Grounding DINO: 5.2 GB", frozenset({"size"}))
-    assert states_value("'light_intensity': (500, 5000)", frozenset({"range"}))
-    assert not states_value("Step width: 0.2 m", frozenset({"time"}))  # a length, not a time
-    assert not states_value("Install ROS 2 on an RTX 3060 for Module 3", frozenset({"time", "size"}))

@@ -7,9 +7,7 @@
 3. Those are embedded in one batch (vectors cached by text) and scored by cosine with the query vector
    the retriever already computed, plus the keyword score.
    A sentence with the cue its question's kind calls for (a cause for why, a number for how long, a
-   fix for a problem; `question_kind.py`) gets a small lift, and for a question that asks a value of a
-   kind ("how long", "how far", "how much memory") a unit stating a value of that kind ("0.6s", "0.2 m",
-   "5.2 GB") that shares a word with the question another (`VALUE_BONUS`).
+   fix for a problem; `question_kind.py`) gets a small lift.
 4. Maximal marginal relevance picks a few sentences that do not repeat each other, with a small lift
    for a source not quoted yet; a how-to question (or a problem) also gets the best matching code
    block, whole, with the sentence that introduces it (the block after one the question quotes: that
@@ -60,7 +58,7 @@ from lectern.followups import GENERIC_WORDS, STOP_WORDS, without_context
 from lectern.lru import LRU
 from lectern.models import SearchHit, TokenUsage
 from lectern.writers.base import WriteRequest, WriterEvent, Written
-from lectern.writers.question_kind import QuestionKind, asked_values, has_cue, question_kind, states_value
+from lectern.writers.question_kind import QuestionKind, has_cue, question_kind
 from lectern.writers.selection import reserve_of, sources_of
 from lectern.writers.units import (
     Unit,
@@ -98,13 +96,6 @@ SOURCE_DIVERSITY = 0.03
 # A sentence with the cue its question's kind calls for ("because" for why, a number for how long, a
 # fix for a problem; `question_kind.py`) gets this lift.
 CUE_BONUS = 0.06
-# ... and a unit that states a value of the kind a value question asks ("how long": "0.6s"; "how far":
-# "0.2 m"; "how much memory": "5.2 GB"; `question_kind.asked_values`) and shares a word with it gets this
-# further lift: the cue's digit is in every unit of a specification list ("Module 3", "RTX 3060", "92%"),
-# the asked unit of measure is not. Replayed on every tuned set (bench/value_answer_study.py): in-scope
-# answers with every keyword +3 -0, follow-ups +0 -0, citations unchanged; 0.03 and 0.10 the same rows.
-# Without the shared word: +2 -1.
-VALUE_BONUS = 0.06
 RELATIVE_FLOOR = 0.4  # a sentence scoring below this share of the best one is not worth adding
 DUPLICATE = 0.88
 OWN_WORDS_SHARE = 0.4  # a further sentence shares at least this much of the best one's keyword score
@@ -268,8 +259,6 @@ class ExtractiveWriter:
         self._score(candidates, query_vector)
         kind = question_kind(request.question)
         _favour_cues(candidates, kind)
-        # (the question itself, not the rewritten query: "and how much noise does it add?" asks a value)
-        _favour_values(candidates, asked_values(request.question))
         _behind_sources(candidates, len(sources))
         picked = _meaning_swap(_mmr(candidates, MAX_SENTENCES), candidates, len(sources))
         chosen = _with_introduced_code(_with_context(picked, candidates), codes)
@@ -579,26 +568,6 @@ def _favour_cues(candidates: list[_Candidate], kind: QuestionKind) -> None:
     for c in candidates:
         if _has_cue(c.unit.text, kind):
             c.score += CUE_BONUS
-
-
-def _states_value(c: _Candidate, values: frozenset[str]) -> bool:
-    return _states(" ".join((c.unit.intro, c.unit.text, *c.unit.items)), values)
-
-
-# `states_value` by text and asked kinds, cached as `_has_cue` is
-_states = lru_cache(maxsize=32_768)(states_value)
-
-
-def _favour_values(candidates: list[_Candidate], values: frozenset[str]) -> None:
-    """For a question that asks a value of a kind (`question_kind.asked_values`: a time for "how long",
-    a length for "how far", a size for "how much memory"), lift the units that state a value of that
-    kind ("Step width: 0.2 m", "Latency: 0.6s", "5.2 GB") and share a word with the question
-    (`VALUE_BONUS`)."""
-    if not values:
-        return
-    for c in candidates:
-        if c.lexical > 0 and _states_value(c, values):
-            c.score += VALUE_BONUS
 
 
 # `has_cue` by sentence and kind: passages, and so their sentences, recur across answers (~40 sentences
