@@ -152,10 +152,9 @@ def census(prefix: str, specs: list[str]) -> None:
         print(f"{name:40s} {len(ids):3d}  {' '.join(sorted(ids))}")
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
+def main(doc: str | None = __doc__) -> None:
+    """The table / census / diff commands; a later set's study passes its own docstring as the help."""
+    parser = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
     for name in ("table", "census"):
         command = sub.add_parser(name)

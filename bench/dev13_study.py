@@ -115,37 +115,12 @@ What the census says, for the next round (nothing here was tried):
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from dev12_study import census
-from study_tables import diff, table
-
-
-def main() -> None:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    sub = parser.add_subparsers(dest="command", required=True)
-    for name in ("table", "census"):
-        command = sub.add_parser(name)
-        command.add_argument("prefix")
-        command.add_argument("sets", nargs="+")
-    d = sub.add_parser("diff")
-    d.add_argument("before")
-    d.add_argument("after")
-    d.add_argument("sets", nargs="+")
-    args = parser.parse_args()
-    if args.command == "table":
-        table(args.prefix, args.sets)
-    elif args.command == "census":
-        census(args.prefix, args.sets)
-    else:
-        diff(args.before, args.after, args.sets)
-
+from dev12_study import main
 
 if __name__ == "__main__":
-    main()
+    main(__doc__)
