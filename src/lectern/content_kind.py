@@ -162,15 +162,17 @@ _COURSE = re.compile(
     r"(modules?|chapters?|units?) (covers?|includes?))\b",
     re.I,
 )
-_ASKED_KINDS: tuple[tuple[re.Pattern[str], ContentKind], ...] = (
-    (re.compile(r"\b(quiz(zes)?|self[- ]checks?|review questions?|answer keys?)\b", re.I), "quiz"),
+# Each pattern with the kinds it names: a question about the course (`_COURSE`) asks for its navigation
+# and its overviews, searched once.
+_ASKED_KINDS: tuple[tuple[re.Pattern[str], tuple[ContentKind, ...]], ...] = (
+    (re.compile(r"\b(quiz(zes)?|self[- ]checks?|review questions?|answer keys?)\b", re.I), ("quiz",)),
     (
         re.compile(
             r"\b(exercises?|assignments?|homework|deliverables?|grades?|graded|grading|try with ai|"
             r"labs?\s+\d+|(the|this|that|each|every|next|last)\s+(\w+\s+){0,3}?labs?)\b",
             re.I,
         ),
-        "exercise",
+        ("exercise",),
     ),
     (
         re.compile(
@@ -178,34 +180,15 @@ _ASKED_KINDS: tuple[tuple[re.Pattern[str], ContentKind], ...] = (
             r"key takeaways|recap)\b",
             re.I,
         ),
-        "overview",
+        ("overview",),
     ),
-    (_COURSE, "navigation"),
-    (_COURSE, "overview"),
+    (_COURSE, ("navigation", "overview")),
 )
-
-
-def _by_pattern(
-    pairs: tuple[tuple[re.Pattern[str], ContentKind], ...],
-) -> tuple[tuple[re.Pattern[str], tuple[ContentKind, ...]], ...]:
-    """Each pattern once (by identity), with the kinds it names in their order."""
-    groups: list[tuple[re.Pattern[str], list[ContentKind]]] = []
-    for pattern, kind in pairs:
-        group = next((kinds for p, kinds in groups if p is pattern), None)
-        if group is None:
-            groups.append((pattern, [kind]))
-        else:
-            group.append(kind)
-    return tuple((p, tuple(kinds)) for p, kinds in groups)
-
-
-# `_COURSE` names two kinds: searched once (a scan of the question for a long case-blind alternation).
-_ASKED_PATTERNS = _by_pattern(_ASKED_KINDS)
 
 
 def asked_kinds(question: str) -> frozenset[ContentKind]:
     """The content kinds other than prose that the question asks about by name."""
-    return frozenset(kind for pattern, kinds in _ASKED_PATTERNS if pattern.search(question) for kind in kinds)
+    return frozenset(kind for pattern, kinds in _ASKED_KINDS if pattern.search(question) for kind in kinds)
 
 
 @lru_cache(maxsize=16_384)

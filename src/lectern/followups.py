@@ -165,7 +165,8 @@ _GROUP_BACK = re.compile(
 )
 _BETTER = _word_set("better worse best worst")
 # The small words a pick with no noun of its own is followed by ("the former is", "the second costs less").
-_PICK_FOLLOWERS = STOP_WORDS | AUXILIARIES | _VERBS | COMPARATIVES | _BETTER
+_SMALL_WORDS_AND_VERBS = STOP_WORDS | AUXILIARIES | _VERBS
+_PICK_FOLLOWERS = _SMALL_WORDS_AND_VERBS | COMPARATIVES | _BETTER
 
 
 def _nothing_named_after(followers: frozenset[str]) -> str:
@@ -454,8 +455,7 @@ def _leaves_out_one_thing(question: str) -> bool:
     match = _LEAVES_OUT.search(question)
     if match is None:
         return False
-    rest = content_words(question[: match.start()] + " " + question[match.end() :])
-    topical = [w for w in rest if not _is_action(w) and w.lower() not in ANAPHORA]
+    topical = _topical_words(question[: match.start()] + " " + question[match.end() :])
     # "can I skip the PostgreSQL install and use SQLite?" names two things of its own: it stands alone
     return len(topical) < SELF_CONTAINED_WORDS - 1 and sum(map(_is_specific, topical)) <= 1
 
@@ -559,7 +559,7 @@ def _letter_labels(question: str) -> set[str]:
     labels: set[str] = set()
     for match in _LETTER_LABEL.finditer(question):
         after = match.group(2)
-        if after is None or after.lower() in STOP_WORDS | AUXILIARIES | _VERBS:
+        if after is None or after.lower() in _SMALL_WORDS_AND_VERBS:
             labels.add(match.group(1))
     return labels
 
@@ -690,7 +690,7 @@ def _says_its_setting_first(question: str) -> bool:
     if len(sentences) < 2:
         return False
     setting = " ".join(sentences[:-1])
-    topical = [w for w in content_words(setting) if not _is_action(w) and w.lower() not in ANAPHORA]
+    topical = _topical_words(setting)
     return len(topical) >= MIN_OWN_CONTENT_WORDS
 
 
@@ -715,6 +715,11 @@ def _is_action(word: str) -> bool:
         if stem != lowered and len(stem) >= 3 and (stem in ACTION_WORDS or doubled):
             return True
     return False
+
+
+def _topical_words(text: str) -> list[str]:
+    """The words of `text` that name its topic: content words less actions and pronouns."""
+    return [w for w in content_words(text) if not _is_action(w) and w.lower() not in ANAPHORA]
 
 
 def _names_a_topic(clause: str) -> bool:
@@ -892,7 +897,7 @@ def _asks_need_of_doing(question: str, previous: str) -> bool:
         return False
     if _ANAPHORA_WORD.search(question) or re.search(r"\bones?\b", question, re.IGNORECASE):
         return False  # "does it need a password?", "do I need at least one?": the pronoun says of what
-    topical = [w for w in content_words(question) if not _is_action(w) and w.lower() not in ANAPHORA]
+    topical = _topical_words(question)
     return len(topical) < SELF_CONTAINED_WORDS and not any(_is_specific(w) for w in topical)
 
 
@@ -902,7 +907,7 @@ def _leans_on(question: str, previous: str) -> bool:
         return True
     if _compares_with_previous(question, previous):
         return True
-    topical = [w for w in content_words(question) if not _is_action(w) and w.lower() not in ANAPHORA]
+    topical = _topical_words(question)
     if _asks_need_of_doing(question, previous):
         return True
     if _presupposes_previous(question, previous):
@@ -973,7 +978,7 @@ def _presupposes_previous(question: str, previous: str) -> bool:
     naming little (no name, few topic words): one naming its own setting stands alone."""
     if _NEED_THEN_IT.search(question) and len(_ANAPHORA_WORD.findall(question)) == 1:
         return True
-    topical = [w for w in content_words(question) if not _is_action(w) and w.lower() not in ANAPHORA]
+    topical = _topical_words(question)
     if len(topical) > SELF_CONTAINED_WORDS or any(_is_specific(w) for w in topical):
         return False
     if _EACH_UNOWNED.search(question):
@@ -1004,7 +1009,7 @@ def _names_one_asked_for(question: str, previous: str) -> bool:
     for match in _DEFINITE_KIND.finditer(question):
         after = [w.lower() for w in match.group(1).split()]
         # the noun phrase ends before the first small word or verb ("the grain filter | do")
-        ends = [i for i, w in enumerate(after) if w in STOP_WORDS | AUXILIARIES | _VERBS]
+        ends = [i for i, w in enumerate(after) if w in _SMALL_WORDS_AND_VERBS]
         named = after[: ends[0]] if ends else after
         if len(named) < 2 or any(w in _PICKS_NO_KIND or w in ORDINALS for w in named):
             continue
@@ -1054,7 +1059,7 @@ def names_little(question: str) -> bool:
     """Whether `question` names too little to be a topic of its own: at most `SELF_CONTAINED_WORDS`
     topic words, none a name ("how do I refuse a bad value?", "which message type carries the pose
     estimate?"), where "how much does nvidia riva cost per hour of audio?" names its own."""
-    topical = [w for w in content_words(question) if not _is_action(w) and w.lower() not in ANAPHORA]
+    topical = _topical_words(question)
     return len(topical) <= SELF_CONTAINED_WORDS and not any(_is_specific(w) for w in topical)
 
 
@@ -1063,7 +1068,7 @@ def _repeats_previous_words(question: str, previous: str) -> bool:
     a short question whose every topic word comes from the previous question, none of them a name,
     asks about what that question was about ("the separate pieces" it offered), not a topic of its
     own. One that names a thing ("How do I install Isaac Sim?") stands alone."""
-    topical = [w for w in content_words(question) if not _is_action(w) and w.lower() not in ANAPHORA]
+    topical = _topical_words(question)
     if not topical or len(topical) >= SELF_CONTAINED_WORDS or any(_is_specific(w) for w in topical):
         return False
     before = {w.lower() for w in content_words(previous)}
@@ -1130,6 +1135,28 @@ def _bare_setting(question: str) -> bool:
         return False
     opener, _, rest = question.strip().partition(" ")
     return opener.lower() not in {"for", "as"} or bool(content_words(rest))
+
+
+def _asks_of_the_doing(question: str, previous: str) -> bool:
+    """Whether a question after a how-to (`previous`) asks of the whole doing ("roll back a deployment"),
+    not of its object ("deployment"):
+    - it names no thing, only how far or a verb with its particle: "how far back can I go?" after "how do
+      I roll back a deployment?", "can I opt out later?" after "how do I enrol in the pension plan?";
+    - "is there a fee?" after "how do I cancel a booking ...?": a fee for cancelling, not a booking fee;
+    - a step left out: "can I skip creating an account?" after "how do I set up the e-reader ...?";
+    - a need: "do I need the vet's receipts?" after "how do I make a claim on my pet insurance?";
+    - what follows: "will I lose my contacts?" after "how do I reset the phone to factory settings?";
+    - a name the swaps left alone: "and PETG?" after "how do I load PLA?" may be another thing to do it
+      to or a place to do it in ("and Windows?" after "how do I install Gazebo?"); either way it asks
+      of the doing, which the bare object ("PLA") leaves out."""
+    if _names_only_doing(question) or _IS_THERE_BARE.match(question) or _WHAT_FOLLOWS.match(question):
+        return True
+    if _LEAVES_OUT.search(question) and not _ANAPHORA_WORD.search(question):
+        return True
+    if _asks_need_of_doing(question, previous):
+        return True
+    name = noun_phrase_of(question)
+    return name is not None and all(_is_specific(w) for w in words(name))
 
 
 def _with_previous(question: str, previous_questions: Sequence[str]) -> str:
@@ -1291,32 +1318,7 @@ def _with_previous(question: str, previous_questions: Sequence[str]) -> str:
         # same situation with one thing changed, so the whole question is its setting
         return _after_statement(_what_if_named(question, previous), previous)
     how_to = _doing_asked(previous)
-    if standing and how_to and _names_only_doing(question):
-        # "how far back can I go?" after "how do I roll back a deployment?", "can I opt out later?" after
-        # "how do I enrol in the pension plan?": the question names no thing, only how far or a verb with
-        # its particle, so it is about the whole doing ("roll back a deployment"), not its object
-        return _after_statement(question, " ".join(how_to.group(1).split()))
-    if standing and how_to and _IS_THERE_BARE.match(question):
-        # "is there a fee?" after "how do I cancel a booking ...?": a fee for the whole doing (cancelling),
-        # not for its object ("booking"), which a booking fee would be
-        return _after_statement(question, " ".join(how_to.group(1).split()))
-    if standing and how_to and _LEAVES_OUT.search(question) and not _ANAPHORA_WORD.search(question):
-        # "can I skip creating an account?" after "how do I set up the e-reader for the first time?": a
-        # step left out of the whole doing, not out of its object
-        return _after_statement(question, " ".join(how_to.group(1).split()))
-    if standing and how_to and _asks_need_of_doing(question, previous):
-        # "do I need the vet's receipts?" after "how do I make a claim on my pet insurance?": needed for
-        # the whole doing, not for its object
-        return _after_statement(question, " ".join(how_to.group(1).split()))
-    if standing and how_to and _WHAT_FOLLOWS.match(question):
-        # "will I lose my contacts?" after "how do I reset the phone to factory settings?": what follows
-        # from the whole doing, not from its object
-        return _after_statement(question, " ".join(how_to.group(1).split()))
-    name = noun_phrase_of(question)
-    if standing and how_to and name is not None and all(_is_specific(w) for w in words(name)):
-        # "and PETG?" after "how do I load PLA?": a name the swaps left alone may be another thing to
-        # do it to or a place to do it in ("and Windows?" after "how do I install Gazebo?"); either way
-        # it asks of the doing, which the bare object ("PLA") leaves out
+    if standing and how_to and _asks_of_the_doing(question, previous):
         return _after_statement(question, " ".join(how_to.group(1).split()))
     if _asks_nothing_of_its_own(question) and "(" not in previous and not _covers(topic, previous):
         # "give me an example", "why?" after a question that stood alone: nothing of its own to place a
@@ -1343,6 +1345,13 @@ def _with_previous(question: str, previous_questions: Sequence[str]) -> str:
     return _rewrite(question, head, context, topic)
 
 
+# Words no thing's name is made of (a person, a pronoun, a small word) and, with the auxiliaries and
+# question words, words no subject right after an auxiliary is made of.
+_NOT_A_THING = _PRONOUN_I | ANAPHORA | STOP_WORDS
+_NO_SUBJECT_WORDS = _NOT_A_THING | AUXILIARIES | QUESTION_WORDS
+# The question words after which the auxiliary's subject is the thing asked about ("how do GitHub Actions
+# runners ...?"), not the one asked for ("which runners do ...?").
+_ASKS_HOW_OR_WHAT = QUESTION_WORDS - {"which", "whose", "who", "whom"}
 _WHAT_IF_PRONOUN = re.compile(r"^(\s*(?:(?:and|but|so)\s*,?\s+)?what\s+if\s+)(it|they)\b", re.IGNORECASE)
 
 
@@ -1358,7 +1367,7 @@ def _what_if_named(question: str, previous: str) -> str:
     if named is not None:
         return f"{match.group(1)}{named}{question[match.end() :]}"
     head = _tokens(subject_parts(previous)[0])
-    if not head or len(head) > 4 or any(w.lower() in _PRONOUN_I | ANAPHORA | STOP_WORDS for w in head):
+    if not head or len(head) > 4 or any(w.lower() in _NOT_A_THING for w in head):
         return question
     if looks_plural(head[-1]) != (match.group(2).lower() == "they"):
         return question
@@ -1383,12 +1392,12 @@ def _named_after_auxiliary(previous: str, *, plural: bool) -> str | None:
     start = 1 if tokens and tokens[0].lower() in AUXILIARIES else 2
     if len(tokens) < start + 2 or tokens[start - 1].lower() not in AUXILIARIES:
         return None
-    if start == 2 and tokens[0].lower() not in QUESTION_WORDS - {"which", "whose", "who", "whom"}:
+    if start == 2 and tokens[0].lower() not in _ASKS_HOW_OR_WHAT:
         return None
     rest = tokens[start : start + 5]
     for j, token in enumerate(rest[:-1]):
         lowered = token.lower()
-        if lowered in STOP_WORDS | AUXILIARIES | _PRONOUN_I | ANAPHORA | QUESTION_WORDS:
+        if lowered in _NO_SUBJECT_WORDS:
             return None
         following = rest[j + 1]
         if plural and not token[0].isupper() and looks_plural(token) and not looks_plural(following):
