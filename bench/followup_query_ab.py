@@ -154,6 +154,14 @@ three rows changed, each answered and cited with its keyword before and after; d
 0.828, d13d-fu-09 0.663 -> 0.825 (low -> medium), d13c-fu-09 0.605 -> 0.536 (low both; an expected file now
 in the top five); every figure the same (followups-dev13 dev13 answered 21, cited 19, keywords 15 of 24),
 funm near misses refused 13 of 20 both.
+
+Review 11 (fu17; the probes in tests/unit/test_followups_review11.py: what counts under a standard after a
+how-to, `_asks_what_qualifies`; "is X extra/included/covered?", `_EXTRA_OR_INCLUDED`; a participle or
+adjective after the kind asked for, `_without_predicate`; a contraction after a named "they"/"it",
+`_uncontracted`), base main 3077887, tuning splits only (held-back ones now run only with --held-back):
+of the 515 tuning follow-ups none changed. bench/answer_quality.py, base and new, on followups-dev dev,
+followups-dev2 dev2, followups-dev3 dev3, followups-dev4..13 devN, followups-nm funm, reader tune and
+dev13 dev13: no row differs (every field but the timings).
 """
 
 from __future__ import annotations
