@@ -901,6 +901,38 @@ def _asks_need_of_doing(question: str, previous: str) -> bool:
     return len(topical) < SELF_CONTAINED_WORDS and not any(_is_specific(w) for w in topical)
 
 
+# "what documents count as proof of address?", "what counts as a valid reason to leave early?": what
+# qualifies under a rule, by a word that says a standard is set (proof, evidence, a valid or acceptable
+# one), with no phrase saying whose rule it is ("proof of address for a bank account").
+_COUNTS_AS = re.compile(
+    r"^" + _CARRIES_ON + r"(?:what|which)(?:\s+[a-z]+)?\s+counts?\s+as\s+(?:an?\s+)?"
+    r"(?:proof|evidence|valid|acceptable|sufficient|eligible|qualifying|official|reasonable)\b"
+    r"(?!.*\b(?:for|in|on|under|at|within|by|when|if)\b)",
+    re.IGNORECASE,
+)
+
+
+def _asks_what_qualifies(question: str, previous: str) -> bool:
+    """ "what documents count as proof of address?" after "how do I register my child at the primary
+    school?": what counts under a standard, after a how-to and naming little, is what counts for the
+    doing just asked about (the proof asked for when registering)."""
+    if not _COUNTS_AS.match(question) or _doing_asked(previous) is None:
+        return False
+    topical = _topical_words(question)
+    return len(topical) <= SELF_CONTAINED_WORDS and not any(_is_specific(w) for w in topical)
+
+
+# "is bedding extra?", "are towels included?": extra, included or covered says "in or beyond something",
+# which a question ending there leaves to the turn before (a price, a package, a policy).
+_EXTRA_OR_INCLUDED = re.compile(
+    r"^"
+    + _CARRIES_ON
+    + r"(?:is|are)\s+(?!(?:it|they|this|that|these|those|there)\b)(?:[\w'\u2019-]+\s+){1,3}"
+    r"(?:extra|included|covered|excluded|charged\s+extra|an\s+extra|at\s+extra\s+cost)\s*[?.!]*\s*$",
+    re.IGNORECASE,
+)
+
+
 def _leans_on(question: str, previous: str) -> bool:
     """Whether `question` needs the turn before it (`previous`) to be searched."""
     if is_followup(question) or _repeats_previous_words(question, previous):
@@ -911,6 +943,8 @@ def _leans_on(question: str, previous: str) -> bool:
     if _asks_need_of_doing(question, previous):
         return True
     if _presupposes_previous(question, previous):
+        return True
+    if _asks_what_qualifies(question, previous) or _EXTRA_OR_INCLUDED.match(question):
         return True
     if (
         _WHAT_FOLLOWS.match(question)
@@ -1011,6 +1045,7 @@ def _names_one_asked_for(question: str, previous: str) -> bool:
         # the noun phrase ends before the first small word or verb ("the grain filter | do")
         ends = [i for i, w in enumerate(after) if w in _SMALL_WORDS_AND_VERBS]
         named = after[: ends[0]] if ends else after
+        named = _without_predicate(named, things.group(1).lower() if things is not None else "")
         if len(named) < 2 or any(w in _PICKS_NO_KIND or w in ORDINALS for w in named):
             continue
         if all(w in before for w in named):
@@ -1023,6 +1058,25 @@ def _names_one_asked_for(question: str, previous: str) -> bool:
         if contents is not None or (things is not None and head == _singular(things.group(1).lower())):
             return True
     return False
+
+
+_PREDICATE_WORDS = _word_set("optional mandatory necessary free visible editable")
+
+
+def _without_predicate(named: list[str], kind: str) -> list[str]:
+    """ "priority field" of "is the priority field required?" after "what fields does a bug report have?":
+    the words after the kind asked for that say something of it (a participle or an adjective the
+    question ends on) are no part of its name."""
+    if not kind:
+        return named
+    kind = _singular(kind)
+    ends = [i for i, w in enumerate(named) if _singular(w) == kind]
+    if not ends or ends[-1] == len(named) - 1:
+        return named
+    rest = named[ends[-1] + 1 :]
+    if all(w.endswith("ed") or _is_adjective(w) or w in _PREDICATE_WORDS for w in rest):
+        return named[: ends[-1] + 1]
+    return named
 
 
 # "how do newer systems differ from the classic pipeline?": a comparative before a noun, with no "than".
@@ -1145,6 +1199,7 @@ def _asks_of_the_doing(question: str, previous: str) -> bool:
     - "is there a fee?" after "how do I cancel a booking ...?": a fee for cancelling, not a booking fee;
     - a step left out: "can I skip creating an account?" after "how do I set up the e-reader ...?";
     - a need: "do I need the vet's receipts?" after "how do I make a claim on my pet insurance?";
+    - what qualifies: "what documents count as proof of address?" after "how do I register my child ...?";
     - what follows: "will I lose my contacts?" after "how do I reset the phone to factory settings?";
     - a name the swaps left alone: "and PETG?" after "how do I load PLA?" may be another thing to do it
       to or a place to do it in ("and Windows?" after "how do I install Gazebo?"); either way it asks
@@ -1153,7 +1208,7 @@ def _asks_of_the_doing(question: str, previous: str) -> bool:
         return True
     if _LEAVES_OUT.search(question) and not _ANAPHORA_WORD.search(question):
         return True
-    if _asks_need_of_doing(question, previous):
+    if _asks_need_of_doing(question, previous) or _asks_what_qualifies(question, previous):
         return True
     name = noun_phrase_of(question)
     return name is not None and all(_is_specific(w) for w in words(name))
@@ -1355,6 +1410,21 @@ _ASKS_HOW_OR_WHAT = QUESTION_WORDS - {"which", "whose", "who", "whom"}
 _WHAT_IF_PRONOUN = re.compile(r"^(\s*(?:(?:and|but|so)\s*,?\s+)?what\s+if\s+)(it|they)\b", re.IGNORECASE)
 
 
+# "they're", "it's" ("it's been"): the verb a pronoun's contraction holds, spelt out after a name.
+_CONTRACTED = re.compile(r"^['\u2019](re|s)\b(?=(\s+(?:been|got)\b)?)", re.IGNORECASE)
+
+
+def _uncontracted(rest: str, *, plural: bool) -> str:
+    """ "'re too tall" -> " are too tall" once "they" is a name ("campervans're" is no word)."""
+    match = _CONTRACTED.match(rest)
+    if match is None:
+        return rest
+    perfect = {True: "have", False: "has"}
+    be = {True: "are", False: "is"}
+    verb = (perfect if match.group(2) else be)[plural]
+    return f" {verb}{rest[match.end() :]}"
+
+
 def _what_if_named(question: str, previous: str) -> str:
     """ "what if the robot mower gets stuck on the way?" for "what if it gets stuck on the way?" after "how
     does the robot mower find its way back ...?": the "it" or "they" that opens the "what if" clause is the
@@ -1364,8 +1434,9 @@ def _what_if_named(question: str, previous: str) -> str:
     if match is None:
         return question
     named = _named_after_auxiliary(previous, plural=match.group(2).lower() == "they")
+    rest = _uncontracted(question[match.end() :], plural=match.group(2).lower() == "they")
     if named is not None:
-        return f"{match.group(1)}{named}{question[match.end() :]}"
+        return f"{match.group(1)}{named}{rest}"
     head = _tokens(subject_parts(previous)[0])
     if not head or len(head) > 4 or any(w.lower() in _NOT_A_THING for w in head):
         return question
@@ -1379,7 +1450,7 @@ def _what_if_named(question: str, previous: str) -> str:
         or said[said.index(first) - 1] not in _DETERMINERS | _ASKS_WHICH
     ):
         return question  # a thing's name opens after "the", "my" or "which", not "usually goes wrong"
-    return f"{match.group(1)}{' '.join(head)}{question[match.end() :]}"
+    return f"{match.group(1)}{' '.join(head)}{rest}"
 
 
 def _named_after_auxiliary(previous: str, *, plural: bool) -> str | None:

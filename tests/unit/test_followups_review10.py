@@ -17,8 +17,9 @@ follow-up searched alone, and the seat reservation); 12 of 12 questions of their
 switches as asked. After the rules: 19 right, 14 acceptable (the brackets hold the previous subject as
 `subject_parts` cuts it, "(language certificate exam structured)"), 2 wrong; 12 of 12 and 6 of 6 as asked.
 After the second set was run, "the <kind>" was let run to four words, so "the pipeline stage view plugin"
-is read too (acceptable; no tuned query changed): 1 wrong left (`test_still_misread`, "what documents count
-as proof of address?" after a how-to). The rules (`lectern.followups`):
+is read too (acceptable; no tuned query changed): 1 wrong left, "what documents count as proof of address?"
+after a how-to, read since review 11 (`test_read_since_review11`; test_followups_review11.py). The rules
+(`lectern.followups`):
 - a "what if it/they" whose previous question has its subject right after the auxiliary that opens it, with
   no article, names that subject: for "they" the words up to a plural noun a verb follows ("GitHub Actions
   runners", "rental cars", "donors"), for "it" a run of capitalised names ("Grafana")
@@ -280,12 +281,7 @@ def test_topic_switch_stays_as_asked(previous: list[str], question: str) -> None
         ),
     ],
 )
-@pytest.mark.xfail(
-    strict=True,
-    reason="'count as' asks what qualifies, which no word ties to the doing before (after a how-to, as after "
-    "anything, it may be a question of its own); it is searched as asked",
-)
-def test_still_misread(previous: list[str], question: str, query: str) -> None:
+def test_read_since_review11(previous: list[str], question: str, query: str) -> None:
     assert standalone_query(question, previous) == query
 
 
