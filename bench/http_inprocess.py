@@ -131,6 +131,13 @@ def _threads_cpu() -> dict[str, float]:
     return found
 
 
+def _collect(on: bool) -> None:
+    """Callgrind's collection on or off for this process (nothing without CALLGRIND set)."""
+    if os.environ.get("CALLGRIND"):
+        state = "on" if on else "off"
+        subprocess.run(["callgrind_control", "-i", state, str(os.getpid())], check=False, capture_output=True)
+
+
 def child(folder: Path, clients: int, requests: int, questions: int) -> None:
     """In the variant's process: build the app, record the answers, then measure."""
     from fastapi import FastAPI
@@ -153,9 +160,11 @@ def child(folder: Path, clients: int, requests: int, questions: int) -> None:
             await _drive(app, qs, 4, len(qs))  # record every answer
             await _drive(app, qs, clients, 300)  # warm
             threads = _threads_cpu()
+            _collect(True)
             cpu, loop_cpu, started = time.process_time(), time.thread_time(), time.perf_counter()
             statuses = await _drive(app, qs, clients, requests)
             cpu, loop_cpu = time.process_time() - cpu, time.thread_time() - loop_cpu
+            _collect(False)
             seconds = time.perf_counter() - started
             after = _threads_cpu()
         if any(s != 200 for s in statuses):
