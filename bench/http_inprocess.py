@@ -11,6 +11,16 @@ A variant is ``LABEL=SRC`` (SRC first on PYTHONPATH; empty for this tree). Repor
 answer (all its threads: the event loop, the store's writer, the log writer) and the event loop
 thread's alone, per round and as medians. Needs the collection bench/http_load.py ingested.
 
+Instructions instead of CPU time (steady on a shared machine; valgrind serialises the threads, so the
+count still moves ~1 % with how many writes each group commit gathers), one variant a run, ~4-6 min:
+
+    PYTHONHASHSEED=0 PYTHONPATH=SRC:bench CALLGRIND=1 <the service's LECTERN_* settings, as measure()
+        sets them> valgrind --tool=callgrind --instr-atstart=no --dump-instr=no --callgrind-out-file=OUT \
+        .venv/bin/python bench/http_inprocess.py CORPUS --child --clients 32 --requests 320 --questions 40
+
+valgrind's "Collected" over 320 is the instructions an answer outside the engine (the load's own
+json.loads of each response, ~0.17 M, included).
+
 Findings (textbook-a, 32 clients, 2 shared cores at load 5-7; this script unless said otherwise):
 
 * Where the non-engine CPU goes (main at 08a7dec, 2000 replayed answers): ~1.1-1.4 ms per answer in
@@ -38,6 +48,33 @@ Findings (textbook-a, 32 clients, 2 shared cores at load 5-7; this script unless
 * Small, kept, below what these benches resolve here: prometheus children looked up once (five
   ``labels()`` per answer, 13.6 -> 7.4 us) and a free session turn taken without arming
   ``asyncio.timeout`` (6.6 -> 0.4 us).
+
+Issue 12, Nov 2026 (base = main 3077887 by PYTHONPATH, textbook-a, 32 clients):
+
+* Callgrind (above) at base: 5.52 M instructions an answer (1770.8 M and 1763.1 M over two runs).
+  By C function, inclusive: JSON encoding 13 % (the stored answer's sources and citations, ~5.4 KB,
+  the log lines and log rows), sqlite3 execute 10 % (a turn's two group-committed writes, ~9
+  statements with the savepoints; RETURNING and the CHECK constraints' IN lists each build an
+  ephemeral b-tree a row, ~3 % in SQLite's page zeroing), pydantic-core ~10 %, and 7 % in datetimes:
+  ``UTCDateTime``'s ``datetime.replace(tzinfo=...)`` (~9 k instructions a call, its keyword
+  arguments) before SQLAlchemy's DATETIME filled a %-template from a dict, ~12 binds and ~8 window
+  reads a turn.
+* Kept: ``UTCDateTime`` on SQLite binds and reads in one step (the same template from a tuple;
+  ``fromisoformat(text + "+00:00")`` for its own text, anything else parsed as before); an answer's
+  Sources built once for the stored message and the response; the stored answer's ``NewMessage``
+  built without validating again the dicts dumped from just-validated models. 5.52 -> 5.18 M
+  instructions an answer (1649.5 M and 1665.7 M); CPU an answer 1034 -> 894 us (event loop 586 ->
+  517, store writer 403 -> 335, log writer 48 -> 43; medians of 4 alternated rounds, lower in 4 of
+  4, load 2.1-3.1). Every /chat/run answer, the history, the stored messages (sources and citations
+  JSON text included), thread counters and log rows identical for 50 questions in 10 sessions.
+* With the real engine the server spends ~9-11 ms an answer, so this is ~1.4 % of it: bench/http_load.py
+  (1 worker, 3 alternated pairs) moved within its noise (32 clients: base 98-117/s, 8.5-10.9 ms CPU;
+  this 111-129/s, 8.6-9.3 ms). The real-engine app driven in-process (no uvicorn) took 9.3 ms an
+  answer against 9.8 ms for the uvicorn server in the same minutes: uvicorn and the sockets are
+  ~0.5 ms; the rest is the engine (~7.5 ms alone, bench/stage_cpu.py) and its thread hand-offs.
+* Tried, dropped: ``ensure_ascii=False`` for the stored JSON (no faster on this text, 67-96 vs 70-110
+  us for 5 citations); ``isoformat`` for the bind (its offset formatting, ~12 k instructions a call,
+  costs more than the template); ``NewLogEvent.model_construct`` (slower than validating: 4.7 vs 3.4 us).
 """
 
 from __future__ import annotations
@@ -131,6 +168,13 @@ def _threads_cpu() -> dict[str, float]:
     return found
 
 
+def _collect(on: bool) -> None:
+    """Callgrind's collection on or off for this process (nothing without CALLGRIND set)."""
+    if os.environ.get("CALLGRIND"):
+        state = "on" if on else "off"
+        subprocess.run(["callgrind_control", "-i", state, str(os.getpid())], check=False, capture_output=True)
+
+
 def child(folder: Path, clients: int, requests: int, questions: int) -> None:
     """In the variant's process: build the app, record the answers, then measure."""
     from fastapi import FastAPI
@@ -153,9 +197,11 @@ def child(folder: Path, clients: int, requests: int, questions: int) -> None:
             await _drive(app, qs, 4, len(qs))  # record every answer
             await _drive(app, qs, clients, 300)  # warm
             threads = _threads_cpu()
+            _collect(True)
             cpu, loop_cpu, started = time.process_time(), time.thread_time(), time.perf_counter()
             statuses = await _drive(app, qs, clients, requests)
             cpu, loop_cpu = time.process_time() - cpu, time.thread_time() - loop_cpu
+            _collect(False)
             seconds = time.perf_counter() - started
             after = _threads_cpu()
         if any(s != 200 for s in statuses):

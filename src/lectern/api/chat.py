@@ -27,7 +27,7 @@ from lectern.api.chat_models import (
 from lectern.api.errors import error_body, status_for_code
 from lectern.api.ids import random_uuid
 from lectern.api.services import Services, owner, owner_of, services, services_of
-from lectern.api.turns import Turn, shielded
+from lectern.api.turns import Turn, shielded, sources_of
 from lectern.engine import AskOptions
 from lectern.events import Done, Event, Failed, Token
 
@@ -97,8 +97,9 @@ async def chat_run(body: ChatRequest, request: Request) -> Response:
         async with contextlib.aclosing(svc.turns.events(turn, conversation)) as events:
             async for event in events:
                 if isinstance(event, Done):
-                    seq = await svc.turns.complete(turn, event.answer, started)
-                    response = _json(ChatResponse.of(event.answer, turn.session_id, seq))
+                    sources = sources_of(event.answer)  # stored and shown: built once
+                    seq = await svc.turns.complete(turn, event.answer, started, sources=sources)
+                    response = _json(ChatResponse.of(event.answer, turn.session_id, seq, sources=sources))
                     response.headers["Server-Timing"] = debug.server_timing(event.answer)
                     return response
                 if isinstance(event, Failed):
@@ -154,15 +155,18 @@ async def chat_stream(body: ChatRequest, request: Request) -> EventSourceRespons
                     chunk = []
                 if isinstance(event, Done):
                     try:
-                        stored = await shielded(svc.turns.complete(turn, event.answer, started))
+                        sources = sources_of(event.answer)
+                        stored = await shielded(
+                            svc.turns.complete(turn, event.answer, started, sources=sources)
+                        )
                     except errors.LecternError as exc:  # the database went away: say so, no traceback
                         yield _sse(
                             "error", error_body(exc.code, exc.message, status=exc.http_status), seq
                         ).encode()
                         return
-                    metadata = ChatResponse.of(event.answer, turn.session_id, stored).model_dump(
-                        mode="json", exclude_none=True
-                    )
+                    metadata = ChatResponse.of(
+                        event.answer, turn.session_id, stored, sources=sources
+                    ).model_dump(mode="json", exclude_none=True)
                     yield _sse("done", {"metadata": metadata}, seq).encode()
                     return
                 if isinstance(event, Failed):

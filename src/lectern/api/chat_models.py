@@ -197,7 +197,17 @@ class ChatResponse(BaseModel):
     )
 
     @classmethod
-    def of(cls, answer: Answer, session_id: uuid.UUID, message_seq: int | None = None) -> ChatResponse:
+    def of(
+        cls,
+        answer: Answer,
+        session_id: uuid.UUID,
+        message_seq: int | None = None,
+        *,
+        sources: list[Source] | None = None,
+    ) -> ChatResponse:
+        """``sources``: the answer's citations as Sources when built already (turns.sources_of)."""
+        if sources is None:
+            sources = [Source.of(c) for c in answer.citations]
         return cls(
             **debug.report(answer),
             related=[Source.of(c) for c in answer.related],
@@ -207,7 +217,7 @@ class ChatResponse(BaseModel):
             response=answer.text,
             confidence=answer_confidence(answer),
             # A refusal cites nothing; what it points to is `related`.
-            sources=[] if answer.refusal_reason else [Source.of(c) for c in answer.citations],
+            sources=[] if answer.refusal_reason else sources,
             session_id=session_id,
             timestamp=answer.timestamp,
             confidence_level=answer.confidence.confidence_level,
