@@ -411,13 +411,15 @@ def _one_of_a_kind(tokens: list[str]) -> bool:
 def _kind_one_at(tokens: list[str]) -> int | None:
     """Where the determiner of `_one_of_a_kind`'s "the <word> one" stands, or None."""
     for i, token in enumerate(tokens[2:-1], start=2):
-        if token not in {"one", "ones"} or tokens[i - 2] not in _KIND_DETERMINERS:
+        if token not in {"one", "ones"}:
+            continue
+        # one describing word or two ("the sensor model one")
+        at = next((j for j in (i - 2, i - 3) if j >= 0 and tokens[j] in _KIND_DETERMINERS), None)
+        if at is None or any(t in STOP_WORDS for t in tokens[at + 1 : i]):
             continue
         after = tokens[i + 1]
-        if tokens[i - 1] not in STOP_WORDS and (
-            after in STOP_WORDS | _AFTER_ONE or after in _VERBS or after in AUXILIARIES
-        ):
-            return i - 2
+        if after in STOP_WORDS | _AFTER_ONE or after in _VERBS or after in AUXILIARIES:
+            return at
     return None
 
 

@@ -45,7 +45,8 @@ waxing", "part 2 of the yoga course teach" glued), 3 wrong; with the rules 7 rig
 "counts for/towards the <part, section, stage, round, mark, score or grade>" leans on the previous turn
 like "what falls under ..." (`_COUNTS_TOWARD`); its examples (`test_counts_toward`), written before
 running: main 0 of 2, after 1 right and 1 acceptable ("(wine tasting skills)"); "what counts for the state
-pension?" (it first misread it, before the part nouns) and a topic switch stay as asked.
+pension?" (it first misread it, before the part nouns) and a topic switch stay as asked. Last, "the
+<two words> one" points back as "the <word> one" does (`_kind_one_at`; `test_kind_one_of_two_words`).
 """
 
 import pytest
@@ -304,4 +305,30 @@ def test_second_set(previous: list[str], question: str, query: str) -> None:
     ],
 )
 def test_counts_toward(previous: list[str], question: str, query: str) -> None:
+    assert standalone_query(question, previous) == query
+
+
+# "the <two words> one" is one of the things just asked for, as "the <word> one" is (the fourteenth set's
+# "what does the sensor model one mean?" was searched alone); main read the two others already
+@pytest.mark.parametrize(
+    ("previous", "question", "query"),
+    [
+        (
+            ["what exercises does the yoga course list?"],
+            "what does the warm-up stretch one involve?",
+            "what does the warm-up stretch exercise involve (yoga exercises)?",
+        ),
+        (
+            ["which boats does the sailing school have?"],
+            "how big is the small keel one?",
+            "how big is the small keel boat (sailing school boats)?",
+        ),
+        (
+            ["which plans does the broadband provider offer?"],
+            "how fast is the full fibre one?",
+            "how fast is the full fibre plan (broadband provider plans)?",
+        ),
+    ],
+)
+def test_kind_one_of_two_words(previous: list[str], question: str, query: str) -> None:
     assert standalone_query(question, previous) == query
