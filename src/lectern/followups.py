@@ -2311,6 +2311,18 @@ def _marked_subject(text: str) -> str:
             if any(_is_specific(w) for w in rest):
                 return " ".join(_strip_edges([*subject, *rest]))
             return " ".join(subject)
+        if (
+            len(tokens) > 2
+            and not tokens[0].islower()
+            and tokens[1].isalpha()
+            and tokens[1].islower()
+            and not looks_plural(tokens[1])
+            and tokens[2].lower() in _PREPOSITIONS
+        ):
+            # "what does DDS bring to ROS 2?": a lowercase word after a name and before a preposition is
+            # the name's verb (not "the tax app import from ...", where a noun can be read too); the
+            # doing goes with the thing, not into it
+            return " ".join([tokens[0], _DOING_MARK, *tokens[1:]])
         unlisted = _unlisted_verb(tokens)
         if unlisted is not None:
             # "what does the pet insurance policy exclude?", "what does the prompt ask me to define?": a

@@ -46,7 +46,9 @@ waxing", "part 2 of the yoga course teach" glued), 3 wrong; with the rules 7 rig
 like "what falls under ..." (`_COUNTS_TOWARD`); its examples (`test_counts_toward`), written before
 running: main 0 of 2, after 1 right and 1 acceptable ("(wine tasting skills)"); "what counts for the state
 pension?" (it first misread it, before the part nouns) and a topic switch stay as asked. Last, "the
-<two words> one" points back as "the <word> one" does (`_kind_one_at`; `test_kind_one_of_two_words`).
+<two words> one" points back as "the <word> one" does (`_kind_one_at`; `test_kind_one_of_two_words`),
+and in "what does Redis bring to a web app?" the lowercase word between a name and a preposition is the
+name's verb (`test_name_then_verb_before_preposition`; "the tax app import from ..." keeps its noun).
 """
 
 import pytest
@@ -331,4 +333,26 @@ def test_counts_toward(previous: list[str], question: str, query: str) -> None:
     ],
 )
 def test_kind_one_of_two_words(previous: list[str], question: str, query: str) -> None:
+    assert standalone_query(question, previous) == query
+
+
+# "what does Redis bring to a web app?": a lowercase word after a name and before a preposition is the
+# name's verb, not the last word of the thing (main: "does Redis bring to a web include faster queries
+# (app)?"; the tuned d10b-fu-03 read "does DDS bring to ROS 2 include ...?")
+@pytest.mark.parametrize(
+    ("previous", "question", "query"),
+    [
+        (
+            ["what does Redis bring to a web app?"],
+            "does that include faster queries?",
+            "does Redis include faster queries (bring to a web app)?",
+        ),
+        (
+            ["what does the tax app import from my bank?"],
+            "what if it gets a transaction wrong?",
+            "what if tax app import gets a transaction wrong (what does the tax app import from my bank)?",
+        ),
+    ],
+)
+def test_name_then_verb_before_preposition(previous: list[str], question: str, query: str) -> None:
     assert standalone_query(question, previous) == query
