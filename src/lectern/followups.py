@@ -411,13 +411,15 @@ def _one_of_a_kind(tokens: list[str]) -> bool:
 def _kind_one_at(tokens: list[str]) -> int | None:
     """Where the determiner of `_one_of_a_kind`'s "the <word> one" stands, or None."""
     for i, token in enumerate(tokens[2:-1], start=2):
-        if token not in {"one", "ones"} or tokens[i - 2] not in _KIND_DETERMINERS:
+        if token not in {"one", "ones"}:
+            continue
+        # one describing word or two ("the sensor model one")
+        at = next((j for j in (i - 2, i - 3) if j >= 0 and tokens[j] in _KIND_DETERMINERS), None)
+        if at is None or any(t in STOP_WORDS for t in tokens[at + 1 : i]):
             continue
         after = tokens[i + 1]
-        if tokens[i - 1] not in STOP_WORDS and (
-            after in STOP_WORDS | _AFTER_ONE or after in _VERBS or after in AUXILIARIES
-        ):
-            return i - 2
+        if after in STOP_WORDS | _AFTER_ONE or after in _VERBS or after in AUXILIARIES:
+            return at
     return None
 
 
@@ -906,7 +908,9 @@ def _asks_need_of_doing(question: str, previous: str) -> bool:
 # one), with no phrase saying whose rule it is ("proof of address for a bank account").
 _COUNTS_AS = re.compile(
     r"^" + _CARRIES_ON + r"(?:what|which)(?:\s+[a-z]+)?\s+counts?\s+as\s+(?:an?\s+)?"
-    r"(?:proof|evidence|valid|acceptable|sufficient|eligible|qualifying|official|reasonable)\b"
+    r"(?:proof|evidence|valid|acceptable|sufficient|eligible|qualifying|official|reasonable"
+    # or a state of the reader's, a gerund ("living alone", "working full time")
+    r"|(?!(?:some|no|any|every)thing\b)[a-z]{2,}ing)\b"
     r"(?!.*\b(?:for|in|on|under|at|within|by|when|if)\b)",
     re.IGNORECASE,
 )
@@ -933,9 +937,27 @@ _EXTRA_OR_INCLUDED = re.compile(
 )
 
 
+# "when should I pick a service then?", "how much notice should I give then?": a "then" that ends the
+# question says it follows from what was just said.
+_THEN_END = re.compile(r"\bthen\s*[?.!]*\s*$", re.IGNORECASE)
+# "which package is the model file supposed to sit in?": what "the" thing is supposed or meant to do is
+# what the instructions just asked about say of it.
+_SUPPOSED_TO = re.compile(r"\b(?:is|are)\s+the\s+(?:[a-z][\w-]*\s+){1,3}(?:supposed|meant)\s+to\b", re.I)
+# "how long is the waiting list?", "when is the deadline?": a measure or time of "the" thing, named in one
+# or two plain words and nothing after them; after a how-to it is the doing's (its list, its deadline).
+_MEASURE_OF_THE = re.compile(
+    r"^" + _CARRIES_ON + r"(?:how\s+(?:long|much|soon)|when|where)\s+(?:is|are)\s+the\s+"
+    r"(?:[a-z][a-z-]*\s+)?[a-z][a-z-]*\s*[?.!]*\s*$"
+)
+
+
 def _leans_on(question: str, previous: str) -> bool:
     """Whether `question` needs the turn before it (`previous`) to be searched."""
     if is_followup(question) or _repeats_previous_words(question, previous):
+        return True
+    if _THEN_END.search(question):
+        return True
+    if _MEASURE_OF_THE.match(question) and _doing_asked(previous) is not None:
         return True
     if _compares_with_previous(question, previous):
         return True
@@ -979,6 +1001,14 @@ _UNDER_HEADING = re.compile(
     r"(?:counts?|falls?|goes|go|belongs?|comes?|listed|included|covered|filed)\s+under\s+(.+?)[\s?.!]*$",
     re.IGNORECASE,
 )
+# "what counts for the conversation part?", "what counts towards the practical mark?": what is credited
+# to a part or a mark named with "the", of the assessment just asked about ("what counts for the state
+# pension?" names no part of anything).
+_COUNTS_TOWARD = re.compile(
+    r"^" + _CARRIES_ON + r"(?:what|which\s+\w+)\s+(?:(?:is|are)\s+)?counts?\s+(?:for|towards?)\s+the\s+"
+    r"((?:[a-z][\w-]*\s+){0,2}(?:part|section|component|portion|stage|round|mark|score|grade)s?)[\s?.!]*$",
+    re.IGNORECASE,
+)
 # "what's in the filter menu?", "what does the welcome pack contain?", "which rooms does the venue offer?":
 # a question asking what something holds or which things it has.
 _ASKS_CONTENTS = re.compile(
@@ -1013,11 +1043,16 @@ def _presupposes_previous(question: str, previous: str) -> bool:
     if _NEED_THEN_IT.search(question) and len(_ANAPHORA_WORD.findall(question)) == 1:
         return True
     topical = _topical_words(question)
-    if len(topical) > SELF_CONTAINED_WORDS or any(_is_specific(w) for w in topical):
+    if any(_is_specific(w) for w in topical):
+        return False
+    if _SUPPOSED_TO.search(question):
+        # "supposed" or "meant" says no topic of its own
+        return len(topical) <= SELF_CONTAINED_WORDS + 1
+    if len(topical) > SELF_CONTAINED_WORDS:
         return False
     if _EACH_UNOWNED.search(question):
         return True
-    under = _UNDER_HEADING.match(question)
+    under = _UNDER_HEADING.match(question) or _COUNTS_TOWARD.match(question)
     if under is not None:
         return len(words(under.group(1))) <= 4
     return _names_one_asked_for(question, previous)
@@ -2276,6 +2311,18 @@ def _marked_subject(text: str) -> str:
             if any(_is_specific(w) for w in rest):
                 return " ".join(_strip_edges([*subject, *rest]))
             return " ".join(subject)
+        if (
+            len(tokens) > 2
+            and not tokens[0].islower()
+            and tokens[1].isalpha()
+            and tokens[1].islower()
+            and not looks_plural(tokens[1])
+            and tokens[2].lower() in _PREPOSITIONS
+        ):
+            # "what does DDS bring to ROS 2?": a lowercase word after a name and before a preposition is
+            # the name's verb (not "the tax app import from ...", where a noun can be read too); the
+            # doing goes with the thing, not into it
+            return " ".join([tokens[0], _DOING_MARK, *tokens[1:]])
         unlisted = _unlisted_verb(tokens)
         if unlisted is not None:
             # "what does the pet insurance policy exclude?", "what does the prompt ask me to define?": a
@@ -2470,6 +2517,10 @@ _HOW_MEASURE_AUX = re.compile(
 )
 
 
+# Verbs that take the measure asked for: "how much does it cost?", "how long does it last?".
+_MEASURED_VERBS = _word_set("cost costs weigh last hold charge")
+
+
 def _measured_subject(text: str, measure: str, auxiliary: str, rest: str) -> str:
     """The subject of "how <measure> <auxiliary> <rest>": the subject of the question without the measure
     ("how fast can the robot walk?" -> "robot"), not the measure and the verbs ("fast can the robot
@@ -2483,6 +2534,17 @@ def _measured_subject(text: str, measure: str, auxiliary: str, rest: str) -> str
         return _marked_subject(unmeasured)
     if not tokens or tokens[0].lower() in _PRONOUN_I:
         return topic_of(unmeasured)
+    if (
+        len(tokens) > 2
+        and tokens[-1].lower() in _MEASURED_VERBS
+        and all(t.isalpha() and t.lower() not in _PREPOSITIONS | _DETERMINERS for t in tokens[1:-1])
+    ):
+        # "how much does the fibre broadband plan cost?": the verb that takes the measure ends the
+        # question after a plain noun phrase, so the word before it ("plan") is the thing's, not a verb
+        # ("how far can the robot walk on one charge?" ends on its verb's object)
+        named = _strip_edges(tokens[:-1])
+        if named:
+            return " ".join([*named, _DOING_MARK, tokens[-1], measure])
     if _verb_at(tokens) is not None:
         thing, mark, doing = _marked_subject(unmeasured).partition(f" {_DOING_MARK} ")
         if not mark:
@@ -2565,7 +2627,8 @@ def _unlisted_verb(tokens: list[str]) -> int | None:
         # its object's
         or any(w in DOCUMENT_VERBS | _VERBS for w in lowered[start + 1 : verb])
         # "can the robot arm lift 5 kg?": a number is an amount of the verb's object
-        or (from_end and any(w.isdigit() for w in lowered[start:verb]))
+        # (right before it: "chapter 3 of the module teach" has a label's number)
+        or (from_end and any(w.isdigit() for w in lowered[max(start, verb - 2) : verb]))
     ):
         return None
     return verb
@@ -2893,7 +2956,11 @@ def _rewrite(question: str, head: str, context: str, topic: str) -> str:
         # "how do I add them?" after "does Flask support websockets?": a plural pronoun is the plural
         # thing the question named, not its one subject, which becomes the setting
         head, context, topic = plural, head, head
-    things = _plural_subject(head) if _PLURAL_PRONOUN.search(question) and not context else None
+    things = _plural_subject(head) if _PLURAL_PRONOUN.search(question) else None
+    if things is not None and context:
+        # "code examples come" cut from "what code examples come with chapter 2 of the guide?": the
+        # verb alone is no part of the things, and the context stays what it was
+        things = (things[0], context) if len(things[1].split()) == 1 else None
     if things is not None:
         # "how do I use them?" after "what tools come with the SDK?": "them" is the tools, what they do
         # comes in brackets
@@ -2908,7 +2975,9 @@ def _rewrite(question: str, head: str, context: str, topic: str) -> str:
     tail = question[len(stripped) :]
     placed = False
     if _GROUP_OF.search(stripped) and not _before_a_verb(stripped, _GROUP_OF):
-        stripped, placed = _GROUP_OF.sub(lambda m: f"{m.group(1)} the {head}", stripped, count=1), True
+        # "of the tools", not "of the the tools" when the head has its article
+        the_head = head if head.lower().startswith("the ") else f"the {head}"
+        stripped, placed = _GROUP_OF.sub(lambda m: f"{m.group(1)} {the_head}", stripped, count=1), True
     tokens = re.split(r"(\W+)", stripped)
     lowered = [t.lower() for t in tokens]
     for i, token in enumerate([] if placed else lowered):

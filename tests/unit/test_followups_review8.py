@@ -75,7 +75,7 @@ from lectern.followups import is_followup, standalone_query
         (
             ["how long does the tracker battery last?"],
             "what's the maximum?",
-            "what's the maximum (long does the tracker battery)?",
+            "what's the maximum (tracker battery last long)?",
         ),
         (
             ["how do I sync the tracker with my phone?"],
