@@ -120,6 +120,31 @@ followups-nm:funm (1,122 rows: text, sources, score, level, search_query; 0 diff
 question's kind and asked-kinds alternations, `_IDENTIFIER_PARTS` over the question, spelling's `sub`),
 the dense einsum (0.48 M); by Python function `_mmr`, `_present`, `_unit_candidates`, `signals`,
 pydantic's `__init__` and `model_copy` (~20 and ~11 an answer), none above ~4 % of the profiled side.
+
+Nov 2026, perf6 (textbook-a, the first 40 train questions, --query-cache 4096; base = main 9b17314 by
+PYTHONPATH; millions of instructions an answer, each tree run once, cumulative):
+
+    base                                                                9.845
+    signals and writer: no numeral generator for a word without one, the
+    heading's hyphenless terms once a call, unit scores summed over map  9.712  (-0.133)
+    a file's nearest chunk read from the search's own scores (below the
+    first pass's 4096 rows; `TableSnapshot._latest`)                     9.645  (-0.067)  all: -0.200 (-2.0 %)
+
+Natively (bench/stage_cpu.py with extra wrappers, thread CPU, ms an answer): `nearest_of_source`
+0.047 -> 0.017; the rest is below what stage_cpu resolves (3 alternated pairs at load 1.4-1.7: totals
+6.96 / 6.04 / 6.65 base against 7.43 / 6.21 / 6.45 after, the model's call moving 3.76-4.45 ms). Every
+answer identical: profile_engine --save-answers (106 train questions, query cache on and off) byte for
+byte, answer_quality reader:tune, train:tune, dev2, dev12, dev13, followups-dev, followups-dev12,
+followups-dev13, followups-nm:funm (998 rows, 0 differ but `ms`). What "everything else" (~0.75-0.95 ms)
+holds, by further wrappers (thread CPU, one run at load 3): retrieve_sync less the search 0.10-0.13
+(the reserve's copies, RetrievalResult), the turn's async body 0.36 (citations, events, models),
+retriever.confidence 0.06-0.07 (chunk_diversity ~13 us alone), `_answer` 0.07, `_decided` 0.04,
+`new_conversation` 0.03 (its uuid4; ~6 us alone), `_in_file` 0.11 before (its nearest_of_source above).
+The regexes over an answer total ~0.14-0.18 ms natively (a re._compile proxy), none above ~27 us
+(spelling's `sub` where a question has a rare word; the question's kind and asked kinds, ten
+alternations, ~31 us a question together). `_present` replayed on its captured calls: ~56 us an answer
+(1,628 calls over 106 answers), `_shares_root` ~4 of it. Tried, null: glibc's transparent huge pages
+for the heap (GLIBC_TUNABLES=glibc.malloc.hugetlb=1, 7 pairs: totals 5.97-6.41 on against 5.76-6.64 off).
 """
 
 from __future__ import annotations

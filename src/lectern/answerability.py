@@ -264,7 +264,8 @@ def _lines(terms: frozenset[str]) -> str | None:
 def _present(word: str, terms: frozenset[str], text: str, hyphenless: frozenset[str] = frozenset()) -> bool:
     """Whether the passages (their `terms` and `text`; `hyphenless`: their hyphenated terms without the
     hyphens, see `_hyphenless`) contain the question word."""
-    if any(form in terms for form in _numeral_forms(word.lower())):
+    numerals = _numeral_forms(word.lower())  # most words have none: no generator for them
+    if numerals and any(form in terms for form in numerals):
         return True  # "five" or "the first week" where the passages write "5" or "Week 1", and back
     if is_compound(word):
         return any(form in text for form in written_forms(word))
@@ -573,7 +574,7 @@ def signals(
         q = np.asarray(query_vector, dtype=np.float32).reshape(-1)
         for passage_units, matrix in units[:PASSAGES]:
             # Code blocks have zero rows: a passage of code alone has no sentence to compare.
-            rows = [i for i, u in enumerate(passage_units) if u.kind == "sentence" and i < matrix.shape[0]]
+            rows = [i for i, u in enumerate(passage_units[: matrix.shape[0]]) if u.kind == "sentence"]
             if rows:
                 best_sentences.extend(np.sort(matrix[rows] @ q)[-2:].tolist())
     best_sentences.sort(reverse=True)
@@ -591,6 +592,7 @@ def signals(
     heading_terms = stem_terms(" ".join(top[0].chunk.heading_hierarchy)) if top else frozenset()
     heading_text = " ".join(top[0].chunk.heading_hierarchy).lower() if top else ""
     top1_hyphenless = _hyphenless(top1_terms) if top else frozenset()
+    heading_hyphenless = _hyphenless(heading_terms)
     # All the passages' terms, text and hyphenless terms, made when a word is not in the best one's.
     passages: list[tuple[frozenset[str], str, frozenset[str]]] = []
 
@@ -646,7 +648,7 @@ def signals(
                     miss_name_unknown = 1.0
         if in_top1:
             cov_top1 += weight
-        if _present(word, heading_terms, heading_text, _hyphenless(heading_terms)):
+        if _present(word, heading_terms, heading_text, heading_hyphenless):
             heading += weight
     cov_share = cov / total if terms else 1.0
     cov_top1_share = cov_top1 / total if terms else 1.0

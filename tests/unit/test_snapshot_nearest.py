@@ -62,3 +62,39 @@ def test_the_cache_hands_out_what_it_holds_without_loading() -> None:
     assert cache.current() is held
     cache.clear()
     assert cache.current() is None
+
+
+def random_snapshot(rows: int, files: int, seed: int) -> TableSnapshot:
+    rng = np.random.default_rng(seed)
+    paths = [f"f{rng.integers(files)}.md" for _ in range(rows)]
+    return snapshot(paths, rng.standard_normal((rows, 384)).astype(np.float32).tolist())
+
+
+def unit_query(rng: np.random.Generator) -> np.ndarray:
+    query = rng.standard_normal(384).astype(np.float32)
+    return query / np.float32(np.linalg.norm(query))
+
+
+def test_after_a_search_the_files_best_row_is_read_from_its_scores_bit_for_bit() -> None:
+    # `top` keeps the query's scores over every row; the file's nearest row read from them is the
+    # one, and the very cosine, that scoring the file's rows again gives.
+    rng = np.random.default_rng(7)
+    searched, fresh = random_snapshot(300, 6, seed=1), random_snapshot(300, 6, seed=1)
+    for _ in range(5):
+        query = unit_query(rng)
+        skip = frozenset(h for h, _, _ in searched.top(query, 4))
+        assert searched._latest.of(query, np.arange(3)) is not None
+        assert fresh._latest.kept is None  # never searched: scores its file's rows
+        for path in ("f0.md", "f3.md", "f5.md"):
+            assert searched.nearest_of_source(path, query, skip) == fresh.nearest_of_source(path, query, skip)
+
+
+def test_another_querys_scores_are_not_read() -> None:
+    rng = np.random.default_rng(3)
+    searched, fresh = random_snapshot(50, 2, seed=2), random_snapshot(50, 2, seed=2)
+    first, second = unit_query(rng), unit_query(rng)
+    searched.top(first, 5)
+    assert searched._latest.of(second, np.arange(3)) is None
+    assert searched.nearest_of_source("f1.md", second, frozenset()) == fresh.nearest_of_source(
+        "f1.md", second, frozenset()
+    )

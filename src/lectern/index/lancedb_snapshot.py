@@ -65,6 +65,9 @@ class TableSnapshot:
     _filtered: dict[str, NDArray[np.intp]] = field(default_factory=dict, repr=False)
     # row -> its chunk, built once; the least recently found is dropped first
     _chunks: LRU[int, Chunk] = field(default_factory=lambda: LRU(MAX_CHUNKS), repr=False, compare=False)
+    # The latest query's scores over every row (`top` without the first pass), by the query's bytes: a
+    # file's nearest chunk (`nearest_of_source`), asked right after the search, reads them there.
+    _latest: _LatestScores = field(default_factory=lambda: _LatestScores(), repr=False, compare=False)
 
     @classmethod
     def load(cls, table: Any, version: int, columns: Sequence[str]) -> TableSnapshot | None:
@@ -134,7 +137,9 @@ class TableSnapshot:
             rows = prefilter.candidates(query, rows, n)
             row_scores = _scores(self.matrix, rows, query) * self.inverse_norms[rows]
         else:
-            row_scores = (np.einsum("ij,j->i", self.matrix, query) * self.inverse_norms)[rows]
+            scores = np.einsum("ij,j->i", self.matrix, query) * self.inverse_norms
+            self._latest.kept = (query.tobytes(), scores)
+            row_scores = scores[rows]
         if n < len(rows):
             kept = tied_at_nth_or_better(row_scores, n)
             rows, row_scores = rows[kept], row_scores[kept]
@@ -173,7 +178,9 @@ class TableSnapshot:
         rows = self._rows_by_source.get(source_path)
         if rows is None or not len(rows):
             return None
-        scores = _scores(self.matrix, rows, query) * self.inverse_norms[rows]
+        scores = self._latest.of(query, rows)
+        if scores is None:
+            scores = _scores(self.matrix, rows, query) * self.inverse_norms[rows]
         hashes = self.hashes
         for at in np.argsort(-scores, kind="stable").tolist():
             key = hashes[int(rows[at])]
@@ -275,6 +282,24 @@ class SnapshotCache:
 # Rows gathered at a time to score exactly: 64 rows of 384 float32 are 96 kB, under the 128 kB from which
 # a server's C heap maps a block on its own (`heap.map_large_blocks`), each time faulted in afresh.
 _GATHERED = 64
+
+
+class _LatestScores:
+    """One query's scores over every row of a snapshot, kept for the next look at some of its rows.
+    Replaced whole (one attribute: a thread reads either the old pair or the new one)."""
+
+    __slots__ = ("kept",)
+
+    def __init__(self) -> None:
+        self.kept: tuple[bytes, NDArray[np.float32]] | None = None
+
+    def of(self, query: NDArray[np.float32], rows: NDArray[np.intp]) -> NDArray[np.float32] | None:
+        """The kept scores of `rows` when they are this very query's (equal bytes), else None. The
+        same floats as scoring the rows again: `_scores` gives each row what the whole matrix does."""
+        kept = self.kept
+        if kept is None or kept[0] != query.tobytes():
+            return None
+        return kept[1][rows]
 
 
 def _scores(matrix: NDArray[np.float32], rows: NDArray[np.intp], query: NDArray[np.float32]) -> NDArray[Any]:
