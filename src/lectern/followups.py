@@ -2311,6 +2311,9 @@ def _marked_subject(text: str) -> str:
         done_to = _what_as_subject(_tokens(asks_who.group(1)))
         if done_to is not None:
             return done_to
+        picked = _which_one_does(_tokens(asks_who.group(1))) if text.lower().startswith("which") else None
+        if picked is not None:
+            return picked
     measure = _HOW_MEASURE_AUX.match(text)
     if measure:
         return _measured_subject(text, measure.group(1), measure.group(2), measure.group(3))
@@ -2444,8 +2447,24 @@ def _what_as_subject(tokens: list[str]) -> str | None:
     return None
 
 
+def _which_one_does(tokens: list[str]) -> str | None:
+    """ "which prompt covers moving the robot onto hardware?", "which lab exercise uses the camera?": the
+    one or two plain words before a verb that agrees with one thing ("covers", "uses") are the thing,
+    the rest what it does; None for any other shape ("which one ...", "which plugins support ...")."""
+    for end in (1, 2):
+        if len(tokens) <= end + 1 or not all(w.islower() and w not in _NOT_A_THING for w in tokens[:end]):
+            return None
+        verb = tokens[end].lower()
+        stem = verb[:-2] if verb.endswith("es") and verb[:-2] in _DOES_THINGS else verb[:-1]
+        if verb.endswith("s") and stem in _DOES_THINGS and not _is_plural(tokens[end - 1]):
+            return " ".join([*tokens[:end], _DOING_MARK, *tokens[end:]])
+    return None
+
+
 # Endings only nouns have ("condensation", "payment", "darkness", "humidity", "maintenance").
 _NOUN_ENDINGS = ("tion", "sion", "ment", "ness", "ity", "ance", "ence", "ism", "ship")
+# The verbs a thing does in a document question ("covers", "uses", "explains").
+_DOES_THINGS = _VERBS | ACTION_WORDS | DOCUMENT_VERBS
 
 
 def _plural_subject(head: str) -> tuple[str, str] | None:

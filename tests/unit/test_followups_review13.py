@@ -166,3 +166,32 @@ def test_second_set(previous: list[str], question: str, query: str | None) -> No
 def test_still_misread() -> None:
     question = "how does photosynthesis work?"
     assert standalone_query(question, ["what does Pulumi write to the state file?"]) == question
+
+
+# "which prompt covers moving the final project robot onto hardware?" (d14b-fu-09, read as "prompt covers
+# moving the final project robot" on main): one or two plain words before a verb agreeing with one thing
+# are the thing, the rest what it does (`_which_one_does`); written before running: main glued both
+# ("how much does bus pass covers night buses cost?", "where is playbook installs nginx stored?"), after:
+# the thing, its doing in brackets, as expected.
+@pytest.mark.parametrize(
+    ("previous", "question", "query"),
+    [
+        (
+            ["which bus pass covers night buses?"],
+            "how much does it cost?",
+            "how much does bus pass cost (covers night buses)?",
+        ),
+        (
+            ["which playbook installs nginx?"],
+            "where is it stored?",
+            "where is playbook stored (installs nginx)?",
+        ),
+        (
+            ["which recipe uses the most butter?"],
+            "how does yeast make bread rise?",
+            "how does yeast make bread rise?",
+        ),
+    ],
+)
+def test_which_thing_does(previous: list[str], question: str, query: str) -> None:
+    assert standalone_query(question, previous) == query
