@@ -37,9 +37,11 @@ acceptable ("what should I wear when swimming (swimming lane)?"). "how does phot
 reads as naming too little, as review 12's "what is an idempotency key?", still misread):
 `test_still_misread`.
 
-On the tuned follow-ups (bench/followup_query_ab.py) 3 queries changed, all in followups-dev14: d14c-fu-03
-(now keyword-hit), d14c-fu-09 (now answered and cited) and d14a-fu-05 ("(key concepts listed in the
-digital twin module)", was "(listed in ...)", same scores).
+Last, "which prompt covers ...?" (d14b-fu-09) is the thing and what it does (`_which_one_does`,
+`test_which_thing_does`). On the tuned follow-ups (bench/followup_query_ab.py) 4 queries changed, all in
+followups-dev14: d14c-fu-03 and d14b-fu-09 (now keyword hits), d14c-fu-09 (now answered, cited, keyword
+hit) and d14a-fu-05 ("(key concepts listed in the digital twin module)", was "(listed in ...)", same
+scores); every other tuned set answers the same.
 """
 
 import pytest
