@@ -827,7 +827,11 @@ def topic_of(question: str) -> str:
     while tokens and (
         (tokens[0].lower() in ACTION_WORDS and not after_article)
         or tokens[0].lower() in STOP_WORDS
-        or (tokens[0].lower() in GENERIC_WORDS and not (after_article and _opens_compound(tokens)))
+        or (
+            tokens[0].lower() in GENERIC_WORDS
+            and not (after_article and _opens_compound(tokens))
+            and not _described_after(tokens)
+        )
         or tokens[0].lower() in _CONTRACTION_RESTS
     ):
         # "what load balancer types ...": after "what" or "which", a how-to verb is a noun too
@@ -848,6 +852,16 @@ def topic_of(question: str) -> str:
     end = stripped.rfind(tokens[-1]) + len(tokens[-1])
     phrase = stripped[start:end] if 0 <= start < end else " ".join(tokens)
     return " ".join(phrase.split())
+
+
+def _described_after(tokens: list[str]) -> bool:
+    """Whether the plain words that open `tokens` are what a participle after them describes ("key
+    concepts | listed in the guide", "main topics | covered in ..."): the thing, not a word to drop."""
+    i = next((i for i, w in enumerate(tokens) if w.lower() not in GENERIC_WORDS), len(tokens))
+    if i == 0 or i == len(tokens):
+        return False
+    word = tokens[i].lower()
+    return (word.endswith("ed") and len(word) > 4) or word in _PARTICIPLES
 
 
 def refusal_topic(question: str) -> str:
@@ -940,6 +954,10 @@ _EXTRA_OR_INCLUDED = re.compile(
 # "when should I pick a service then?", "how much notice should I give then?": a "then" that ends the
 # question says it follows from what was just said.
 _THEN_END = re.compile(r"\bthen\s*[?.!]*\s*$", re.IGNORECASE)
+# "what should I bring when auditioning?": the reader, then a bare gerund (no object) ending the question.
+_WHILE_DOING_END = re.compile(
+    r"\b(?:i|we)\b.*\b(?:while|whilst|when)\s+[a-z]+ing\s*[?.!]*\s*$", re.IGNORECASE
+)
 # "which package is the model file supposed to sit in?": what "the" thing is supposed or meant to do is
 # what the instructions just asked about say of it.
 _SUPPOSED_TO = re.compile(r"\b(?:is|are)\s+the\s+(?:[a-z][\w-]*\s+){1,3}(?:supposed|meant)\s+to\b", re.I)
@@ -956,6 +974,10 @@ def _leans_on(question: str, previous: str) -> bool:
     if is_followup(question) or _repeats_previous_words(question, previous):
         return True
     if _THEN_END.search(question):
+        return True
+    if _WHILE_DOING_END.search(question) and _doing_asked(previous) is not None:
+        # "which tools should I try while experimenting?" after "how should I use the playground?": a bare
+        # gerund at the end is the doing just asked about, with its object left out
         return True
     if _MEASURE_OF_THE.match(question) and _doing_asked(previous) is not None:
         return True
@@ -1256,6 +1278,9 @@ def _with_previous(question: str, previous_questions: Sequence[str]) -> str:
         query = _with_previous(f"and {question}", previous_questions)
         return query[4:] if query.lower().startswith("and ") else query
     previous = standalone_query(previous_questions[-1], previous_questions[:-1])
+    picked_one = _the_one_picked(question, previous_questions)
+    if picked_one is not None:
+        return picked_one
     doing = (
         _another_doing(question, previous)
         or _another_measure(question, previous)
@@ -1362,6 +1387,10 @@ def _with_previous(question: str, previous_questions: Sequence[str]) -> str:
         # collect?": one "it" is the one that has the things, not the things
         head, context = owner
         topic = f"{head} {context}"
+    if anchor == previous and _WHAT_PASSED_ON.match(anchor) and _SINGULAR_PRONOUN.search(question):
+        # "can I switch it off?" after "what does Grafana send to Slack?": "it" is what is sent (or the
+        # sending), which the whole question describes; cut into a subject it loses its verb
+        return _after_statement(question, anchor)
     if _reports_first(anchor) or _asks_back_after_a_question(anchor):
         # "my simulated humanoid shakes uncontrollably even with nothing pushing it, is there an exercise
         # on that?": a question after a report of its own is followed up like a report, whole
@@ -1433,6 +1462,38 @@ def _with_previous(question: str, previous_questions: Sequence[str]) -> str:
     if topic.lower() in question.lower() or (own and named and all(w.lower() in own for w in named)):
         return question
     return _rewrite(question, head, context, topic)
+
+
+# "which one is about stores?", "which of them includes a tasting?": a turn that picks one of the things
+# the turn before it asked for, and what it says of the one picked.
+_WHICH_ONE = re.compile(
+    r"^" + _CARRIES_ON + r"which\s+(?:one|of\s+(?:them|these|those))\s+(?:(is|was)\s+)?(.+?)[\s?.!]*$",
+    re.IGNORECASE,
+)
+# "what does Grafana send to Slack?", "what does the collector export to Jaeger?": what a thing (no
+# person) passes on to another, asked for by "what".
+_WHAT_PASSED_ON = re.compile(
+    r"^\s*what\s+(?:does|do|did|will|would|can|could)\s+(?!(?:i|we|you|it|they)\b)"
+    r"(?:[\w'\u2019-]+\s+){1,4}?[a-z]+\s+(?:to|into|onto)\s+"
+    # a thing after "to", not a verb ("what does the FAQ say to do ..."): a determiner or a name
+    r"(?:(?:the|a|an|my|our|your|their|its)\s|(?-i:[A-Z]))[^?]*[?.!]*\s*$",
+    re.IGNORECASE,
+)
+
+
+def _the_one_picked(question: str, previous_questions: Sequence[str]) -> str | None:
+    """ "which controller does it use?" after "what are the chapters of module 3?" and "which one is about
+    planning paths?": "it" is the one the last turn picked, described by that turn's words, among the
+    things the turn before asked for (not those things). None for any other conversation."""
+    if len(previous_questions) < 2 or not _SINGULAR_PRONOUN.search(question):
+        return None
+    picked = _WHICH_ONE.match(" ".join(previous_questions[-1].split()))
+    if picked is None or _PLURAL_PRONOUN.search(question):
+        return None
+    said = picked.group(2)
+    described = f"the one {said}" if picked.group(1) else f"the one that {said}"
+    among = _subject_phrase(_anchor(previous_questions[:-1]))
+    return _after_statement(question, f"{described}, {among}" if among else described)
 
 
 # Words no thing's name is made of (a person, a pronoun, a small word) and, with the auxiliaries and
@@ -2250,6 +2311,9 @@ def _marked_subject(text: str) -> str:
         done_to = _what_as_subject(_tokens(asks_who.group(1)))
         if done_to is not None:
             return done_to
+        picked = _which_one_does(_tokens(asks_who.group(1))) if text.lower().startswith("which") else None
+        if picked is not None:
+            return picked
     measure = _HOW_MEASURE_AUX.match(text)
     if measure:
         return _measured_subject(text, measure.group(1), measure.group(2), measure.group(3))
@@ -2383,8 +2447,24 @@ def _what_as_subject(tokens: list[str]) -> str | None:
     return None
 
 
+def _which_one_does(tokens: list[str]) -> str | None:
+    """ "which prompt covers moving the robot onto hardware?", "which lab exercise uses the camera?": the
+    one or two plain words before a verb that agrees with one thing ("covers", "uses") are the thing,
+    the rest what it does; None for any other shape ("which one ...", "which plugins support ...")."""
+    for end in (1, 2):
+        if len(tokens) <= end + 1 or not all(w.islower() and w not in _NOT_A_THING for w in tokens[:end]):
+            return None
+        verb = tokens[end].lower()
+        stem = verb[:-2] if verb.endswith("es") and verb[:-2] in _DOES_THINGS else verb[:-1]
+        if verb.endswith("s") and stem in _DOES_THINGS and not _is_plural(tokens[end - 1]):
+            return " ".join([*tokens[:end], _DOING_MARK, *tokens[end:]])
+    return None
+
+
 # Endings only nouns have ("condensation", "payment", "darkness", "humidity", "maintenance").
 _NOUN_ENDINGS = ("tion", "sion", "ment", "ness", "ity", "ance", "ence", "ism", "ship")
+# The verbs a thing does in a document question ("covers", "uses", "explains").
+_DOES_THINGS = _VERBS | ACTION_WORDS | DOCUMENT_VERBS
 
 
 def _plural_subject(head: str) -> tuple[str, str] | None:
