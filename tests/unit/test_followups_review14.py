@@ -3,11 +3,11 @@ photosynthesis work?", "what is an idempotency key?") read as naming too little 
 question in brackets ("how does photosynthesis work (existing stack into Pulumi)?"). A definition question
 ("what is [a] X?", "how does X work?", "what does X mean?") whose topic starts with a word rare in general
 English (wordfreq) that shares no root with the previous turn names its topic as a name would: it stands
-alone. Written before the rule; on main 11 of the 12 questions of their own were bracketed ("what's a sourdough
-starter?" names two words and stood alone) and the 14 follow-ups
-below leaned as they do now (domains no earlier probe file used: a piano school, a library, orchids, a
-harbour office, a pottery class, Grafana, cacti, Nginx, a fishing licence, Jenkins, a council, Kotlin,
-kayaks, Django, Terraform, MongoDB, Lambda, Postgres, a sauna, GitLab, a tennis club, Lightroom, a marathon).
+alone. Written before the rule; on main 11 of the 12 questions of their own were bracketed ("what's a
+sourdough starter?" names two words and stood alone) and the 14 follow-ups below leaned as they do now
+(domains no earlier probe file used: a piano school, a library, orchids, a harbour office, a pottery
+class, Grafana, cacti, Nginx, a fishing licence, Jenkins, a council, Kotlin, kayaks, Django, Terraform,
+MongoDB, Lambda, Postgres, a sauna, GitLab, a tennis club, Lightroom, a marathon).
 """
 
 import pytest
