@@ -973,10 +973,13 @@ _MEASURE_OF_THE = re.compile(
 # "what is an idempotency key?", "how does photosynthesis work?", "what does tectonics mean?": a question
 # asking what one thing is, of one or two words after the article.
 _DEFINES = re.compile(
-    r"^\W*(?:what\s+(?:is|are)|what(?:'s|\u2019s)|how\s+(?:does|do)|what\s+(?:does|do))\s+(?:an?\s+)?"
+    r"^\W*(?:what\s+(?:is|are)|what(?:'s|\u2019s)|how\s+(?:does|do)|what\s+(?:does|do))\s+(an?\s+)?"
     r"([a-z]+(?:\s+[a-z]+)?)(?:\s+(?:work|mean))?\s*[?.!]*\s*$",
     re.IGNORECASE,
 )
+# "what is reimbursable?", "what is configurable?": one word with an adjective's ending and no article
+# asks which of the previous topic's things are so, not what a thing is.
+_ADJECTIVE_END = re.compile(r"(?:able|ible|ive|ous|ful|less|ary|al|ic)$")
 RARE_TOPIC_ZIPF = 3.2  # below "timeout" (3.21), "payload": "photosynthesis" (3.03), "quorum", "sharding"
 
 
@@ -988,7 +991,10 @@ def _defines_rare_topic(question: str, previous: str) -> bool:
     match = _DEFINES.match(question.strip())
     if match is None:
         return False
-    first = match.group(1).split()[0].lower()
+    phrase = match.group(2).lower().split()
+    first = phrase[0]
+    if match.group(1) is None and len(phrase) == 1 and _ADJECTIVE_END.search(first):
+        return False
     if first in _NOT_CONTENT or len(first) < 4:
         return False
     if max(word_frequency.zipf(first), word_frequency.zipf(_singular(first))) >= RARE_TOPIC_ZIPF:
