@@ -151,6 +151,7 @@ def _opens_followup(question: str) -> bool:
 
 
 MIN_OWN_CONTENT_WORDS = 2
+ROOT_CHARS = 4  # shortest shared beginning that counts as the same root ("retr" of "retry", "retries")
 SELF_CONTAINED_WORDS = 4  # this many topic words of its own: a question stands alone
 _TAKES_ONE = ACTION_WORDS | _word_set("pick need want have recommend prefer cancel stop pause remove delete")
 # Back-references no self-contained question makes, however many words of its own it has: "which of
@@ -969,8 +970,49 @@ _MEASURE_OF_THE = re.compile(
 )
 
 
+# "what is an idempotency key?", "how does photosynthesis work?", "what does tectonics mean?": a question
+# asking what one thing is, of one or two words after the article.
+_DEFINES = re.compile(
+    r"^\W*(?:what\s+(?:is|are)|what(?:'s|\u2019s)|how\s+(?:does|do)|what\s+(?:does|do))\s+(an?\s+)?"
+    r"([a-z]+(?:\s+[a-z]+)?)(?:\s+(?:work|mean))?\s*[?.!]*\s*$",
+    re.IGNORECASE,
+)
+# "what is reimbursable?", "what is configurable?": one word with an adjective's ending and no article
+# asks which of the previous topic's things are so, not what a thing is.
+_ADJECTIVE_END = re.compile(r"(?:able|ible|ive|ous|ful|less|ary|al|ic)$")
+RARE_TOPIC_ZIPF = 3.2  # below "timeout" (3.21), "payload": "photosynthesis" (3.03), "quorum", "sharding"
+
+
+def _defines_rare_topic(question: str, previous: str) -> bool:
+    """A definition question whose topic starts with a word rare in general English ("idempotency",
+    "photosynthesis") names that topic as a name would: it stands alone, unless the word shares a root
+    with the previous turn ("how does sharding work?" after "how do I shard ...?"). An everyday word
+    first ("what is a good timeout?") asks within the previous topic."""
+    match = _DEFINES.match(question.strip())
+    if match is None:
+        return False
+    phrase = match.group(2).lower().split()
+    first = phrase[0]
+    if match.group(1) is None and len(phrase) == 1 and _ADJECTIVE_END.search(first):
+        return False
+    if first in _NOT_CONTENT or len(first) < 4:
+        return False
+    if max(word_frequency.zipf(first), word_frequency.zipf(_singular(first))) >= RARE_TOPIC_ZIPF:
+        return False
+    # a shared beginning of a few letters is the same root: "retries" and "retry", "sharding" and "shard"
+    return not any(_shared_start(first, w.lower()) >= ROOT_CHARS for w in content_words(previous))
+
+
+def _shared_start(one: str, other: str) -> int:
+    return next(
+        (i for i, (a, b) in enumerate(zip(one, other, strict=False)) if a != b), min(len(one), len(other))
+    )
+
+
 def _leans_on(question: str, previous: str) -> bool:
     """Whether `question` needs the turn before it (`previous`) to be searched."""
+    if _defines_rare_topic(question, previous):
+        return False
     if is_followup(question) or _repeats_previous_words(question, previous):
         return True
     if _THEN_END.search(question):
