@@ -52,7 +52,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from lectern import word_frequency
-from lectern.english import NUMBER_WORDS, ORDINAL_WORDS, clipped_forms
+from lectern.english import NUMBER_WORDS, ORDINAL_WORDS, clipped_forms, shared_start
 from lectern.followups import ACTION_WORDS, GENERIC_WORDS, STOP_WORDS, content_words
 from lectern.guardrail import is_name
 from lectern.models import ConfidenceLevel, RefusalReason, SearchHit
@@ -225,14 +225,10 @@ def _shares_root(stem: str, terms: frozenset[str]) -> bool:
     and "behavior" apart, and "maths" and "mathematical"; a reader's word form is not a new topic."""
     if len(stem) < ROOT_CHARS:
         return False
-    for term in _with_root(stem[:ROOT_CHARS], terms):
-        shared = next(
-            (i for i, (a, b) in enumerate(zip(stem, term, strict=False)) if a != b),
-            min(len(stem), len(term)),
-        )
-        if shared >= ROOT_SHARE * min(len(stem), len(term)):
-            return True
-    return False
+    return any(
+        shared_start(stem, term) >= ROOT_SHARE * min(len(stem), len(term))
+        for term in _with_root(stem[:ROOT_CHARS], terms)
+    )
 
 
 def _with_root(root: str, terms: frozenset[str]) -> list[str]:

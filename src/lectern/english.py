@@ -120,3 +120,11 @@ def looks_plural(word: str) -> bool:
     "status", "analysis"), and more than three letters ("bus", "has")."""
     lowered = word.lower()
     return len(lowered) > 3 and lowered.endswith("s") and not lowered.endswith(("ss", "us", "is"))
+
+
+def shared_start(one: str, other: str) -> int:
+    """How many letters two words share from their start ("retries", "retry": 4): how close their roots
+    are, where a stemmer keeps derivations apart."""
+    return next(
+        (i for i, (a, b) in enumerate(zip(one, other, strict=False)) if a != b), min(len(one), len(other))
+    )

@@ -28,6 +28,7 @@ from lectern.english import (
     MODALS,
     QUESTION_WORDS,
     looks_plural,
+    shared_start,
 )
 from lectern.english import DETERMINERS as _DETERMINERS
 from lectern.english import PERSONS as _PRONOUN_I
@@ -151,7 +152,7 @@ def _opens_followup(question: str) -> bool:
 
 
 MIN_OWN_CONTENT_WORDS = 2
-ROOT_CHARS = 4  # shortest shared beginning that counts as the same root ("retr" of "retry", "retries")
+TOPIC_ROOT_CHARS = 4  # shortest shared beginning that counts as the same root ("retr" of "retry", "retries")
 SELF_CONTAINED_WORDS = 4  # this many topic words of its own: a question stands alone
 _TAKES_ONE = ACTION_WORDS | _word_set("pick need want have recommend prefer cancel stop pause remove delete")
 # Back-references no self-contained question makes, however many words of its own it has: "which of
@@ -1000,13 +1001,7 @@ def _defines_rare_topic(question: str, previous: str) -> bool:
     if max(word_frequency.zipf(first), word_frequency.zipf(_singular(first))) >= RARE_TOPIC_ZIPF:
         return False
     # a shared beginning of a few letters is the same root: "retries" and "retry", "sharding" and "shard"
-    return not any(_shared_start(first, w.lower()) >= ROOT_CHARS for w in content_words(previous))
-
-
-def _shared_start(one: str, other: str) -> int:
-    return next(
-        (i for i, (a, b) in enumerate(zip(one, other, strict=False)) if a != b), min(len(one), len(other))
-    )
+    return not any(shared_start(first, w.lower()) >= TOPIC_ROOT_CHARS for w in content_words(previous))
 
 
 def _leans_on(question: str, previous: str) -> bool:
