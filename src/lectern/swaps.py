@@ -504,6 +504,11 @@ def swap_phrase(previous: str, other: str, *, settings: bool = False) -> str | N
     start = starts[-1]
     end = len(tokens)
     for j in range(start + 1, len(tokens)):
+        if tokens[j].startswith("("):
+            # the bracket an earlier turn was read with ("what if the dough does not rise (how do I bake
+            # bread)?") is no part of the phrase: it ends it, and the swapped question keeps it
+            end = j
+            break
         bare = tokens[j].rstrip(",;:")
         if bare != tokens[j]:  # a comma ends the phrase, and stays
             return " ".join([*tokens[:start], other + tokens[j][len(bare) :], *tokens[j + 1 :]]) + "?"
