@@ -52,7 +52,8 @@ train tune: tc-fu-03 only (cited with every keyword both ways, a wrong extra fil
 dev13, dev14, dev15 in-scope: no row changes. bench/followup_query_ab.py: 0 of 539 tuning follow-ups
 change their rewrite (the rule is in the engine, after the rewrite; the searched query changes for the
 9 rows above). Callgrind (train-textbook-a, --limit 40, --query-cache 4096; no follow-ups among them):
-386,418,959 -> 386,363,294 instructions (9.66M an answer both). Not fixed: the refused dependent ones (d9d-fu-05, d15a-fu-09), refused with the topic too.
+386,418,959 -> 386,363,294 instructions (9.66M an answer both). Not fixed: the refused dependent ones
+(d9d-fu-05, d15a-fu-09), refused with the topic too.
 """
 
 from __future__ import annotations
