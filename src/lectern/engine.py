@@ -435,6 +435,13 @@ class Engine:
                 yield again[0]
                 result, confidence, reason = again[0].result, again[1], None
                 related = result.hits
+        if not reason:
+            clearer = await self._clearer_with_previous_topic(turn, conversation, result, confidence)
+            if clearer is not None:
+                yield clearer[0]
+                result, confidence = clearer[0].result, clearer[1]
+                related = result.hits
+                prepared = _Prepared()  # its request was made for the search as asked
         if reason and context and selection_coverage(turn.question, context) >= SELECTION_RELATED:
             # The documents do not cover it, but the user's selection does: answer from the selection.
             result = result.model_copy(update={"hits": [], "reserve": []})
@@ -552,6 +559,37 @@ class Engine:
             return None
         turn.search_query = query
         return Retrieved(retry.result, retry.confidence), confidence
+
+    async def _clearer_with_previous_topic(
+        self,
+        turn: _Turn,
+        conversation: Conversation,
+        as_asked: RetrievalResult,
+        confidence: ConfidenceMetrics,
+    ) -> tuple[Retrieved, ConfidenceMetrics] | None:
+        """A second question answered as asked, but only at low confidence, that names too little to be a
+        topic of its own ("how long does the first part take?" after "how do I set up the sourdough
+        starter?"): searched again with the previous topic, that reading is taken when it is answered
+        clearly (`RETRY_LEVELS`) and more probably than as asked. Asked alone, such a question lands on
+        whichever page uses its generic words; a refused one is tried again already
+        (`_with_previous_topic`), a low answer was kept. A question naming a thing ("which Gazebo
+        library ...?") is never read with the previous topic here, however its low answer compares."""
+        if confidence.confidence_level != "low" or confidence.answerability is None:
+            return None
+        query = _retry_query(turn)
+        if query is None or not names_little(turn.asked):
+            return None
+        params = self._params(turn, query)
+        found, searched = await self.retriever.retrieve_assessed(params, conversation.cache)
+        # decided on the question as asked (its words and embedding): the topic's words would make any
+        # question look answered
+        decided, reason = await self._decide(turn, _judged(found, as_asked), searched)
+        clearer = decided.answerability is not None and decided.answerability > confidence.answerability
+        if reason or decided.confidence_level not in RETRY_LEVELS or not clearer:
+            return None
+        turn.retrievals.append((found, searched))
+        turn.search_query = query
+        return Retrieved(found, searched), decided
 
     def _judged_retry(
         self,
