@@ -14,10 +14,11 @@ from functools import lru_cache
 
 # A question word, then (in the same sentence) a verb of printing: "what does it print", "how many ...
 # should it say". A verb before the question word is the reader quoting a symptom ("bash says the
-# command doesn't exist. What do I do?"): that asks for a fix, not for the output.
+# command doesn't exist. What do I do?"): that asks for a fix, not for the output. ("show" is left out:
+# "which lesson shows me how", "what would the project have to show" ask for no program's output.)
 _ASKS = re.compile(
     r"\b(?:what|which|how\s+many|how\s+much)\b[^.?!]*?\b(?:print|prints|printed|output|outputs|say|says|"
-    r"display|displays|show|shows|log|logs|report|reports|see)\b",
+    r"display|displays|log|logs|report|reports|see)\b",
     re.IGNORECASE,
 )
 # Output fences: none named, or a console transcript. (`text` / `output` fences are not units at all.)
