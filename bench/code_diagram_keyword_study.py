@@ -67,7 +67,10 @@ with every keyword 476 -> 477 (+1 -0: d15c-in-03, "13 joints"), follow-ups 409 -
 End to end (bench/answer_quality.py, every tuned set, before = the recordings' result files made from
 main's src, after = the working tree): in-scope keywords 476 -> 477 of 655 answered, follow-ups 409 ->
 409 of 516, relevant cited 599 -> 599 / 500 -> 500, answered 655 / 516 / near misses 43 of 328 / out
-of scope 0 of 116 unchanged; one answer's text changed (d15c-in-03, 200 -> 231 words).
+of scope 0 of 116 unchanged; one answer's text changed (d15c-in-03, 200 -> 231 words). Instructions
+(bench/callgrind_answers.py, textbook-a, the first 40 train questions, query cache on): 386.49 M base,
+388.77 M with the question's regex run on every answer (+0.6 %, ~3.7 us a question), 386.16 M once
+questions without a verb of printing skip it (1.2 us; within the runs' noise).
 
 Measured on replay and not kept (`variants`; keywords gained / lost, in-scope and follow-ups):
 - nearer-block: the block `_best_code` picks gives way to one at least 0.3 nearer in meaning (and at
