@@ -1406,3 +1406,25 @@ def test_a_stated_lead_in_quoted_without_its_code_ends_as_a_statement() -> None:
     assert extractive._closed("Cause: TF not published. Solution:") == "Cause: TF not published. Solution:"
     # a colon inside the text is no lead-in's end
     assert extractive._closed("Solution: spawn above ground level.") == "Solution: spawn above ground level."
+
+
+async def test_a_question_about_what_a_program_prints_gets_its_console_output() -> None:
+    text = (
+        "The importer reads the CSV export and writes each record to the staging database.\n\n"
+        "Run the importer from the project folder:\n\n"
+        "```bash\n./importer --source export.csv\n./importer --check\n```\n\n"
+        "Expected output:\n\n"
+        "```\nLoaded 42 rows into staging\nDone in 3.1 s\n```\n"
+    )
+    question = "How many records should the importer report at the end?"
+    result = RetrievalResult(query=question, hits=[_hit(text, 1, "Importing")])
+    _, written = await write(ExtractiveWriter(), request(question, result))
+    # the output shares no word with the question: only the question's ask brings it
+    assert "Loaded 42 rows into staging" in written.text
+    assert "Expected output" in written.text  # with its lead-in
+    assert written.cited == [1]
+    # the same passage, a question that asks something else: no output block
+    other = "What does the importer write each record to?"
+    result = RetrievalResult(query=other, hits=[_hit(text, 1, "Importing")])
+    _, written = await write(ExtractiveWriter(), request(other, result))
+    assert "Loaded 42 rows" not in written.text

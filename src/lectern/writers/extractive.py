@@ -26,8 +26,9 @@
    title or comments are about as near the question in meaning as the best quoted sentence comes with
    an answer that is not a how-to one (`CODE_MEANING_OUTMATCH`), and with a how-to one that no block
    answers in the question's words (unless it starts inside a listing). A text diagram (boxes
-   and arrows in a fence) never stands for the code a how-to question asks for. A list quoted nearly
-   whole ends with its last items.
+   and arrows in a fence) never stands for the code a how-to question asks for. A question that asks
+   what a program prints gets a quoted source's console output. A list quoted nearly whole ends with
+   its last items.
 5. Sentences are grouped by source (best source first) and kept in the author's order within a
    source; each group ends with its source number, `[n]` = the n-th source of the turn
    (`writers/sources.py`).
@@ -58,6 +59,7 @@ from lectern.followups import GENERIC_WORDS, STOP_WORDS, without_context
 from lectern.lru import LRU
 from lectern.models import SearchHit, TokenUsage
 from lectern.writers.base import WriteRequest, WriterEvent, Written
+from lectern.writers.console import asks_for_output, is_output
 from lectern.writers.question_kind import QuestionKind, has_cue, question_kind
 from lectern.writers.selection import reserve_of, sources_of
 from lectern.writers.units import (
@@ -305,6 +307,8 @@ class ExtractiveWriter:
         if not chosen:
             return _fallback(sources[0], 1)
         chosen = _with_code_lines(chosen, codes, candidates, query, query_terms, quantity=kind == "quantity")
+        if asks_for_output(request.question):
+            chosen = _with_asked_output(chosen, codes, candidates)
         chosen = _with_listing_continued(chosen, codes)
         chosen = _without_dangling_lead_ins(_with_lead_ins(chosen, candidates))
         return _render(chosen)
@@ -1202,6 +1206,27 @@ def _with_code_lines(
     )
     excerpted = dataclasses.replace(code, unit=unit)
     return [*chosen, excerpted, *_cited_with(excerpted, chosen, candidates)]
+
+
+def _with_asked_output(
+    chosen: list[_Candidate], codes: list[_Candidate], candidates: list[_Candidate]
+) -> list[_Candidate]:
+    """A question that asks what a program prints ("how many items should it report?") gets the first
+    console output block of a source the answer quotes, unless it quotes one already: the output is the
+    answer, and it shares few of the question's words (`writers/console.py`). Replayed on the tuned
+    sets: answers with every keyword +1 -0, one answer changed (bench/code_diagram_keyword_study.py)."""
+    if any(c.unit.kind == "code" and is_output(c.unit.text) for c in chosen):
+        return chosen
+    quoted = {c.source for c in chosen}
+    have = {(c.source, c.unit.position) for c in chosen}
+    shown = [
+        k
+        for k in codes
+        if k.source in quoted and (k.source, k.unit.position) not in have and is_output(k.unit.text)
+    ]
+    if not shown:
+        return chosen
+    return _with_code(min(shown, key=lambda k: (k.source, k.unit.position)), chosen, candidates)
 
 
 COMMENT_LIST_LINES = 8  # items of a list written in comments quoted after the line that heads it
