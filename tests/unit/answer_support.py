@@ -49,9 +49,10 @@ DOCS: dict[str, list[tuple[str, str]]] = {
 }
 
 
-def corpus_chunks() -> list[Chunk]:
+def corpus_chunks(docs: dict[str, list[tuple[str, str]]] | None = None) -> list[Chunk]:
+    """Chunks of `docs` (path: [(heading, text), ...]; default DOCS), one per section."""
     chunks = []
-    for path, sections in DOCS.items():
+    for path, sections in (DOCS if docs is None else docs).items():
         for i, (heading, text) in enumerate(sections):
             chunks.append(
                 Chunk(

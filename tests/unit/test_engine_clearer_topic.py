@@ -12,12 +12,12 @@ import pytest
 
 from lectern.engine import Engine
 from lectern.followups import with_previous_topic
-from lectern.models import Chunk, CollectionInfo, ConfidenceMetrics, RetrievalResult, content_hash
+from lectern.models import CollectionInfo, ConfidenceMetrics, RetrievalResult
 from lectern.retrieval import RetrievalParams, Retriever
 from lectern.writers.extractive import ExtractiveWriter
 from tests.fakes.hash_embedder import HashEmbedder
 from tests.fakes.memory_index import MemoryIndex
-from tests.unit.answer_support import answer_settings, collect, done_of, retrieved_of
+from tests.unit.answer_support import answer_settings, collect, corpus_chunks, done_of, retrieved_of
 
 KITCHEN: dict[str, list[tuple[str, str]]] = {
     "sourdough.md": [
@@ -45,20 +45,7 @@ def _engine() -> Engine:
     embedder = HashEmbedder()
     index = MemoryIndex()
     index.create(CollectionInfo(name="kitchen", embedder_name=embedder.name, dimension=embedder.dimension))
-    chunks = [
-        Chunk(
-            text=text,
-            content_hash=content_hash(text),
-            chunk_index=i,
-            token_count=len(text.split()),
-            heading_hierarchy=[heading],
-            title=heading,
-            section=heading,
-            source_path=path,
-        )
-        for path, sections in KITCHEN.items()
-        for i, (heading, text) in enumerate(sections)
-    ]
+    chunks = corpus_chunks(KITCHEN)
     index.upsert(chunks, embedder.embed_documents([c.search_text for c in chunks]))
     settings = answer_settings()
     return Engine(Retriever(embedder, index, settings), ExtractiveWriter(embedder), settings)
