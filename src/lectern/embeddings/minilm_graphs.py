@@ -53,6 +53,7 @@ from typing import Any, Literal
 
 from lectern.apart import run_apart
 from lectern.embeddings import minilm_assets as assets
+from lectern.embeddings import minilm_smooth
 from lectern.embeddings.minilm_onnx import WORD_VECTORS, Flavour, build_model
 from lectern.embeddings.weight_quant import vectorised
 
@@ -65,7 +66,7 @@ Int8Weights = Literal["s8", "u8"]
 # outside too (the same vectors bit for bit; the int8 graph, already so, is rebuilt the same)
 GRAPH_VERSION = 5
 # Bump when only the int8 recipe changes (the fp32 graphs, and document vectors, stay as they are).
-INT8_RECIPE = 3  # 3: the word-embedding lookup outside the graph
+INT8_RECIPE = 4  # 3: the word-embedding lookup outside the graph; 4: smoothed, the down products too
 # The weights whose products the ``int8-partial`` graph quantises (see the module's docstring).
 PARTIAL_PRODUCTS = (".out_w", ".up_w")
 _WORD_TABLE = "word_emb"  # the initializer build_model names
@@ -194,14 +195,19 @@ def build_apart(cache_dir: Path, flavour: Flavour, precision: Precision, timeout
 
 
 def quantise(source: Path, target: Path, *, partial: bool = False) -> None:
-    """Dynamic int8 quantisation of the fp32 graph at `source` (see the module's docstring); `partial`:
-    only the attention-output and feed-forward up products (`PARTIAL_PRODUCTS`)."""
+    """Dynamic int8 quantisation of the fp32 graph at `source` (see the module's docstring): every
+    product, after `minilm_smooth.prepare`; `partial`: only the attention-output and feed-forward up
+    products (`PARTIAL_PRODUCTS`), as they are."""
     import onnx
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
     model = onnx.load(str(source))
-    keep_fp32 = [node.name for node in model.graph.node if any(i.endswith(".down_w") for i in node.input)]
     only = [n.name for n in model.graph.node if any(i.endswith(PARTIAL_PRODUCTS) for i in n.input)]
+    if not partial:
+        source = target.with_name(target.stem + "-smoothed.onnx")  # beside `target`: the build's folder
+        prepared = minilm_smooth.prepare(model)
+        onnx.save(prepared, str(source), save_as_external_data=True, location=source.name + ".data")
+    del model
     root = logging.getLogger()
     level = root.level
     root.setLevel(logging.ERROR)  # the quantiser logs a pre-processing hint on the root logger
@@ -213,7 +219,6 @@ def quantise(source: Path, target: Path, *, partial: bool = False) -> None:
                 weight_type=QuantType.QUInt8 if int8_weights() == "u8" else QuantType.QInt8,
                 per_channel=True,
                 op_types_to_quantize=["MatMul", "Attention"],
-                nodes_to_exclude=keep_fp32,
                 nodes_to_quantize=only if partial else None,
                 # com.microsoft ops have no ONNX shape inference; their outputs are float
                 extra_options={"DefaultTensorType": onnx.TensorProto.FLOAT},
