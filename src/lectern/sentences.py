@@ -14,9 +14,7 @@ answerability decision reads sentence rows only; the writer compares code rows t
 
 An embedder may embed sentences apart from chunks (`embed_sentences`, named by `sentence_model`): the
 local model runs them through its int8 graph by default, the query model a server has loaded anyway.
-The store's file is named after that model, so int8 and fp32 vectors are never mixed in one file. A
-model named ``NAME-rN`` is recipe N of NAME (the int8 graph's, `minilm_graphs.INT8_RECIPE`): its vectors
-differ from the earlier recipes', whose stores (``NAME``, ``NAME-rM`` for M < N) are dropped.
+The store's file is named after that model, so int8 and fp32 vectors are never mixed in one file.
 """
 
 from __future__ import annotations
@@ -53,29 +51,21 @@ MEMORY_CHUNKS = PASSAGES_KEPT
 # embedded from changes (5: code blocks by their `code_gist`).
 UNITS_VERSION = 5
 _SLUG = re.compile(r"[^A-Za-z0-9]+")
-_RECIPE = re.compile(r"(.+)-r([0-9]+)")  # a model's slug with its recipe
 
 UnitVectors = tuple[tuple[Unit, ...], NDArray[np.float32]]
 _Held = tuple[tuple[Unit, ...], NDArray[np.float16]]  # as stored: float16
 
 
 def _drop_older_versions(data_dir: Path, slug: str) -> None:
-    """Delete this model's stores of earlier `UNITS_VERSION`s, whose rows no longer line up with the
-    units, and of its earlier recipes (see the module's docstring): nothing reads them again. Best
-    effort: a file that cannot go stays."""
-    older = [(slug, UNITS_VERSION)]
-    recipe = _RECIPE.fullmatch(slug)
-    if recipe:
-        base, number = recipe.group(1), int(recipe.group(2))
-        older += [(base, UNITS_VERSION + 1)] + [(f"{base}-r{n}", UNITS_VERSION + 1) for n in range(1, number)]
-    for name, below in older:
-        for path in data_dir.glob(f"sentences-{name}-v*.sqlite3*"):
-            version = path.name.removeprefix(f"sentences-{name}-v").split(".", 1)[0]
-            if version.isdigit() and int(version) < below:
-                try:
-                    path.unlink()
-                except OSError:
-                    log.warning("sentence_store_not_removed", extra={"path": str(path)})
+    """Delete this model's stores of earlier `UNITS_VERSION`s: their rows no longer line up with the
+    units, and nothing reads them again. Best effort: a file that cannot go stays."""
+    for path in data_dir.glob(f"sentences-{slug}-v*.sqlite3*"):
+        version = path.name.removeprefix(f"sentences-{slug}-v").split(".", 1)[0]
+        if version.isdigit() and int(version) < UNITS_VERSION:
+            try:
+                path.unlink()
+            except OSError:
+                log.warning("sentence_store_not_removed", extra={"path": str(path)})
 
 
 class SentenceVectors:

@@ -24,7 +24,6 @@ from lectern.embeddings.local import (
     get_local_embedder,
     load_runtime,
 )
-from lectern.embeddings.minilm_graphs import INT8_RECIPE
 from lectern.settings import load_settings
 
 pytestmark = pytest.mark.integration
@@ -277,8 +276,7 @@ def test_int8_sentences_leave_chunks_fp32(cases: list[dict[str, Any]]) -> None:
     np.testing.assert_allclose(exact.embed_sentences(texts), fp32, atol=1e-6)
     assert load_int8_runtime(graphs, 0) is not None
     assert exact.sentence_model == LOCAL_MODEL_NAME
-    int8_name = f"{LOCAL_MODEL_NAME}/int8-r{INT8_RECIPE}"
-    assert int8_sentences.sentence_model == int8_docs.sentence_model == int8_name
+    assert int8_sentences.sentence_model == int8_docs.sentence_model == f"{LOCAL_MODEL_NAME}/int8"
     # the numpy backend and an in-memory graph have no int8 graph: their sentences are fp32, named so
     assert LocalMiniLMEmbedder(backend="onnx", sentence_precision="int8").sentence_model == LOCAL_MODEL_NAME
     numpy = LocalMiniLMEmbedder(backend="numpy", graphs=graphs, sentence_precision="int8")

@@ -70,7 +70,7 @@ def test_sentences_missing_from_the_store_are_embedded_without_the_fp32_graph(
     and stores them under the int8 model's name."""
     copy = copy_data(ingested, tmp_path)
     stores = sorted(copy.data_dir.glob("sentences-*.sqlite3"))
-    assert [p.name for p in stores] == ["sentences-local-all-minilm-l6-v2-int8-r4-v5.sqlite3"]
+    assert [p.name for p in stores] == ["sentences-local-all-minilm-l6-v2-int8-v5.sqlite3"]
     for path in copy.data_dir.glob("sentences-*"):
         path.unlink()
     loaded = _probe(copy, QUESTIONS)

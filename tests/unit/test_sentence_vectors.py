@@ -125,29 +125,6 @@ def test_stores_of_earlier_unit_versions_are_deleted(tmp_path: Path) -> None:
     assert (tmp_path / f"sentences-fake-hash-v{UNITS_VERSION}.sqlite3").exists()
 
 
-class _SecondRecipe(_SentencesApart):
-    sentence_model = "hash/sentences-r2"  # recipe 2 of hash/sentences (as the int8 graph's `INT8_RECIPE`)
-
-
-def test_stores_of_earlier_recipes_of_the_sentence_model_are_deleted(tmp_path: Path) -> None:
-    from lectern.sentences import UNITS_VERSION
-
-    names = [
-        f"sentences-hash-sentences-v{UNITS_VERSION}.sqlite3",  # before recipes had numbers
-        f"sentences-hash-sentences-v{UNITS_VERSION}.sqlite3-wal",
-        f"sentences-hash-sentences-r1-v{UNITS_VERSION}.sqlite3",
-        f"sentences-hash-sentences-r3-v{UNITS_VERSION}.sqlite3",  # a later recipe's: kept
-        f"sentences-hash-sentences-other-v{UNITS_VERSION}.sqlite3",  # another model's: kept
-    ]
-    for name in names:
-        (tmp_path / name).write_bytes(b"")
-    SentenceVectors.for_data_dir(_SecondRecipe(), tmp_path)
-    assert sorted(p.name for p in tmp_path.glob("sentences-*.sqlite3")) == sorted(
-        [names[3], names[4], f"sentences-hash-sentences-r2-v{UNITS_VERSION}.sqlite3"]
-    )
-    assert not (tmp_path / names[1]).exists()
-
-
 def test_a_code_block_is_embedded_from_what_says_what_it_does_and_a_bare_one_gets_a_zero_row(
     tmp_path: Path,
 ) -> None:

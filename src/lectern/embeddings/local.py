@@ -293,11 +293,8 @@ class LocalMiniLMEmbedder:
     @property
     def sentence_model(self) -> str:
         """What `embed_sentences` runs, for naming stored sentence vectors: the model's name, with
-        ``/int8-rN`` when the int8 graph of recipe N embeds them (fp32 and int8 vectors, and those of
-        two int8 recipes, are never kept together)."""
-        from lectern.embeddings.minilm_graphs import INT8_RECIPE
-
-        return f"{LOCAL_MODEL_NAME}/int8-r{INT8_RECIPE}" if self._int8_sentences else LOCAL_MODEL_NAME
+        ``/int8`` when the int8 graph embeds them (fp32 and int8 vectors are never kept together)."""
+        return f"{LOCAL_MODEL_NAME}/int8" if self._int8_sentences else LOCAL_MODEL_NAME
 
     @property
     def dimension(self) -> int:

@@ -9,21 +9,15 @@ every load; onnxruntime loading a serialised graph from a file costs neither. Th
   graph version 5 its word-embedding lookup is outside the graph too (`lookup_outside`): the vectors
   are bit for bit the same, and the 47 MB table no longer stays mapped into a server that embeds.
 - ``int8``: the same graph dynamically quantised (int8 weights per output channel, activations
-  quantised per call) for queries, every product of the layers 8-bit. Since INT8_RECIPE 4 the fp32
-  graph is first prepared (`minilm_smooth.prepare`): SmoothQuant moves the outlier channels of the
-  LayerNorm outputs feeding the QKV and up products into their weights, and the feed-forward down
-  projections (whose GELU input is long-tailed by token) get per-token activation scales; before, the
-  down projections stayed fp32 (43 % of the model's kernel time) because quantised naively the cosine
-  to fp32 fell to 0.980 on the reference texts. Cosine to the fp32 vectors on this recipe (VNNI, s8):
-  >= 0.9958 (mean 0.9987) on the reference texts, >= 0.9944 (mean 0.9992) on the tuned bench sets'
-  2,242 questions and turns, against 0.9903 / 0.9822 for recipe 3; ~2.0 ms of CPU a question's `run`
-  against ~3.15 (bench/smooth_int8_study.py). The word embeddings stay fp32 (a gather, not a product).
-  Documents keep fp32 vectors. The weights are signed (s8) where the
+  quantised per call) for queries: about 40% less CPU per query. The word embeddings stay fp32 (a
+  gather, not a product) and so does every layer's feed-forward down projection, whose input (the
+  GELU's output, long-tailed) loses most to 8-bit activations: cosine to the fp32 vectors >= 0.995 on
+  SciFact's and textbook-a's questions, >= 0.99 on the reference texts (with the down projections
+  quantised too, 0.990 and 0.980). Documents keep fp32 vectors. The weights are signed (s8) where the
   CPU multiplies unsigned activations by signed weights exactly (VNNI); on x86 CPUs without it
   onnxruntime's u8 x s8 kernels add pairs of products in 16 bits, which saturate (cosine 0.981 on the
-  reference texts on an AVX2 EPYC, recipe 3), so there the weights are unsigned (u8 x u8 widens first;
-  recipe 4 with u8 weights: >= 0.9978 on the reference texts, measured on a VNNI CPU).
-  `int8_weights` tells which; the file's key says which it holds. Its
+  reference texts on an AVX2 EPYC), so there the weights are unsigned (u8 x u8 widens first: 0.988,
+  for the same CPU per query). `int8_weights` tells which; the file's key says which it holds. Its
   word-embedding lookup is outside the graph (`lookup_outside`) as the fp32 graph's it is quantised
   from: the graph takes the token rows, read from the weights file.
 - ``int8-partial``: the same recipe on fewer products, for documents when asked
@@ -59,7 +53,6 @@ from typing import Any, Literal
 
 from lectern.apart import run_apart
 from lectern.embeddings import minilm_assets as assets
-from lectern.embeddings import minilm_smooth
 from lectern.embeddings.minilm_onnx import WORD_VECTORS, Flavour, build_model
 from lectern.embeddings.weight_quant import vectorised
 
@@ -72,7 +65,7 @@ Int8Weights = Literal["s8", "u8"]
 # outside too (the same vectors bit for bit; the int8 graph, already so, is rebuilt the same)
 GRAPH_VERSION = 5
 # Bump when only the int8 recipe changes (the fp32 graphs, and document vectors, stay as they are).
-INT8_RECIPE = 4  # 3: the word-embedding lookup outside the graph; 4: smoothed, the down products too
+INT8_RECIPE = 3  # 3: the word-embedding lookup outside the graph
 # The weights whose products the ``int8-partial`` graph quantises (see the module's docstring).
 PARTIAL_PRODUCTS = (".out_w", ".up_w")
 _WORD_TABLE = "word_emb"  # the initializer build_model names
@@ -201,19 +194,14 @@ def build_apart(cache_dir: Path, flavour: Flavour, precision: Precision, timeout
 
 
 def quantise(source: Path, target: Path, *, partial: bool = False) -> None:
-    """Dynamic int8 quantisation of the fp32 graph at `source` (see the module's docstring): every
-    product, after `minilm_smooth.prepare`; `partial`: only the attention-output and feed-forward up
-    products (`PARTIAL_PRODUCTS`), as they are."""
+    """Dynamic int8 quantisation of the fp32 graph at `source` (see the module's docstring); `partial`:
+    only the attention-output and feed-forward up products (`PARTIAL_PRODUCTS`)."""
     import onnx
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
     model = onnx.load(str(source))
+    keep_fp32 = [node.name for node in model.graph.node if any(i.endswith(".down_w") for i in node.input)]
     only = [n.name for n in model.graph.node if any(i.endswith(PARTIAL_PRODUCTS) for i in n.input)]
-    if not partial:
-        source = target.with_name(target.stem + "-smoothed.onnx")  # beside `target`: the build's folder
-        prepared = minilm_smooth.prepare(model)
-        onnx.save(prepared, str(source), save_as_external_data=True, location=source.name + ".data")
-    del model
     root = logging.getLogger()
     level = root.level
     root.setLevel(logging.ERROR)  # the quantiser logs a pre-processing hint on the root logger
@@ -225,6 +213,7 @@ def quantise(source: Path, target: Path, *, partial: bool = False) -> None:
                 weight_type=QuantType.QUInt8 if int8_weights() == "u8" else QuantType.QInt8,
                 per_channel=True,
                 op_types_to_quantize=["MatMul", "Attention"],
+                nodes_to_exclude=keep_fp32,
                 nodes_to_quantize=only if partial else None,
                 # com.microsoft ops have no ONNX shape inference; their outputs are float
                 extra_options={"DefaultTensorType": onnx.TensorProto.FLOAT},

@@ -1,4 +1,7 @@
-"""The fp32 MiniLM graph made ready for 8-bit activations, before `minilm_graphs.quantise` quantises it.
+"""The fp32 MiniLM graph made ready for 8-bit activations, before it is quantised (smooth_int8_study).
+
+A study, not shipped (the answers on the tuned sets moved: see the study's docstring); it was
+src/lectern/embeddings/minilm_smooth.py with INT8_RECIPE 4 in commit 90632d1 (tests in ed1a1b6).
 
 Dynamic quantisation gives each product's input one 8-bit scale per call. Three inputs are long-tailed,
 and that scale is then spent on their outliers:
@@ -15,10 +18,10 @@ and that scale is then spent on their outliers:
   product and multiplies the product's row back: quantised per call, every token then has the whole
   8-bit range, as per-token activation scales would give it, with onnxruntime's standard kernels.
 
-Measured (cosine of the quantised graph's vectors to fp32's): see `minilm_graphs`. The calibration texts
-are generic sentences written for this purpose (prose, questions, code, markup, a few other scripts),
-nothing of any collection, so a graph built anywhere is the same; they are not the texts the recipe was
-measured on (tests/fixtures/minilm_reference.json, the bench's questions).
+Measured (cosine of the quantised graph's vectors to fp32's, CPU): see bench/smooth_int8_study.py. The
+calibration texts are generic sentences written for this purpose (prose, questions, code, markup, a few
+other scripts), nothing of any collection, so a graph built anywhere is the same; they are not the texts
+the recipe was measured on (tests/fixtures/minilm_reference.json, the bench's questions).
 """
 
 from __future__ import annotations
