@@ -27,6 +27,12 @@ down projections) 1.67, DynamicQuantizeMatMul 0.78, QAttention 0.74, BiasGelu 0.
 smoothing nodes together ~0.22 ms). Through `embed_query` (bench/int8_closeness.py): 3.01 ms against
 6.63 for fp32.
 
+A whole answer (bench/stage_cpu.py textbook-a train questions, 106 x 3 rounds, --server-heap, the
+shipped code and 90632d1's by PYTHONPATH, alternated twice, load 2.5-2.9; ms of CPU an answer): query
+model call 4.24 / 4.21 -> 2.96 / 3.11, total 7.10 / 7.01 -> 5.55 / 5.73 (-20 %). bench/callgrind_answers.py
+(--query-cache: the model left out) 9.62 -> 9.55 M instructions an answer; valgrind has no AVX-512, so it
+cannot count the model's native kernels.
+
 Answers (all 28 tuned SET:SPLIT runs of the helper brief, bench/answer_quality.py, pooled over the four
 textbooks; recipe 4 was shipped as INT8_RECIPE 4 in commit 90632d1, with the sentence stores named by
 recipe so int8 sentences were embedded again with it):
