@@ -24,6 +24,7 @@ from lectern.embeddings.local import (
     get_local_embedder,
     load_runtime,
 )
+from lectern.embeddings.minilm_graphs import graph_path
 from lectern.settings import load_settings
 
 pytestmark = pytest.mark.integration
@@ -170,8 +171,8 @@ def test_int8_queries_stay_close_to_fp32(cases: list[dict[str, Any]]) -> None:
     assert not np.allclose(quantised, exact, atol=1e-6)  # really the int8 graph
     # documents keep fp32 vectors whatever the query precision
     np.testing.assert_allclose(int8.embed_documents(texts[:3]), fp32.embed_documents(texts[:3]), atol=1e-6)
-    # the int8 graph's own sidecar, not that of another int8 recipe sharing the test cache folder
-    sidecar = next(graphs.glob("minilm-*-int8-[0-9a-f]*.json"))
+    # this recipe's own sidecar, not that of another recipe sharing the test cache folder
+    sidecar = graph_path(graphs, "fused", "int8").with_suffix(".json")
     meta = json.loads(sidecar.read_text(encoding="utf-8"))
     assert meta["precision"] == "int8"
     assert len(meta["graph_sha256"]) == 64
@@ -248,7 +249,7 @@ def test_partial_int8_documents_quantise_only_two_products(cases: list[dict[str,
     assert int8 is not None
     np.testing.assert_allclose(partial.embed_sentences(texts[:3]), exact._embed(texts[:3], int8), atol=1e-6)
     np.testing.assert_allclose(partial.embed_query(texts[0]), exact.embed_query(texts[0]), atol=1e-6)
-    (sidecar,) = graphs.glob("minilm-fused-int8-partial-*.json")
+    sidecar = graph_path(graphs, "fused", "int8-partial").with_suffix(".json")
     meta = json.loads(sidecar.read_text(encoding="utf-8"))
     assert meta["precision"] == "int8-partial"
     model = onnx.load(str(sidecar.with_suffix(".onnx")), load_external_data=False)
