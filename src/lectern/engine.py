@@ -532,21 +532,11 @@ class Engine:
         query = _retry_query(turn)
         if query is None:
             return None
-        params = self._params(turn, query)
         if searched_already is not None and searched_already.query == query:
             retry = searched_already
-            self.retriever.remember(params, retry.result, conversation.cache)
+            self.retriever.remember(self._params(turn, query), retry.result, conversation.cache)
         else:
-            model = load_model(self.retriever.embedder.name)
-
-            def judge(result: RetrievalResult, searched: ConfidenceMetrics) -> _Retry:
-                # in the search's worker call: one hand-off to a thread and back instead of two
-                return self._judged_retry(turn, query, model, as_asked, result, searched)
-
-            result, searched, made = await self.retriever.retrieve_assessed_then(
-                params, conversation.cache, judge
-            )
-            retry = made or _Retry(query, result, searched, _judged(result, as_asked), None)
+            retry = await self._search_with_topic(turn, conversation, query, as_asked)
         turn.retrievals.append((retry.result, retry.confidence))
         confidence, reason = await self._decide(turn, retry.judged, retry.confidence, retry.signals)
         # Only a clear answer: on the training sets every near miss the second search let through was a
@@ -579,17 +569,30 @@ class Engine:
         query = _retry_query(turn)
         if query is None or not names_little(turn.asked):
             return None
-        params = self._params(turn, query)
-        found, searched = await self.retriever.retrieve_assessed(params, conversation.cache)
-        # decided on the question as asked (its words and embedding): the topic's words would make any
-        # question look answered
-        decided, reason = await self._decide(turn, _judged(found, as_asked), searched)
+        retry = await self._search_with_topic(turn, conversation, query, as_asked)
+        decided, reason = await self._decide(turn, retry.judged, retry.confidence, retry.signals)
         clearer = decided.answerability is not None and decided.answerability > confidence.answerability
         if reason or decided.confidence_level not in RETRY_LEVELS or not clearer:
             return None
-        turn.retrievals.append((found, searched))
+        turn.retrievals.append((retry.result, retry.confidence))
         turn.search_query = query
-        return Retrieved(found, searched), decided
+        return Retrieved(retry.result, retry.confidence), decided
+
+    async def _search_with_topic(
+        self, turn: _Turn, conversation: Conversation, query: str, as_asked: RetrievalResult
+    ) -> _Retry:
+        """The search with the previous topic, judged as the question was asked (its words and
+        embedding: the topic's words would make any question look answered), its signals worked out in
+        the search's worker call: one hand-off to a thread and back instead of two."""
+        model = load_model(self.retriever.embedder.name)
+
+        def judge(result: RetrievalResult, searched: ConfidenceMetrics) -> _Retry:
+            return self._judged_retry(turn, query, model, as_asked, result, searched)
+
+        result, searched, made = await self.retriever.retrieve_assessed_then(
+            self._params(turn, query), conversation.cache, judge
+        )
+        return made or _Retry(query, result, searched, _judged(result, as_asked), None)
 
     def _judged_retry(
         self,

@@ -81,13 +81,13 @@ async def _second(
     conversation = engine.new_conversation()
     await engine.run(FIRST, conversation)
     searched: list[str] = []
-    retrieve = engine.retriever.retrieve_assessed
+    retrieve = engine.retriever.retrieve_assessed_then  # every search goes through it
 
     async def spy(params: RetrievalParams, *args: Any, **kwargs: Any) -> Any:
         searched.append(params.query)
         return await retrieve(params, *args, **kwargs)
 
-    monkeypatch.setattr(engine.retriever, "retrieve_assessed", spy)
+    monkeypatch.setattr(engine.retriever, "retrieve_assessed_then", spy)
     return await collect(engine.stream(question, conversation)), searched
 
 
