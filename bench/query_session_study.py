@@ -49,8 +49,6 @@ remaining ~3 ms (search, signals, writer, turn) is spread over many small functi
 from __future__ import annotations
 
 import argparse
-import collections
-import json
 import os
 import resource
 import statistics
@@ -61,6 +59,7 @@ from typing import Any
 
 import numpy as np
 
+from common import kernel_split
 from int8_closeness import questions
 from lectern.embeddings import minilm_assets as assets
 from lectern.embeddings.local import QUERY_ARENA_TOKENS, _embedding_tokenizer, _query_word_piece
@@ -160,20 +159,10 @@ def _kernels(graph: Path, feeds: list[Feeds]) -> None:
     session = ort.InferenceSession(
         str(graph), opts, providers=["CPUExecutionProvider"], disabled_optimizers=[SKIP_NORM_FUSION]
     )
-    for feed in feeds * 2:
-        session.run(["pooled"], feed)
-    profile = Path(session.end_profiling())
-    by_op: collections.Counter[str] = collections.Counter()
-    runs = total = 0
-    for event in json.loads(profile.read_text(encoding="utf-8")):
-        if event.get("cat") == "Node" and event["name"].endswith("_kernel_time"):
-            by_op[event["args"]["op_name"]] += event["dur"]
-        elif event.get("cat") == "Session" and event["name"] == "model_run":
-            runs, total = runs + 1, total + event["dur"]
-    profile.unlink()
-    print(f"kernels (profiled, {total / runs / 1000:.2f} ms a question):")
-    for op, us in by_op.most_common(10):
-        print(f"  {us / runs / 1000:6.3f} ms  {op}")
+    ms, ops = kernel_split(session, feeds)
+    print(f"kernels (profiled, {ms:.2f} ms a question):")
+    for op, op_ms in ops[:10]:
+        print(f"  {op_ms:6.3f} ms  {op}")
 
 
 def main() -> None:

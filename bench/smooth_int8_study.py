@@ -103,7 +103,6 @@ How the recipe was found (cosine min on the reference texts / the 1,151 tuned qu
 from __future__ import annotations
 
 import argparse
-import collections
 import json
 import logging
 import shutil
@@ -115,6 +114,7 @@ from typing import Any
 
 import numpy as np
 
+from common import kernel_split
 from lectern.embeddings import minilm_assets as assets
 from lectern.embeddings import minilm_graphs
 from lectern.embeddings.local import _embedding_tokenizer
@@ -203,20 +203,10 @@ def _vectors(session: Any, feeds: list[Feeds]) -> np.ndarray[Any, Any]:
 
 def _kernels(name: str, graph: Path, feeds: list[Feeds]) -> None:
     session = _session(graph, str(Path(tempfile.gettempdir()) / "smooth-int8-study"))
-    for feed in feeds * 2:
-        session.run(["pooled"], feed)
-    profile = Path(session.end_profiling())
-    by_op: collections.Counter[str] = collections.Counter()
-    runs = total = 0
-    for event in json.loads(profile.read_text(encoding="utf-8")):
-        if event.get("cat") == "Node" and event["name"].endswith("_kernel_time"):
-            by_op[event["args"]["op_name"]] += event["dur"]
-        elif event.get("cat") == "Session" and event["name"] == "model_run":
-            runs, total = runs + 1, total + event["dur"]
-    profile.unlink()
-    print(f"{name} kernels (profiled, {total / runs / 1000:.3f} ms a question):")
-    for op, us in by_op.most_common(12):
-        print(f"  {us / runs / 1000:6.3f} ms  {op}")
+    ms, ops = kernel_split(session, feeds)
+    print(f"{name} kernels (profiled, {ms:.3f} ms a question):")
+    for op, op_ms in ops[:12]:
+        print(f"  {op_ms:6.3f} ms  {op}")
 
 
 def main() -> None:
