@@ -12,7 +12,7 @@ The phrase swapped is the one the previous question asks about, found by the sha
 plain English: the subject after the auxiliary ("what ... should camera images use"), the object after
 "how do I <verb>", or what "what is/are" names. A code word swaps the code word of the phrase ("and
 max_step_size?" after "the real_time_factor setting"). Anything else is left to the general rewrite
-(`followups._with_previous`): another shape of question, a name ("what about Windows?" after "How do I
+(`followups.rewrite._with_previous`): another shape of question, a name ("what about Windows?" after "How do I
 install Gazebo?" asks where, not what), or a new phrase whose words the previous question uses elsewhere.
 """
 
