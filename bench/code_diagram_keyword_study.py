@@ -98,7 +98,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-import lectern.writers.extractive as ex
+import lectern.writers.extractive.writer as ex
 import writer_replay
 from common import RESULTS
 from kw_in_passages_study import _fates, _kind, _parts

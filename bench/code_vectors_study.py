@@ -78,9 +78,9 @@ import answer_quality
 import writer_replay
 from common import RESULTS, bench_settings, make_embedder
 from lectern.sentences import sentence_encoder
-from lectern.writers import extractive
 from lectern.writers.code_gist import code_gist
 from lectern.writers.extractive import ExtractiveWriter
+from lectern.writers.extractive import writer as extractive
 from lectern.writers.selection import quotable_of
 from lectern.writers.units import Unit, units_of
 

@@ -98,7 +98,7 @@ import argparse
 import pickle
 from typing import Any
 
-import lectern.writers.extractive as ex
+import lectern.writers.extractive.writer as ex
 from common import RESULTS
 from lectern.writers.question_kind import has_cue, question_kind
 from lectern.writers.selection import quotable_of, sources_of

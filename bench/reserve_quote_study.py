@@ -60,7 +60,7 @@ from typing import Any
 
 from answer_quality import observe, turns_of
 from common import build
-from lectern.writers import extractive as ex
+from lectern.writers.extractive import writer as ex
 
 CAPTURED: list[tuple[list[Any], list[Any]]] = []
 _orig_mmr = ex._mmr

@@ -104,7 +104,7 @@ from typing import Any
 
 import answer_quality
 from common import RESULTS
-from lectern.writers import extractive as ex
+from lectern.writers.extractive import writer as ex
 from lectern.writers.question_kind import has_cue, question_kind
 from lectern.writers.selection import quotable_of, sources_of
 from reserve_quote_study import why as fate  # a unit's fate in `_mmr`, as that study reads it

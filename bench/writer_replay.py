@@ -209,7 +209,7 @@ def _cause(quoted_near: int | None, kind: str) -> str:
 
 def misses(name: str, show: bool) -> dict[str, str]:
     """Why the answer misses keywords its passages hold: question id -> the likeliest cause."""
-    import lectern.writers.extractive as extractive
+    import lectern.writers.extractive.writer as extractive
 
     kept = pickle.loads((RESULTS / f"{name}.replay.pkl").read_bytes())
     seen: dict[str, list[Any]] = {}
@@ -279,7 +279,7 @@ def _parts(c: Any, query_vector: np.ndarray | None) -> str:
 
 def cites(name: str, show: bool) -> dict[str, str]:
     """Answered in-scope questions that cite no relevant file the writer had: question id -> cause."""
-    import lectern.writers.extractive as extractive
+    import lectern.writers.extractive.writer as extractive
     from lectern.content_kind import kind_of
 
     kept = pickle.loads((RESULTS / f"{name}.replay.pkl").read_bytes())

@@ -79,7 +79,7 @@ from contextlib import contextmanager
 from typing import Any
 
 import answer_quality
-import lectern.writers.extractive as writer
+import lectern.writers.extractive.writer as writer
 from common import RESULTS
 from lectern.writers.selection import quotable_of
 from writer_replay import request_of

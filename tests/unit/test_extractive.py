@@ -11,9 +11,9 @@ import numpy as np
 from lectern.conversation import Message
 from lectern.models import Chunk, RetrievalResult, SearchHit, content_hash
 from lectern.retrieval import Retriever
-from lectern.writers import extractive
 from lectern.writers.base import RetrieveCall, WriteRequest, Written
 from lectern.writers.extractive import ExtractiveWriter
+from lectern.writers.extractive import writer as extractive
 from lectern.writers.question_kind import question_kind
 from lectern.writers.selection import SELECTED_TITLE, quotable_of, reserve_of, sources_of
 from lectern.writers.units import count_tokens, split_tokens, stem_terms, units_of
