@@ -61,6 +61,7 @@ from typing import Any
 from answer_quality import observe, turns_of
 from common import build
 from lectern.writers.extractive import writer as ex
+from lectern.writers.extractive.mmr import DUPLICATE, RELATIVE_FLOOR, _own_merit, _quotable_pool, _similarity
 
 CAPTURED: list[tuple[list[Any], list[Any]]] = []
 _orig_mmr = ex._mmr
@@ -84,15 +85,15 @@ def parts(c: Any, n_sources: int) -> str:
 
 
 def why(c: Any, candidates: list[Any], chosen: list[Any]) -> str:
-    pool = ex._quotable_pool(candidates)
+    pool = _quotable_pool(candidates)
     if c not in pool:
         return "lead-in"
     top = pool[0]
-    if c.score < ex.RELATIVE_FLOOR * top.score:
+    if c.score < RELATIVE_FLOOR * top.score:
         return "floor"
-    if not ex._own_merit(c, top):
+    if not _own_merit(c, top):
         return "merit"
-    if any(ex._similarity(c, s) >= ex.DUPLICATE for s in chosen):
+    if any(_similarity(c, s) >= DUPLICATE for s in chosen):
         return "dup"
     return "mmr"
 
