@@ -57,7 +57,7 @@ is below the quoted sentences' but for d15b-fu-01 (0.78 against 0.81). Diagrams 
 chart yields no lines (d11a-fu-09, "which one comes last?", is in it); a parser for one block is not
 worth a store rebuild. Mermaid misses are mostly retrieval (5 of 7).
 
-Kept (src/lectern/writers/console.py, `extractive._with_asked_output`): a question that asks what a
+Kept (src/lectern/writers/console.py, `extractive.output._with_asked_output`): a question that asks what a
 program prints ("how many joints should it say it got?", "what does it print when the file is fine?":
 a question word, then a verb of printing in the same sentence) gets the first console output block
 (no language or `console`, no typed command) of a source the answer quotes, with its lead-in

@@ -35,11 +35,12 @@ OWN_WORDS_SHARE = 0.4  # a further sentence shares at least this much of the bes
 # train 83.2 -> 83.8 %, tune 80.2 % (no change), dev2 60.0 -> 63.2 %, none lost on any set or
 # follow-up set; 0.8-0.9 alike on dev2, 0.7-0.8 lose train answers; mean words +1 to +3.
 MEANING_SHARE = 0.85
-# ... but its units have no rank prior, so the top passage's list siblings far from the question in
-# meaning (cosine 0.0-0.2, carried by the prior) fill the answer before a reserve unit that answers
-# (bench/reserve_quote_study.py: of 21 reserve units holding a missing keyword and passed over, 19 were
-# nearer the question than the answer's farthest unit, 11 by 0.15 or more). One swap (`_meaning_swap`):
-# the answer's unit farthest in meaning gives way to the reserve's nearest when that is this much nearer.
+# The reserve's units (`scoring.RESERVE_GAP`) have no rank prior, so the top passage's list siblings far
+# from the question in meaning (cosine 0.0-0.2, carried by the prior) fill the answer before a reserve
+# unit that answers (bench/reserve_quote_study.py: of 21 reserve units holding a missing keyword and
+# passed over, 19 were nearer the question than the answer's farthest unit, 11 by 0.15 or more). One
+# swap (`_meaning_swap`): the answer's unit farthest in meaning gives way to the reserve's nearest when
+# that is this much nearer.
 # Tuned sets end to end: in-scope answers with every keyword 411 -> 417 (+8 -2), relevant cited
 # 506 -> 509, follow-ups' keywords 336 -> 335, near misses unchanged; 340 of 1354 answers change.
 MEANING_SWAP = 0.15

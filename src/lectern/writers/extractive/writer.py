@@ -63,7 +63,7 @@ NOT_EXPOSITION = 0.6
 class ExtractiveWriter:
     """Picks, orders and cites sentences of the sources; streams them word by word."""
 
-    quotes_reserve = True  # `ReserveQuoting`: it quotes the retrieval's reserve (why: above `RESERVE_GAP`)
+    quotes_reserve = True  # `ReserveQuoting`: it quotes the retrieval's reserve (why: `scoring.RESERVE_GAP`)
 
     def __init__(
         self, embedder: Embedder | None = None, *, embed_sentences: bool = False, cache_size: int = 20_000
