@@ -57,7 +57,7 @@ is below the quoted sentences' but for d15b-fu-01 (0.78 against 0.81). Diagrams 
 chart yields no lines (d11a-fu-09, "which one comes last?", is in it); a parser for one block is not
 worth a store rebuild. Mermaid misses are mostly retrieval (5 of 7).
 
-Kept (src/lectern/writers/console.py, `extractive._with_asked_output`): a question that asks what a
+Kept (src/lectern/writers/console.py, `extractive.output._with_asked_output`): a question that asks what a
 program prints ("how many joints should it say it got?", "what does it print when the file is fine?":
 a question word, then a verb of printing in the same sentence) gets the first console output block
 (no language or `console`, no typed command) of a source the answer quotes, with its lead-in
@@ -98,10 +98,13 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-import lectern.writers.extractive as ex
+import lectern.writers.extractive.writer as ex
 import writer_replay
 from common import RESULTS
 from kw_in_passages_study import _fates, _kind, _parts
+from lectern.writers.extractive import code_lines
+from lectern.writers.extractive.code_choice import _continues, _drawing
+from lectern.writers.extractive.mmr import MEANING_SHARE
 from lectern.writers.question_kind import question_kind
 from lectern.writers.selection import quotable_of, sources_of
 from writer_replay import request_of
@@ -303,7 +306,7 @@ def _nearer_block() -> None:
         if code is None or prose is None:
             return code
         floor = (code.cosine or 0.0) + NEARER_BLOCK_MARGIN
-        near = [k for k in codes if k.cosine is not None and k.cosine >= max(floor, ex.MEANING_SHARE * prose)]
+        near = [k for k in codes if k.cosine is not None and k.cosine >= max(floor, MEANING_SHARE * prose)]
         return max(near, key=lambda k: k.cosine) if near else code
 
     ex._best_code = variant  # type: ignore[assignment]
@@ -325,7 +328,7 @@ def _reserve_nearer() -> None:
             _, codes = ex._unit_candidates(
                 reserve, per, shared, len(sources) + 1, idf, terms, asked, ranked=False
             )
-            stash["reserve"] = [k for k in codes if not ex._drawing(k.unit.text)]
+            stash["reserve"] = [k for k in codes if not _drawing(k.unit.text)]
         return out
 
     def attaching(cands: list[Any], sources: Any, sentences: Any, query: Any) -> None:
@@ -340,7 +343,7 @@ def _reserve_nearer() -> None:
     ex._attach_vectors = attaching  # type: ignore[assignment]
     ex._nearer_in_meaning = nearing  # type: ignore[assignment]
     ex._whole_nearer_in_meaning = lambda codes, chosen: [  # type: ignore[assignment]
-        k for k in nearer(codes, chosen) if not ex._continues(k.unit.text)
+        k for k in nearer(codes, chosen) if not _continues(k.unit.text)
     ]
 
 
@@ -360,11 +363,11 @@ def _code_lines_always() -> None:
         quoted = {(c.source, c.unit.position) for c in chosen if c.unit.kind == "code"}
         rest = [k for k in codes if (k.source, k.unit.position) not in quoted]
         prose = [c for c in chosen if c.unit.kind != "code"]
-        share, ex.CODE_LINE_SHARE = ex.CODE_LINE_SHARE, CODE_LINES_SHARE
+        share, code_lines.CODE_LINE_SHARE = code_lines.CODE_LINE_SHARE, CODE_LINES_SHARE
         try:
             out = with_lines(prose, rest, cands, query, terms)
         finally:
-            ex.CODE_LINE_SHARE = share
+            code_lines.CODE_LINE_SHARE = share
         return chosen + [c for c in out if c not in prose and c not in chosen]
 
     ex._with_code_lines = variant  # type: ignore[assignment]

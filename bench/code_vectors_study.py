@@ -78,9 +78,8 @@ import answer_quality
 import writer_replay
 from common import RESULTS, bench_settings, make_embedder
 from lectern.sentences import sentence_encoder
-from lectern.writers import extractive
 from lectern.writers.code_gist import code_gist
-from lectern.writers.extractive import ExtractiveWriter
+from lectern.writers.extractive import ExtractiveWriter, code_choice
 from lectern.writers.selection import quotable_of
 from lectern.writers.units import Unit, units_of
 
@@ -210,7 +209,7 @@ def main() -> None:
     args = parser.parse_args()
     kept = fill(args.names, args.text)
     for outmatch in args.outmatch:
-        extractive.CODE_MEANING_OUTMATCH = math.inf if outmatch < 0 else outmatch
+        code_choice.CODE_MEANING_OUTMATCH = math.inf if outmatch < 0 else outmatch
         print(f"--- text {args.text} outmatch {outmatch}")
         total = {"in_scope+": 0.0, "in_scope-": 0.0, "followup+": 0.0, "followup-": 0.0}
         for name in args.names:

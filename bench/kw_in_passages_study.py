@@ -98,8 +98,18 @@ import argparse
 import pickle
 from typing import Any
 
-import lectern.writers.extractive as ex
+import lectern.writers.extractive.writer as ex
 from common import RESULTS
+from lectern.writers.extractive.mmr import (
+    DUPLICATE,
+    MAX_PROSE_WORDS,
+    RELATIVE_FLOOR,
+    _following,
+    _mmr_value,
+    _own_merit,
+    _quotable_pool,
+    _similarity,
+)
 from lectern.writers.question_kind import has_cue, question_kind
 from lectern.writers.selection import quotable_of, sources_of
 from writer_replay import request_of
@@ -108,43 +118,43 @@ from writer_replay import request_of
 def _fates(candidates: list[Any], limit: int = ex.MAX_SENTENCES) -> dict[Any, str]:
     """What `_mmr` did with each candidate (mirrors it; asserted against it by the caller)."""
     fate: dict[Any, str] = {c: "not offered (bare lead-in)" for c in candidates}
-    pool = ex._quotable_pool(candidates)
+    pool = _quotable_pool(candidates)
     if not pool:
         return fate
     top = pool[0]
     chosen = [pool.pop(0)]
     fate[top] = "picked (best)"
     words, room, quoted = top.unit.words, 0.5 if top.unit.bullet else 1.0, {top.source}
-    floor = ex.RELATIVE_FLOOR * top.score
+    floor = RELATIVE_FLOOR * top.score
     for c in pool:
         fate[c] = (
             "under floor"
             if c.score < floor
             else "no own merit"
-            if not ex._own_merit(c, top)
+            if not _own_merit(c, top)
             else "left: room or words ran out"
         )
     worthy = {c for c in pool if not c.score < floor}
-    merit = {c for c in pool if c in worthy and ex._own_merit(c, top)}
-    following = ex._following(top)
-    while pool and room < limit and words < ex.MAX_PROSE_WORDS:
+    merit = {c for c in pool if c in worthy and _own_merit(c, top)}
+    following = _following(top)
+    while pool and room < limit and words < MAX_PROSE_WORDS:
         eligible = [
             c for c in pool if c in merit or (c in worthy and (c.source, c.unit.position) in following)
         ]
         if not eligible:
             break
-        closest = {c: max(ex._similarity(c, s) for s in chosen) for c in eligible}
-        pick = max(eligible, key=lambda c: ex._mmr_value(c, closest[c], quoted))
-        value = ex._mmr_value(pick, closest[pick], quoted)
+        closest = {c: max(_similarity(c, s) for s in chosen) for c in eligible}
+        pick = max(eligible, key=lambda c: _mmr_value(c, closest[c], quoted))
+        value = _mmr_value(pick, closest[pick], quoted)
         pool.remove(pick)
-        if value <= 0 or closest[pick] >= ex.DUPLICATE:
+        if value <= 0 or closest[pick] >= DUPLICATE:
             fate[pick] = f"dropped: duplicate ({closest[pick]:.2f})" if value > 0 else "dropped: value <= 0"
             continue
         chosen.append(pick)
         fate[pick] = "picked"
         room += 0.5 if pick.unit.bullet else 1.0
         quoted.add(pick.source)
-        following |= ex._following(pick)
+        following |= _following(pick)
         words += pick.unit.words
     return fate
 
@@ -231,7 +241,7 @@ def study(name: str, show: bool) -> dict[str, str]:
             causes[qid] = best_fate or "?"
             if show:
                 top = seen["mmr"][0] if seen.get("mmr") else None
-                floor = ex.RELATIVE_FLOOR * top.score if top else 0.0
+                floor = RELATIVE_FLOOR * top.score if top else 0.0
                 print(f"\n{qid} kind={kind} words={len(text.split())} floor={floor:.3f}")
                 print(f"   Q: {request.question}")
                 print("\n".join(lines))

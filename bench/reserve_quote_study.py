@@ -4,7 +4,7 @@
 
 RESULT.json is a bench/answer_quality.py result for the same question files. Rows studied: answered
 in-scope questions citing a relevant file whose answer lacks a keyword. Each is asked again in process
-with `extractive._mmr` wrapped, so the scored candidates (after the cue lift and the reserve's cap) and the
+with `writer._mmr` wrapped, so the scored candidates (after the cue lift and the reserve's cap) and the
 chosen ones are seen. Per row: the chosen units and every unit holding a missing keyword, each with its
 source number (R: the reserve), score, parts (cosine, lexical, heading, chunk, rank prior, shape, cue),
 and for a keyword unit why it was not chosen: `floor` (under RELATIVE_FLOOR of the best), `merit` (not
@@ -29,7 +29,7 @@ geometry: Symptom: Robot falls through ground", cosine 0.44, was not). Of the 21
 passed over, 19 are nearer the question in meaning than the answer's farthest unit (the lead aside),
 11 by 0.15 or more. Not a how-many or table-row effect: the units are list items and sentences alike.
 
-Rule (`extractive._meaning_swap`, `MEANING_SWAP` 0.15) A/B with bench/answer_quality.py on every tuned
+Rule (`extractive.mmr._meaning_swap`, `MEANING_SWAP` 0.15) A/B with bench/answer_quality.py on every tuned
 set (reader tune, train, dev2, followups-dev dev, followups-dev2/3 all, followups-dev4 dev4, devN and
 followups-devN devN for N=5..11; base: main's src by PYTHONPATH), totals of in-scope / follow-up rows:
 
@@ -60,7 +60,8 @@ from typing import Any
 
 from answer_quality import observe, turns_of
 from common import build
-from lectern.writers import extractive as ex
+from lectern.writers.extractive import writer as ex
+from lectern.writers.extractive.mmr import DUPLICATE, RELATIVE_FLOOR, _own_merit, _quotable_pool, _similarity
 
 CAPTURED: list[tuple[list[Any], list[Any]]] = []
 _orig_mmr = ex._mmr
@@ -84,15 +85,15 @@ def parts(c: Any, n_sources: int) -> str:
 
 
 def why(c: Any, candidates: list[Any], chosen: list[Any]) -> str:
-    pool = ex._quotable_pool(candidates)
+    pool = _quotable_pool(candidates)
     if c not in pool:
         return "lead-in"
     top = pool[0]
-    if c.score < ex.RELATIVE_FLOOR * top.score:
+    if c.score < RELATIVE_FLOOR * top.score:
         return "floor"
-    if not ex._own_merit(c, top):
+    if not _own_merit(c, top):
         return "merit"
-    if any(ex._similarity(c, s) >= ex.DUPLICATE for s in chosen):
+    if any(_similarity(c, s) >= DUPLICATE for s in chosen):
         return "dup"
     return "mmr"
 

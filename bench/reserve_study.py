@@ -61,8 +61,8 @@ import answer_quality
 from common import write_result
 from lectern.engine import Engine
 from lectern.retrieval import fetch_depth, rank
-from lectern.writers import extractive
 from lectern.writers.extractive import ExtractiveWriter
+from lectern.writers.extractive import writer as extractive
 
 RULES = ("plain", "idf", "nocode", "lead")
 RESERVE = 5

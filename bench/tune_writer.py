@@ -15,7 +15,7 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
-import lectern.writers.extractive as writer
+import lectern.writers.extractive.writer as writer
 from answer_quality import ask
 from common import build, read_jsonl
 

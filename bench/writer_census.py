@@ -49,7 +49,7 @@ import re
 from collections import Counter
 from typing import Any
 
-import lectern.writers.extractive as ex
+import lectern.writers.extractive.writer as ex
 from common import RESULTS
 from kw_in_passages_study import _fates, _kind, _parts
 from lectern.writers.question_kind import question_kind

@@ -104,7 +104,8 @@ from typing import Any
 
 import answer_quality
 from common import RESULTS
-from lectern.writers import extractive as ex
+from lectern.writers.extractive import writer as ex
+from lectern.writers.extractive.scoring import CUE_BONUS
 from lectern.writers.question_kind import has_cue, question_kind
 from lectern.writers.selection import quotable_of, sources_of
 from reserve_quote_study import why as fate  # a unit's fate in `_mmr`, as that study reads it
@@ -139,7 +140,7 @@ def components(c: Any, kind: str) -> dict[str, float]:
         "chunk": f * W["chunk"] * c.chunk,
         "rank": f * W["rank"] * c.rank_prior,
         "shape": f * W["shape"] * ex._shape(c.unit),
-        "cue": ex.CUE_BONUS if has_cue(c.unit.text, kind) else 0.0,  # type: ignore[arg-type]
+        "cue": CUE_BONUS if has_cue(c.unit.text, kind) else 0.0,  # type: ignore[arg-type]
     }
 
 

@@ -209,7 +209,7 @@ def _cause(quoted_near: int | None, kind: str) -> str:
 
 def misses(name: str, show: bool) -> dict[str, str]:
     """Why the answer misses keywords its passages hold: question id -> the likeliest cause."""
-    import lectern.writers.extractive as extractive
+    import lectern.writers.extractive.writer as extractive
 
     kept = pickle.loads((RESULTS / f"{name}.replay.pkl").read_bytes())
     seen: dict[str, list[Any]] = {}
@@ -279,8 +279,9 @@ def _parts(c: Any, query_vector: np.ndarray | None) -> str:
 
 def cites(name: str, show: bool) -> dict[str, str]:
     """Answered in-scope questions that cite no relevant file the writer had: question id -> cause."""
-    import lectern.writers.extractive as extractive
+    import lectern.writers.extractive.writer as extractive
     from lectern.content_kind import kind_of
+    from lectern.writers.extractive.mmr import RELATIVE_FLOOR
 
     kept = pickle.loads((RESULTS / f"{name}.replay.pkl").read_bytes())
     seen: dict[str, list[Any]] = {}
@@ -315,7 +316,7 @@ def cites(name: str, show: bool) -> dict[str, str]:
                 cause = "relevant passage has no sentence"
             elif not picked:
                 cause = "no sentence picked"
-            elif best_rel.score < picked[0].score * extractive.RELATIVE_FLOOR:
+            elif best_rel.score < picked[0].score * RELATIVE_FLOOR:
                 cause = "relevant best unit under half the top unit"
             elif not best_rel.exposition:
                 cause = "relevant passage not exposition"

@@ -71,7 +71,9 @@ keyword twice as often as on the tuned sets.
 from __future__ import annotations
 
 import argparse
+import importlib
 import pickle
+import pkgutil
 import re
 import sys
 from collections.abc import Callable, Iterator
@@ -79,7 +81,8 @@ from contextlib import contextmanager
 from typing import Any
 
 import answer_quality
-import lectern.writers.extractive as writer
+import lectern.writers.extractive as extractive
+import lectern.writers.extractive.writer as writer
 from common import RESULTS
 from lectern.writers.selection import quotable_of
 from writer_replay import request_of
@@ -95,7 +98,7 @@ def _weights(**changes: float) -> dict[str, float]:
     return {**writer.MEANING_WEIGHTS, **changes}
 
 
-# Each variant: module attributes of `lectern.writers.extractive` and their values for the run.
+# Each variant: module attributes of `lectern.writers.extractive`'s modules and their values for the run.
 VARIANTS: dict[str, dict[str, Any]] = {
     "5 sentences": {"MAX_SENTENCES": 5},
     "7 sentences": {"MAX_SENTENCES": 7},
@@ -119,16 +122,30 @@ VARIANTS: dict[str, dict[str, Any]] = {
 }
 
 
+# The package's modules: a setting or step is looked up in the module that uses it (`writer` for the
+# steps `compose` calls, `mmr` for its floors), so each is set in every module that holds it.
+MODULES = [
+    importlib.import_module(f"lectern.writers.extractive.{module.name}")
+    for module in pkgutil.iter_modules(extractive.__path__)
+]
+
+
 @contextmanager
 def _patched(changes: dict[str, Any]) -> Iterator[None]:
-    old = {name: getattr(writer, name) for name in changes}
-    for name, value in changes.items():
-        setattr(writer, name, value)
+    old = {
+        (module, name): getattr(module, name)
+        for module in MODULES
+        for name in changes
+        if hasattr(module, name)
+    }
+    assert {name for _, name in old} == set(changes), changes
+    for module, name in old:
+        setattr(module, name, changes[name])
     try:
         yield
     finally:
-        for name, value in old.items():
-            setattr(writer, name, value)
+        for (module, name), value in old.items():
+            setattr(module, name, value)
 
 
 def replay(kept: dict[str, dict[str, Any]], kind: str) -> dict[str, dict[str, Any]]:

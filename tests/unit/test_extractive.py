@@ -11,9 +11,36 @@ import numpy as np
 from lectern.conversation import Message
 from lectern.models import Chunk, RetrievalResult, SearchHit, content_hash
 from lectern.retrieval import Retriever
-from lectern.writers import extractive
 from lectern.writers.base import RetrieveCall, WriteRequest, Written
 from lectern.writers.extractive import ExtractiveWriter
+from lectern.writers.extractive.candidates import _Candidate
+from lectern.writers.extractive.code_choice import _answering, _best_code, _drawing
+from lectern.writers.extractive.code_files import _titled, _with_named_code
+from lectern.writers.extractive.code_lines import _with_code_lines
+from lectern.writers.extractive.context import _solution_after, _with_context
+from lectern.writers.extractive.headings import _heading_line, _names
+from lectern.writers.extractive.lead_ins import _with_lead_ins, _without_dangling_lead_ins
+from lectern.writers.extractive.listings import _with_listing_continued
+from lectern.writers.extractive.mmr import (
+    DUPLICATE,
+    MAX_PROSE_WORDS,
+    MAX_SENTENCES,
+    MEANING_SHARE,
+    MMR_LAMBDA,
+    OWN_WORDS_SHARE,
+    RELATIVE_FLOOR,
+    SOURCE_DIVERSITY,
+    _adds_to,
+    _best,
+    _meaning_swap,
+    _mmr,
+    _mmr_value,
+    _quotable_pool,
+    _similarity,
+)
+from lectern.writers.extractive.query import _IGNORED, _query_terms
+from lectern.writers.extractive.render import _closed, _render
+from lectern.writers.extractive.scoring import _favour_cues
 from lectern.writers.question_kind import question_kind
 from lectern.writers.selection import SELECTED_TITLE, quotable_of, reserve_of, sources_of
 from lectern.writers.units import count_tokens, split_tokens, stem_terms, units_of
@@ -172,10 +199,10 @@ def test_count_tokens_counts_what_split_tokens_splits() -> None:
 
 
 def test_a_diagram_is_told_by_its_lines_and_code_without_drawing_characters_is_not_one() -> None:
-    assert extractive._drawing("```\n┌──┐\n│ A │──► B\n└──┘\n```")
-    assert not extractive._drawing("```\nros2 run demo talker\n```")
-    assert not extractive._drawing("```\n```")
-    assert not extractive._drawing("```\na\nb\nc\nd -> ►\n```")  # one line in four: under DRAWN_SHARE
+    assert _drawing("```\n┌──┐\n│ A │──► B\n└──┘\n```")
+    assert not _drawing("```\nros2 run demo talker\n```")
+    assert not _drawing("```\n```")
+    assert not _drawing("```\na\nb\nc\nd -> ►\n```")  # one line in four: under DRAWN_SHARE
 
 
 def _hit(text: str, rank: int, heading: str = "Troubleshooting") -> SearchHit:
@@ -525,7 +552,7 @@ async def test_a_problem_brings_the_command_of_the_passage_that_answers_it() -> 
 def _candidate(text: str, source: int, score: float) -> Any:
     unit = units_of(text)[0]
     hit = _hit(text, source)
-    return extractive._Candidate(unit, source, hit, lexical=0.5, rank_prior=1.0, score=score)
+    return _Candidate(unit, source, hit, lexical=0.5, rank_prior=1.0, score=score)
 
 
 def test_a_source_not_quoted_yet_gets_a_place_over_the_best_sources_last_sentence() -> None:
@@ -533,22 +560,20 @@ def test_a_source_not_quoted_yet_gets_a_place_over_the_best_sources_last_sentenc
     words = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf"]
     best = [_candidate(f"{w} {w}1 {w}2 {w}3.", 1, 1.0 - i / 100) for i, w in enumerate(words)]
     other = _candidate("hotel hotel1 hotel2 hotel3.", 3, 0.945)
-    chosen = extractive._mmr([*best, other])
+    chosen = _mmr([*best, other])
     assert other in chosen
-    assert len(chosen) == extractive.MAX_SENTENCES
+    assert len(chosen) == MAX_SENTENCES
 
 
 def _adds_to_as_written(c: Any, top: Any, chosen: list[Any]) -> bool:
     """`_adds_to` as first written, every condition asked of the chosen units at once."""
-    if c.score < extractive.RELATIVE_FLOOR * top.score:
+    if c.score < RELATIVE_FLOOR * top.score:
         return False
     follows = not c.unit.lead_in and any(
         s.source == c.source and 0 < c.unit.position - s.unit.position <= 2 for s in chosen
     )
-    closer = (
-        c.cosine is not None and top.cosine is not None and c.cosine >= extractive.MEANING_SHARE * top.cosine
-    )
-    own = c.lexical + c.heading >= extractive.OWN_WORDS_SHARE * (top.lexical + top.heading)
+    closer = c.cosine is not None and top.cosine is not None and c.cosine >= MEANING_SHARE * top.cosine
+    own = c.lexical + c.heading >= OWN_WORDS_SHARE * (top.lexical + top.heading)
     return follows or closer or own
 
 
@@ -556,31 +581,31 @@ def _mmr_asking_each_round(candidates: list[Any], limit: int) -> list[Any]:
     """`_mmr` as its formula reads, and as it was written before its eligibility was worked out once per
     candidate: `_adds_to` asked of every candidate in the pool, and each one's greatest similarity to
     all the chosen, every round."""
-    pool = extractive._quotable_pool(candidates)  # the loop is what this oracle checks, not the pool
+    pool = _quotable_pool(candidates)  # the loop is what this oracle checks, not the pool
     if not pool:
         return []
     top = pool[0]
     chosen = [pool.pop(0)]
     words = top.unit.words
-    room = extractive.MAX_PROSE_WORDS
+    room = MAX_PROSE_WORDS
     while pool and sum(0.5 if c.unit.bullet else 1.0 for c in chosen) < limit and words < room:
         eligible = [c for c in pool if _adds_to_as_written(c, top, chosen)]
         if not eligible:
             break
         quoted = {s.source for s in chosen}
-        lam = extractive.MMR_LAMBDA
+        lam = MMR_LAMBDA
         scored = [
             (
                 lam * c.score
-                - (1 - lam) * max(extractive._similarity(c, s) for s in chosen)
-                + (extractive.SOURCE_DIVERSITY if c.source not in quoted else 0.0),
+                - (1 - lam) * max(_similarity(c, s) for s in chosen)
+                + (SOURCE_DIVERSITY if c.source not in quoted else 0.0),
                 c,
             )
             for c in eligible
         ]
         value, pick = max(scored, key=lambda x: x[0])
         pool.remove(pick)
-        if value <= 0 or max(extractive._similarity(pick, s) for s in chosen) >= extractive.DUPLICATE:
+        if value <= 0 or max(_similarity(pick, s) for s in chosen) >= DUPLICATE:
             continue
         chosen.append(pick)
         words += pick.unit.words
@@ -602,7 +627,7 @@ def test_mmr_picks_what_asking_adds_to_of_every_candidate_every_round_picks() ->
             c.cosine = None if rng.random() < 0.3 else float(rng.uniform(0.2, 0.8))
             candidates.append(c)
         limit = int(rng.integers(2, 7))
-        picked = extractive._mmr(list(candidates), limit)
+        picked = _mmr(list(candidates), limit)
         assert [id(c) for c in picked] == [id(c) for c in _mmr_asking_each_round(list(candidates), limit)]
 
 
@@ -613,13 +638,13 @@ def test_a_sentence_nearly_as_near_the_question_in_meaning_as_the_best_one_is_qu
     top.lexical, top.heading, top.cosine = 0.1, 0.4, 0.5
     answer = _candidate("golf golf1 golf2 golf3.", 3, 0.8)
     answer.lexical, answer.cosine = 0.1, 0.6
-    assert extractive._adds_to(answer, top, [top])
+    assert _adds_to(answer, top, [top])
     answer.cosine = 0.45  # nearly as near the question as the best one: about it too
-    assert extractive._adds_to(answer, top, [top])
+    assert _adds_to(answer, top, [top])
     answer.cosine = 0.4  # farther in meaning, and in too few of the question's words
-    assert not extractive._adds_to(answer, top, [top])
+    assert not _adds_to(answer, top, [top])
     answer.cosine = None  # no vector: the words decide
-    assert not extractive._adds_to(answer, top, [top])
+    assert not _adds_to(answer, top, [top])
 
 
 def test_of_code_blocks_alike_in_words_the_one_nearer_the_question_in_meaning_is_quoted() -> None:
@@ -631,21 +656,21 @@ def test_of_code_blocks_alike_in_words_the_one_nearer_the_question_in_meaning_is
 
     first = block('<slider name="elbow"/>', 1, 0.35)
     nearer = block('<axis xyz="0 1 0"/>', 2, 0.45)
-    assert extractive._best_code([first, nearer], [], strict=False) is nearer
+    assert _best_code([first, nearer], [], strict=False) is nearer
     nearer.hit = nearer.hit.model_copy(update={"similarity": 0.30})
-    assert extractive._best_code([first, nearer], [], strict=False) is first
+    assert _best_code([first, nearer], [], strict=False) is first
 
 
 def test_an_answer_quotes_up_to_six_sentences_down_to_four_tenths_of_the_best_ones_score() -> None:
     # Sentences that share no word: only their scores tell them apart.
     words = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel"]
     best = [_candidate(f"{w} {w}1 {w}2 {w}3.", 1, 1.0 - i / 100) for i, w in enumerate(words)]
-    assert len(extractive._mmr(best)) == 6
+    assert len(_mmr(best)) == 6
     top = _candidate("alpha alpha1 alpha2 alpha3.", 1, 1.0)
     weaker = _candidate("india india1 india2 india3.", 2, 0.45)
-    assert weaker in extractive._mmr([top, weaker])
+    assert weaker in _mmr([top, weaker])
     weaker.score = 0.35
-    assert extractive._mmr([top, weaker]) == [top]
+    assert _mmr([top, weaker]) == [top]
 
 
 def test_mmr_keeps_the_greatest_similarity_to_the_chosen_as_the_formula_does() -> None:
@@ -662,8 +687,8 @@ def test_mmr_keeps_the_greatest_similarity_to_the_chosen_as_the_formula_does() -
             vector = base[i % 4] + rng.normal(scale=0.05 if i % 2 else 1.0, size=8).astype(np.float32)
             c.vector = vector / np.linalg.norm(vector)
             candidates.append(c)
-        expected = _mmr_asking_each_round(list(candidates), extractive.MAX_SENTENCES)
-        assert extractive._mmr(list(candidates)) == expected
+        expected = _mmr_asking_each_round(list(candidates), MAX_SENTENCES)
+        assert _mmr(list(candidates)) == expected
 
 
 def test_stem_terms_of_short_and_long_texts() -> None:
@@ -677,7 +702,7 @@ def test_stem_terms_of_short_and_long_texts() -> None:
 def test_a_sentence_with_the_cue_the_question_calls_for_is_lifted() -> None:
     plain = _candidate("The robot pauses before it replies to a person.", 1, 0.5)
     number = _candidate("The robot pauses 0.5 seconds before it replies.", 1, 0.5)
-    extractive._favour_cues([plain, number], question_kind("How long should the robot pause?"))
+    _favour_cues([plain, number], question_kind("How long should the robot pause?"))
     assert number.score > plain.score
 
 
@@ -685,13 +710,13 @@ def test_a_question_that_asks_what_the_book_uses_lifts_the_sentence_that_names_t
     plain = _candidate("The map shows walls and free space in the room.", 1, 0.5)
     tool = _candidate("Use ROS 2 `slam_toolbox` to generate the occupancy grid map.", 1, 0.5)
     question = "I want a floor plan from my laser scans. What does the book use for that?"
-    extractive._favour_cues([plain, tool], question_kind(question))
+    _favour_cues([plain, tool], question_kind(question))
     assert tool.score > plain.score
 
 
 def test_a_yes_no_question_is_matched_on_its_verb_too() -> None:
     def terms(question: str) -> frozenset[str]:
-        return extractive._query_terms(question, question)
+        return _query_terms(question, question)
 
     # "need" and "know" are generic ("what do I need?"), but a yes/no question turns on them.
     assert {"need", "know"} <= terms("Does the publisher need to know who reads the topic?")
@@ -750,8 +775,8 @@ def test_a_quoted_issue_brings_the_solutions_after_its_list_of_causes() -> None:
         "Issue: System becomes unresponsive\n\nSolutions:\n\n1. Restart the crashed node\n"
     )
     hit = _hit(text, 1)
-    candidates = [extractive._Candidate(u, 1, hit, 0.0) for u in units_of(text)]
-    quoted = extractive._with_context([candidates[0]], candidates)
+    candidates = [_Candidate(u, 1, hit, 0.0) for u in units_of(text)]
+    quoted = _with_context([candidates[0]], candidates)
     assert [c.unit.text for c in quoted] == [
         "Issue: Grasp attempts fail repeatedly",
         "Calibrate the depth camera for better poses",
@@ -765,10 +790,10 @@ def test_the_solution_of_a_problem_is_looked_for_only_before_the_next_problem() 
         "Issue: System becomes unresponsive\n\nSolutions:\n\n1. Restart the crashed node\n"
     )
     hit = _hit(text, 1)
-    same = {u.position: extractive._Candidate(u, 1, hit, 0.0) for u in units_of(text)}
+    same = {u.position: _Candidate(u, 1, hit, 0.0) for u in units_of(text)}
     first, second = (p for p, c in same.items() if c.unit.text.startswith("Issue"))
-    assert extractive._solution_after(same, first) is None
-    found = extractive._solution_after(same, second)
+    assert _solution_after(same, first) is None
+    found = _solution_after(same, second)
     assert found is not None
     assert found.unit.text == "Restart the crashed node"
 
@@ -815,10 +840,10 @@ async def test_a_quoted_sentence_that_names_a_file_brings_the_opening_of_that_fi
 def test_a_file_name_is_matched_whole_in_a_blocks_title() -> None:
     block = '```python title="examples/resend_goal.py"\nimport rclpy\nprint(1)\n```'
     hit = _hit(block, 2)
-    code = extractive._Candidate(units_of(block)[0], 2, hit, 0.0)
+    code = _Candidate(units_of(block)[0], 2, hit, 0.0)
     text = "- `send_goal.py` - Send navigation goals programmatically"
-    sentence = extractive._Candidate(units_of(text)[0], 1, _hit(text, 1), 0.0)
-    assert extractive._with_named_code([sentence], [code], [sentence]) == [sentence]
+    sentence = _Candidate(units_of(text)[0], 1, _hit(text, 1), 0.0)
+    assert _with_named_code([sentence], [code], [sentence]) == [sentence]
 
 
 async def test_a_quoted_comment_on_code_brings_the_code_above_it() -> None:
@@ -837,9 +862,9 @@ async def test_a_quoted_comment_on_code_brings_the_code_above_it() -> None:
 
 def _context_of(best_text: str, list_text: str, pick: int) -> list[str]:
     """`_with_context` for the best sentence of source 1 and item `pick` of the list of source 2."""
-    best = extractive._Candidate(units_of(best_text)[0], 1, _hit(best_text, 1), 0.0)
-    listed = [extractive._Candidate(u, 2, _hit(list_text, 2), 0.0) for u in units_of(list_text)]
-    quoted = extractive._with_context([best, listed[pick]], [best, *listed])
+    best = _Candidate(units_of(best_text)[0], 1, _hit(best_text, 1), 0.0)
+    listed = [_Candidate(u, 2, _hit(list_text, 2), 0.0) for u in units_of(list_text)]
+    quoted = _with_context([best, listed[pick]], [best, *listed])
     return [c.unit.text for c in quoted if c.source == 2]
 
 
@@ -863,14 +888,14 @@ def test_a_lead_in_to_a_list_too_long_to_quote_brings_its_best_item() -> None:
         "in more detail than anyone needs, then once more for the reader who skipped the first two\n"
         for n in "ABC"
     )
-    first = extractive._Candidate(units_of(best)[0], 1, _hit(best, 1), 0.0, score=1.0)
-    listed = [extractive._Candidate(u, 2, _hit(wordy, 2), 0.0) for u in units_of(wordy)]
+    first = _Candidate(units_of(best)[0], 1, _hit(best, 1), 0.0, score=1.0)
+    listed = [_Candidate(u, 2, _hit(wordy, 2), 0.0) for u in units_of(wordy)]
     listed[0].score, listed[2].score = 0.8, 0.6  # the lead-in, then the item that answers
-    quoted = extractive._with_context([first, listed[0]], [first, *listed])
+    quoted = _with_context([first, listed[0]], [first, *listed])
     assert [c.unit.text for c in quoted if c.source == 2] == [listed[0].unit.text, listed[2].unit.text]
 
 
-def _listing_part(text: str, rank: int, index: int) -> extractive._Candidate:
+def _listing_part(text: str, rank: int, index: int) -> _Candidate:
     """The first unit of chunk `index` of one listing's file, retrieved at `rank`."""
     chunk = Chunk(
         text=text,
@@ -881,7 +906,7 @@ def _listing_part(text: str, rank: int, index: int) -> extractive._Candidate:
         source_path="pacing.md",
     )
     hit = SearchHit(chunk=chunk, similarity=0.6, keyword_score=1.0, score=1.0 / rank, rank=rank)
-    return extractive._Candidate(units_of(text)[0], rank, hit, 0.0)
+    return _Candidate(units_of(text)[0], rank, hit, 0.0)
 
 
 def test_a_quoted_block_cut_on_an_open_value_brings_the_values_from_the_next_chunk() -> None:
@@ -892,24 +917,24 @@ def test_a_quoted_block_cut_on_an_open_value_brings_the_values_from_the_next_chu
         2,
         5,
     )
-    quoted = extractive._with_listing_continued([head], [head, tail])
+    quoted = _with_listing_continued([head], [head, tail])
     assert len(quoted) == 2
     assert quoted[1].unit.text == '```python\n        "urgent": 0.2,\n        "normal": 0.5,\n    }\n```'
     # Not the next chunk of the listing, or a block of statements: nothing comes.
     far = _listing_part(tail.unit.text, 2, 7)
-    assert extractive._with_listing_continued([head], [head, far]) == [head]
+    assert _with_listing_continued([head], [head, far]) == [head]
     block = _listing_part("```csharp\nvoid Start()\n{\n    if (ready)\n    {\n```\n", 1, 4)
-    assert extractive._with_listing_continued([block], [block, tail]) == [block]
+    assert _with_listing_continued([block], [block, tail]) == [block]
 
 
 def test_a_list_quoted_nearly_whole_brings_its_last_items() -> None:
     text = "Architecture:\n\n" + "".join(f"- Part {n}: does step {n} of the bridge\n" for n in "ABCDEFGH")
     hit = _hit(text, 1)
-    units = [extractive._Candidate(u, 1, hit, 0.0) for u in units_of(text)]
+    units = [_Candidate(u, 1, hit, 0.0) for u in units_of(text)]
     items = [c for c in units if c.unit.bullet]
 
-    def quoted(picked: list[extractive._Candidate]) -> list[str]:
-        chosen = extractive._with_lead_ins(picked, units)
+    def quoted(picked: list[_Candidate]) -> list[str]:
+        chosen = _with_lead_ins(picked, units)
         return [c.unit.text for c in chosen if c.unit.bullet]
 
     assert len(quoted([items[0], items[5]])) == 8  # six of eight quoted: the last two come too
@@ -955,12 +980,10 @@ async def test_a_question_ending_in_how_brings_the_code_that_does_it() -> None:
 def test_a_text_diagram_never_stands_for_the_code_a_how_to_asks_for() -> None:
     drawing = "```\nMicrophone\n    │\n    ▼\n┌──────────┐\n│  Buffer  │\n└──────────┘\n```"
     command = '```bash\npython3 -c "import sounddevice; print(sounddevice.query_devices())"\n```'
-    assert extractive._drawing(drawing)
-    assert not extractive._drawing(command)
-    blocks = [
-        extractive._Candidate(units_of(b)[0], n, _hit(b, n), 0.5) for n, b in enumerate((drawing, command), 1)
-    ]
-    assert [c.unit.text for c in extractive._answering(blocks, frozenset({"microphon"}))] == [command]
+    assert _drawing(drawing)
+    assert not _drawing(command)
+    blocks = [_Candidate(units_of(b)[0], n, _hit(b, n), 0.5) for n, b in enumerate((drawing, command), 1)]
+    assert [c.unit.text for c in _answering(blocks, frozenset({"microphon"}))] == [command]
 
 
 def test_a_code_line_that_heads_a_list_in_comments_brings_the_list() -> None:
@@ -968,10 +991,10 @@ def test_a_code_line_that_heads_a_list_in_comments_brings_the_list() -> None:
         "```csharp\n// Recommended effects for robot visualization\n// - Ambient Occlusion: subtle depth\n"
         "// - Bloom: highlight reflections\n// - Color Grading: professional colour\nvar volume = 1;\n```"
     )
-    code = extractive._Candidate(units_of(block)[0], 1, _hit(block, 1), 0.5, rank_prior=1.0)
+    code = _Candidate(units_of(block)[0], 1, _hit(block, 1), 0.5, rank_prior=1.0)
     query = "Which effects are recommended for robot visualization?"
-    terms = extractive.stem_terms(query) - extractive._IGNORED
-    chosen = extractive._with_code_lines([], [code], [], query, terms)
+    terms = stem_terms(query) - _IGNORED
+    chosen = _with_code_lines([], [code], [], query, terms)
     quoted = "\n".join(c.unit.text for c in chosen)
     assert "Bloom: highlight reflections" in quoted
     assert "Color Grading" in quoted
@@ -991,8 +1014,8 @@ async def test_a_question_that_names_a_file_brings_the_block_that_is_that_file()
     result = RetrievalResult(query=question, hits=[_hit(files, 1, "Record"), _hit(script, 2, "Scripts")])
     _, written = await write(ExtractiveWriter(), request(question, result))
     assert "Record 60 seconds" in written.text
-    assert extractive._titled(script.strip(), "record_data.sh")
-    assert not extractive._titled("```bash\nchmod +x record_data.sh\n```", "record_data.sh")
+    assert _titled(script.strip(), "record_data.sh")
+    assert not _titled("```bash\nchmod +x record_data.sh\n```", "record_data.sh")
 
 
 def test_a_sentence_brings_the_short_lead_in_it_completes() -> None:
@@ -1000,12 +1023,12 @@ def test_a_sentence_brings_the_short_lead_in_it_completes() -> None:
         '"Relocalization" in the context of visual SLAM refers to:\n\n'
         "A) The initial mapping process B) The robot's ability to recover its pose after getting lost\n"
     )
-    units = [extractive._Candidate(u, 1, _hit(text, 1), 0.0) for u in units_of(text)]
+    units = [_Candidate(u, 1, _hit(text, 1), 0.0) for u in units_of(text)]
     lead, options = units
     assert lead.unit.lead_in
-    quoted = extractive._with_lead_ins([options], units)
+    quoted = _with_lead_ins([options], units)
     assert [c.unit.text for c in quoted] == [options.unit.text, lead.unit.text]
-    text, _ = extractive._render(quoted)
+    text, _ = _render(quoted)
     assert '"Relocalization" in the context of visual SLAM refers to: A) The initial' in text
 
 
@@ -1070,8 +1093,8 @@ def test_the_aims_list_is_exposition_when_the_question_asks_for_the_objectives()
 
 
 def test_a_question_heading_is_not_followed_by_a_colon() -> None:
-    assert extractive._heading_line("What is URDF?") == "What is URDF?"
-    assert extractive._heading_line("Costmaps") == "Costmaps:"
+    assert _heading_line("What is URDF?") == "What is URDF?"
+    assert _heading_line("Costmaps") == "Costmaps:"
 
 
 def _reserve_case() -> tuple[str, RetrievalResult]:
@@ -1186,13 +1209,13 @@ async def test_a_rewritten_follow_up_picks_sentences_for_its_own_words_not_the_b
     # "which one has the language model write code (robot systems that go from camera to actions)?":
     # the brackets keep the search on the previous topic; the sentences answer the follow-up itself.
     seen: list[str] = []
-    terms = extractive._query_terms
+    terms = _query_terms
 
     def spy(question: str, query: str) -> frozenset[str]:
         seen.append(query)
         return terms(question, query)
 
-    monkeypatch.setattr(extractive, "_query_terms", spy)
+    monkeypatch.setattr("lectern.writers.extractive.writer._query_terms", spy)
     result, embedder = await retrieve("What is a ROS 2 node?")
     asked = "and how do I create a publisher node?"
     req = replace(request(asked, result), search_query=f"{asked[:-1]} (ROS 2 node)?")
@@ -1215,10 +1238,10 @@ def test_best_is_the_first_candidate_max_finds_by_mmr_value_ties_included() -> N
             c.score = float(rng.choice([0.2, 0.5, 0.8]))  # few values: ties are common
         closest = {c: float(rng.choice([0.0, 0.3, 0.6])) for c in candidates}
         quoted = {int(s) for s in rng.integers(1, 4, size=int(rng.integers(0, 3)))}
-        pick, value = extractive._best(candidates, closest, quoted)
-        expected = max(candidates, key=lambda c: extractive._mmr_value(c, closest[c], quoted))
+        pick, value = _best(candidates, closest, quoted)
+        expected = max(candidates, key=lambda c: _mmr_value(c, closest[c], quoted))
         assert pick is expected
-        assert value == extractive._mmr_value(expected, closest[expected], quoted)
+        assert value == _mmr_value(expected, closest[expected], quoted)
 
 
 def test_a_heading_is_named_exactly_when_the_quoted_texts_terms_hold_its_words() -> None:
@@ -1239,8 +1262,8 @@ def test_a_heading_is_named_exactly_when_the_quoted_texts_terms_hold_its_words()
             run = units[start:end]
             joined = " ".join(u.text for u in run)
             for heading in headings:
-                wanted = stem_terms(heading) - extractive._IGNORED
-                assert extractive._names(run, heading) == (not wanted or wanted <= stem_terms(joined))
+                wanted = stem_terms(heading) - _IGNORED
+                assert _names(run, heading) == (not wanted or wanted <= stem_terms(joined))
     assert any(u.terms > stem_terms(u.text) for u in units)  # terms beyond the text's were there to skip
 
 
@@ -1255,9 +1278,9 @@ def test_of_code_blocks_the_one_whose_section_heading_names_the_question_is_quot
 
     first = block("cd docker/ && docker-compose up", 1, 0.0)
     headed = block("sudo apt-get install -y toolkit-x", 3, 0.5)
-    assert extractive._best_code([first, headed], [], strict=False) is headed
+    assert _best_code([first, headed], [], strict=False) is headed
     headed.heading = 0.0  # no heading that names the question: the better-ranked block
-    assert extractive._best_code([first, headed], [], strict=False) is first
+    assert _best_code([first, headed], [], strict=False) is first
 
 
 def test_a_how_to_gets_a_block_of_another_passage_near_it_in_meaning_when_none_shares_its_words() -> None:
@@ -1287,17 +1310,17 @@ def test_a_list_item_brings_only_its_own_lists_lead_in() -> None:
         "Then run these steps:\n\n- Clone the repository\n- Run the build script\n"
     )
     other = "Before you start:\n\n- Read the overview of the whole system\n"
-    units = [extractive._Candidate(u, 1, _hit(text, 1), 0.0) for u in units_of(text)]
-    units += [extractive._Candidate(u, 2, _hit(other, 2), 0.0) for u in units_of(other)]
+    units = [_Candidate(u, 1, _hit(text, 1), 0.0) for u in units_of(text)]
+    units += [_Candidate(u, 2, _hit(other, 2), 0.0) for u in units_of(other)]
     leads = [c.unit.text for c in units if c.unit.lead_in]
     assert leads == ["Install these first:", "Then run these steps:", "Before you start:"]
     step = next(c for c in units if c.unit.text == "Run the build script")
-    chosen = extractive._with_lead_ins([step], units)
+    chosen = _with_lead_ins([step], units)
     # its list's lead-in (list items between them), not the first list's (prose between) or source 2's
     assert [c.unit.text for c in chosen] == ["Run the build script", "Then run these steps:"]
     first = next(c for c in units if c.unit.text == "A C compiler")
     # (a lead-in after the item has nothing between them but comes too: as before, not a rule wanted)
-    assert [c.unit.text for c in extractive._with_lead_ins([first], units)] == [
+    assert [c.unit.text for c in _with_lead_ins([first], units)] == [
         "A C compiler",
         "Install these first:",
         "Then run these steps:",
@@ -1317,7 +1340,7 @@ def test_the_answers_unit_farthest_in_meaning_gives_way_to_a_much_nearer_reserve
     weak = _meant("bravo bravo1 bravo2 bravo3.", 1, 0.5, 0.05)
     fair = _meant("charlie charlie1 charlie2 charlie3.", 2, 0.45, 0.35)
     near = _meant("delta delta1 delta2 delta3.", 3, 0.3, 0.45)
-    chosen = extractive._meaning_swap([lead, weak, fair], [lead, weak, fair, near], 2)
+    chosen = _meaning_swap([lead, weak, fair], [lead, weak, fair, near], 2)
     assert chosen == [lead, near, fair]
 
 
@@ -1326,9 +1349,9 @@ def test_no_swap_when_the_reserve_unit_is_not_much_nearer_or_would_lead() -> Non
     weak = _meant("bravo bravo1 bravo2 bravo3.", 1, 0.5, 0.3)
     near = _meant("delta delta1 delta2 delta3.", 3, 0.3, 0.35)
     # the lead stays however far it is; the weakest other unit is only 0.05 farther
-    assert extractive._meaning_swap([lead, weak], [lead, weak, near], 2) == [lead, weak]
+    assert _meaning_swap([lead, weak], [lead, weak, near], 2) == [lead, weak]
     # a lone unit is never swapped
-    assert extractive._meaning_swap([lead], [lead, near], 2) == [lead]
+    assert _meaning_swap([lead], [lead, near], 2) == [lead]
 
 
 def test_no_swap_for_a_unit_that_shares_more_of_the_questions_words_or_from_the_sources() -> None:
@@ -1336,10 +1359,10 @@ def test_no_swap_for_a_unit_that_shares_more_of_the_questions_words_or_from_the_
     weak = _meant("bravo bravo1 bravo2 bravo3.", 1, 0.5, 0.0)
     near = _meant("delta delta1 delta2 delta3.", 3, 0.3, 0.5)
     near.lexical = 0.1  # the weak unit (0.5) shares more of the question's words
-    assert extractive._meaning_swap([lead, weak], [lead, weak, near], 2) == [lead, weak]
+    assert _meaning_swap([lead, weak], [lead, weak, near], 2) == [lead, weak]
     # a source's own unit, however near, is the selection's to rank: only the reserve's swaps in
     other = _meant("echo echo1 echo2 echo3.", 2, 0.3, 0.5)
-    assert extractive._meaning_swap([lead, weak], [lead, weak, other], 2) == [lead, weak]
+    assert _meaning_swap([lead, weak], [lead, weak, other], 2) == [lead, weak]
 
 
 def test_the_swap_takes_the_nearest_reserve_unit_that_repeats_no_chosen_one() -> None:
@@ -1348,19 +1371,19 @@ def test_the_swap_takes_the_nearest_reserve_unit_that_repeats_no_chosen_one() ->
     # the nearest repeats the lead word for word (a duplicate): the next nearest swaps in
     again = _meant("alpha alpha1 alpha2 alpha3.", 3, 0.3, 0.48)
     near = _meant("delta delta1 delta2 delta3.", 3, 0.3, 0.45)
-    assert extractive._meaning_swap([lead, weak], [lead, weak, again, near], 2) == [lead, near]
+    assert _meaning_swap([lead, weak], [lead, weak, again, near], 2) == [lead, near]
     # equally near: the better scored, then the first in the candidates' order
     better = _meant("echo echo1 echo2 echo3.", 3, 0.35, 0.45)
     twin = _meant("foxtrot foxtrot1 foxtrot2 foxtrot3.", 3, 0.35, 0.45)
-    assert extractive._meaning_swap([lead, weak], [lead, weak, near, twin, better], 2) == [lead, twin]
+    assert _meaning_swap([lead, weak], [lead, weak, near, twin, better], 2) == [lead, twin]
     # only those below the floors left: no swap
     far = _meant("golf golf1 golf2 golf3.", 3, 0.3, 0.15)
-    assert extractive._meaning_swap([lead, weak], [lead, weak, again, far], 2) == [lead, weak]
+    assert _meaning_swap([lead, weak], [lead, weak, again, far], 2) == [lead, weak]
 
 
 def _units_as_candidates(text: str, source: int = 1) -> list[Any]:
     hit = _hit(text, source)
-    return [extractive._Candidate(u, source, hit, lexical=0.0, rank_prior=1.0) for u in units_of(text)]
+    return [_Candidate(u, source, hit, lexical=0.0, rank_prior=1.0) for u in units_of(text)]
 
 
 def test_a_lead_in_right_after_a_chosen_item_needs_merit_of_its_own() -> None:
@@ -1373,9 +1396,9 @@ def test_a_lead_in_right_after_a_chosen_item_needs_merit_of_its_own() -> None:
     first.score, first.lexical = 1.0, 0.5
     for c in (sibling, lead):
         c.score, c.lexical = 0.9, 0.0  # nearly as good, but sharing none of the question's words
-    assert extractive._adds_to(sibling, first, [first])
-    assert not extractive._adds_to(lead, first, [first])
-    assert lead not in extractive._mmr([first, sibling, lead])
+    assert _adds_to(sibling, first, [first])
+    assert not _adds_to(lead, first, [first])
+    assert lead not in _mmr([first, sibling, lead])
 
 
 def test_a_solution_that_says_the_fix_stays_without_its_code_a_bare_label_does_not() -> None:
@@ -1384,11 +1407,11 @@ def test_a_solution_that_says_the_fix_stays_without_its_code_a_bare_label_does_n
     )
     symptom, stated, _ = _units_as_candidates(text)
     assert stated.unit.lead_in
-    assert extractive._without_dangling_lead_ins([symptom, stated]) == [symptom, stated]
+    assert _without_dangling_lead_ins([symptom, stated]) == [symptom, stated]
     # "Fix it like this:" names no fix: without its code it says nothing
     bare = _units_as_candidates("Fix it like this:\n\n```bash\nx\n```\n", 2)[0]
     assert bare.unit.lead_in
-    assert extractive._without_dangling_lead_ins([symptom, bare]) == [symptom]
+    assert _without_dangling_lead_ins([symptom, bare]) == [symptom]
 
 
 def test_a_stated_lead_in_quoted_without_its_code_ends_as_a_statement() -> None:
@@ -1396,16 +1419,16 @@ def test_a_stated_lead_in_quoted_without_its_code_ends_as_a_statement() -> None:
         "Symptom: the robot sinks into the floor.\n\nSolution: Spawn above ground level:\n\n```bash\nx\n```\n"
     )
     symptom, stated, code = _units_as_candidates(text)
-    alone, _ = extractive._render([symptom, stated])
+    alone, _ = _render([symptom, stated])
     assert alone.endswith("Solution: Spawn above ground level [1].")
     # with its code quoted the colon still points at it
-    with_code, _ = extractive._render([symptom, stated, code])
+    with_code, _ = _render([symptom, stated, code])
     assert "Solution: Spawn above ground level [1]:" in with_code
     # a bare label keeps its colon: it says nothing as a statement
-    assert extractive._closed("Solutions:") == "Solutions:"
-    assert extractive._closed("Cause: TF not published. Solution:") == "Cause: TF not published. Solution:"
+    assert _closed("Solutions:") == "Solutions:"
+    assert _closed("Cause: TF not published. Solution:") == "Cause: TF not published. Solution:"
     # a colon inside the text is no lead-in's end
-    assert extractive._closed("Solution: spawn above ground level.") == "Solution: spawn above ground level."
+    assert _closed("Solution: spawn above ground level.") == "Solution: spawn above ground level."
 
 
 async def test_a_question_about_what_a_program_prints_gets_its_console_output() -> None:
