@@ -199,13 +199,13 @@ TUNING = [
     ("followups-dev", "dev"),
     ("followups-dev2", "all"),
     ("followups-dev3", "all"),
-    *((f"followups-dev{n}", f"dev{n}") for n in range(4, 15)),
+    *((f"followups-dev{n}", f"dev{n}") for n in range(4, 17)),
     ("followups-nm", "funm"),
     ("reader", "tune"),
     ("train", "all"),
 ]
 HELD_BACK = [
-    *((f"followups-dev{n}", f"dev{n}hold") for n in range(4, 15)),
+    *((f"followups-dev{n}", f"dev{n}hold") for n in range(4, 17)),
     ("followups-nm", "funmhold"),
     ("reader", "holdout"),
     ("fresh", "fresh"),
