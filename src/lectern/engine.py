@@ -536,14 +536,19 @@ class Engine:
         the previous question's words, which may not be the document's ("what props does it take?"
         after a question on showing an author in a card: the section is the card component's); the
         heading says where the conversation is in the document's own words. None when that is refused
-        too, or the turn is not rewritten, has a selection or follows no cited answer."""
+        too or answered only at low confidence by a question that names a thing of its own, or the turn
+        is not rewritten, has a selection or follows no cited answer."""
         if not turn.previous_section or turn.options.user_context or turn.search_query == turn.asked:
             return None
         query = f"{turn.asked.rstrip(' ?')} ({turn.previous_section})?"
         retry = await self._search_with_topic(turn, conversation, query, rewritten)
         turn.retrievals.append((retry.result, retry.confidence))
         confidence, reason = await self._decide(turn, retry.judged, retry.confidence, retry.signals)
-        if reason:
+        # As for the search with the previous topic: a low answer only for a question that names too
+        # little to be a topic of its own ("what does it need?"); one naming a thing of its own ("can I
+        # use a Dutch oven instead?") has a near miss's shape: next to the topic, passages look half-right.
+        levels = (*RETRY_LEVELS, "low") if names_little(turn.asked) else RETRY_LEVELS
+        if reason or confidence.confidence_level not in levels:
             return None
         return Retrieved(retry.result, retry.confidence), confidence
 

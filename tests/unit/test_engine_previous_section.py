@@ -116,6 +116,20 @@ async def test_a_refused_rewrite_is_answered_in_the_previous_answers_section(
     assert {c.source_path for c in answer.citations} == {"tomatoes.md"}
 
 
+NAMED = "does it work with a Hozelock timer?"  # names a thing of its own: a near miss's shape
+NAMED_SECTION = f"does it work with a Hozelock timer ({TITLE}: Watering in summer)?"
+
+
+@pytest.mark.parametrize(("level", "answered"), [("low", False), ("medium", True), ("high", True)])
+async def test_a_question_naming_its_own_thing_takes_the_section_only_when_clear(
+    monkeypatch: pytest.MonkeyPatch, level: str, answered: bool
+) -> None:
+    assert standalone_query(NAMED, [FIRST]) != NAMED
+    events, searched = await _second(monkeypatch, NAMED, {FIRST: "high", NAMED_SECTION: level})
+    assert searched[-1] == NAMED_SECTION
+    assert (done_of(events).answer.refusal_reason is None) is answered
+
+
 async def test_a_refused_section_search_leaves_the_refusal(monkeypatch: pytest.MonkeyPatch) -> None:
     events, searched = await _second(monkeypatch, FOLLOW, {FIRST: "high"})
     assert SECTION in searched
