@@ -171,6 +171,9 @@ class _Turn:
     """The conversation's earlier user questions, oldest first."""
     previous_sources: frozenset[str] = frozenset()
     """The files the previous answer cited."""
+    previous_section: str = ""
+    """Where the previous answer's first source sits: its document's title and innermost heading
+    (`_last_section`); empty after a refusal."""
     spelled: str | None = None
     """The question with its misspelt words put right (`lectern.spelling`), when it had any."""
     started: float = field(default_factory=time.perf_counter)
@@ -328,6 +331,7 @@ class Engine:
             options,
             previous,
             _last_sources(conversation),
+            _last_section(conversation),
             spelled if spelled != question else None,
         )
         log.debug("query_received", extra={"session_id": conversation.session_id})
@@ -430,6 +434,12 @@ class Engine:
                 result, confidence, reason = bare[0].result, bare[1], None
                 related = result.hits
         if reason:
+            section = await self._in_previous_section(turn, conversation, result)
+            if section is not None:
+                yield section[0]
+                result, confidence, reason = section[0].result, section[1], None
+                related = result.hits
+        if reason:
             again = await self._with_previous_topic(turn, conversation, result, prepared.retry)
             if again is not None:
                 yield again[0]
@@ -515,6 +525,32 @@ class Engine:
             return None
         turn.search_query = bare
         return retrieved, confidence
+
+    async def _in_previous_section(
+        self, turn: _Turn, conversation: Conversation, rewritten: RetrievalResult
+    ) -> tuple[Retrieved, ConfidenceMetrics] | None:
+        """A rewritten follow-up refused however its rewrite was searched: the question as asked,
+        searched with where the previous answer came from (its first source's document title and
+        heading, `_Turn.previous_section`) in brackets, and answered when the passages found answer the
+        rewrite (its words, embedding and carried words: judged as the rewrite was). The rewrite carries
+        the previous question's words, which may not be the document's ("what props does it take?"
+        after a question on showing an author in a card: the section is the card component's); the
+        heading says where the conversation is in the document's own words. None when that is refused
+        too or answered only at low confidence by a question that names a thing of its own, or the turn
+        is not rewritten, has a selection or follows no cited answer."""
+        if not turn.previous_section or turn.options.user_context or turn.search_query == turn.asked:
+            return None
+        query = f"{turn.asked.rstrip(' ?')} ({turn.previous_section})?"
+        retry = await self._search_with_topic(turn, conversation, query, rewritten)
+        turn.retrievals.append((retry.result, retry.confidence))
+        confidence, reason = await self._decide(turn, retry.judged, retry.confidence, retry.signals)
+        # As for the search with the previous topic: a low answer only for a question that names too
+        # little to be a topic of its own ("what does it need?"); one naming a thing of its own ("can I
+        # use a Dutch oven instead?") has a near miss's shape: next to the topic, passages look half-right.
+        levels = (*RETRY_LEVELS, "low") if names_little(turn.asked) else RETRY_LEVELS
+        if reason or confidence.confidence_level not in levels:
+            return None
+        return Retrieved(retry.result, retry.confidence), confidence
 
     async def _with_previous_topic(
         self,
@@ -1260,6 +1296,21 @@ def _last_sources(conversation: Conversation) -> frozenset[str]:
         if message.role == "assistant":
             return frozenset(c.source_path for c in message.citations)
     return frozenset()
+
+
+def _last_section(conversation: Conversation) -> str:
+    """Where the conversation's last answer came from, in the document's words: its first source's
+    outermost and innermost headings ("Knife Skills: Dicing an Onion"), one when they are the same or
+    only one is known; empty when the last answer cited nothing."""
+    for message in reversed(conversation.history):
+        if message.role == "assistant":
+            if not message.citations:
+                return ""
+            first = message.citations[0]
+            headings = [h for h in first.heading_hierarchy if h.strip()] or [first.section or first.title]
+            outer, inner = headings[0].strip(), headings[-1].strip()
+            return inner if outer == inner or not outer else f"{outer}: {inner}"
+    return ""
 
 
 def _numbering(options: AskOptions) -> _Numbering:

@@ -230,8 +230,9 @@ async def test_a_refused_doing_is_not_tried_again(monkeypatch: pytest.MonkeyPatc
     answer = await engine.run(THAT, conversation)
     assert answer.refusal_reason == "not_answerable"
     assert answer.search_query == DOING
-    # decided again on the plain search of the same query, never with another
-    assert answer.retrieval_count == 2
+    # decided again on the plain search of the same query, then once as asked in the previous answer's
+    # section (`Engine._in_previous_section`), never with another reading
+    assert answer.retrieval_count == 3
 
 
 def _decide_by_call(answer_from: int) -> Any:
@@ -271,13 +272,14 @@ async def test_a_refused_follow_up_is_decided_again_on_its_plain_search(
 
 
 async def test_a_follow_up_refused_on_both_searches_stays_refused(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(Engine, "_decide", _decide_by_call(answer_from=4))
+    # the favouring search, the plain one, then as asked in the previous answer's section
+    monkeypatch.setattr(Engine, "_decide", _decide_by_call(answer_from=5))
     engine, _, _ = make_engine()
     conversation = engine.new_conversation()
     await engine.run("What is a ROS 2 node?", conversation)
     answer = await engine.run("How do I create one?", conversation)
     assert answer.refusal_reason == "not_answerable"
-    assert answer.retrieval_count == 2
+    assert answer.retrieval_count == 3
 
 
 async def test_no_second_search_without_the_brackets_that_say_what_its_pronoun_is(

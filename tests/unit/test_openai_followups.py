@@ -12,7 +12,7 @@ import pytest
 
 from lectern import engine as engine_module
 from lectern.api import create_app
-from lectern.api.openai_sources import MAX_REPLAYED
+from lectern.api.openai_sources import MAX_REPLAYED, citations_of
 from lectern.engine import Engine
 from lectern.models import SearchHit
 from tests.api_support import ON_TOPIC, app_client, make_engine, make_settings
@@ -154,3 +154,28 @@ async def test_answers_are_recalled_so_far_back_at_most(
     assert response.status_code == 200
     # the three questions before the last one, oldest first (the last one is streamed)
     assert replayed == questions[-1 - MAX_REPLAYED : -1]
+
+
+def test_echoed_citations_keep_where_the_answer_came_from() -> None:
+    """An echoed citation keeps its heading path: a refused follow-up is searched again in the previous
+    answer's section, as in a session (`Engine._in_previous_section`); malformed parts are dropped."""
+    echoed = {
+        "citations": [
+            {
+                "source_path": "bread.md",
+                "title": "Bread",
+                "section": "Proofing",
+                "heading_path": ["Bread", "Proofing"],
+            },
+            {"source_path": "cakes.md", "title": 3, "heading_path": "Icing"},
+            {"title": "no file"},
+        ]
+    }
+    cited = citations_of(echoed)
+    assert [c.source_path for c in cited] == ["bread.md", "cakes.md"]
+    assert (cited[0].title, cited[0].section, cited[0].heading_hierarchy) == (
+        "Bread",
+        "Proofing",
+        ["Bread", "Proofing"],
+    )
+    assert (cited[1].title, cited[1].section, cited[1].heading_hierarchy) == ("", "", [])

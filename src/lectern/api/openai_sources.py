@@ -30,19 +30,34 @@ MAX_REPLAYED = 3
 
 
 def citations_of(extra: dict[str, Any] | None) -> list[Citation]:
-    """An assistant message's echoed ``citations`` (as a completion returned them); malformed ones dropped."""
+    """An assistant message's echoed ``citations`` (as a completion returned them); malformed ones dropped.
+    Each keeps its file and, where sent, its title, section and heading path: a refused follow-up is
+    searched again in the previous answer's section (`lectern.engine.Engine._in_previous_section`)."""
     given = (extra or {}).get("citations")
     if not isinstance(given, list):
         return []
     out = []
     for n, c in enumerate(given, start=1):
         if isinstance(c, dict) and isinstance(c.get("source_path"), str) and c["source_path"]:
+            path = c.get("heading_path")
+            headings = [h for h in path if isinstance(h, str)] if isinstance(path, list) else []
             out.append(
                 Citation(
-                    number=n, chunk_id="", chunk_text="", similarity_score=0.0, source_path=c["source_path"]
+                    number=n,
+                    chunk_id="",
+                    chunk_text="",
+                    similarity_score=0.0,
+                    source_path=c["source_path"],
+                    title=_text(c.get("title")),
+                    section=_text(c.get("section")),
+                    heading_hierarchy=headings,
                 )
             )
     return out
+
+
+def _text(value: Any) -> str:
+    return value if isinstance(value, str) else ""
 
 
 async def recall_previous_sources(
