@@ -67,8 +67,9 @@ from lectern.models import (
 )
 from lectern.retrieval import RetrievalParams, Retriever
 from lectern.settings import Settings
-from lectern.turn import AskOptions, Decided, _carried, _decision_query, _Prepared, _Retry, _Turn
+from lectern.turn import AskOptions, Decided, _carried, _decision_query, _Prepared, _Retry, _Turn, _validate
 from lectern.verification import StreamGate, lowered, passages_of
+from lectern.writer_stream import _END, _pump, _remainder
 from lectern.writers.base import (
     AnswerWriter,
     Composed,
@@ -80,8 +81,9 @@ from lectern.writers.base import (
     Written,
 )
 from lectern.writers.selection import (
-    MAX_USER_CONTEXT_CHARS,
+    SELECTION_RELATED,
     SHORT_SELECTION_WORDS,
+    _selection_confidence,
     quotable_of,
     selection_coverage,
     selection_hit,
@@ -95,8 +97,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-MAX_QUESTION_CHARS = 10_000
-SELECTION_RELATED = 0.5  # share of the question's topic words found in the selection
 SEARCH_CONTEXT_CHARS = 400  # how much of a selection joins the search query
 TOOL_CALL_LIMIT = "TOOL_CALL_LIMIT"
 RETRIEVAL_DISABLED = "RETRIEVAL_DISABLED"
@@ -1006,20 +1006,6 @@ SYSTEM_PROMPT = (
     "do not answer."
 )
 
-_END = object()
-
-
-async def _pump(writer: AnswerWriter, request: WriteRequest, queue: asyncio.Queue[object]) -> None:
-    """Run the writer, putting its events (or its exception) on the queue, then the end marker."""
-    try:
-        async for event in writer.write(request):
-            queue.put_nowait(event)
-    except asyncio.CancelledError:
-        raise
-    except BaseException as exc:
-        queue.put_nowait(exc)
-    queue.put_nowait(_END)
-
 
 def _decided(
     model: AnswerabilityModel, confidence: ConfidenceMetrics, found: answerability.Signals
@@ -1036,28 +1022,6 @@ def _decided(
         }
     )
     return decided, decision.reason
-
-
-def _validate(question: str, options: AskOptions) -> str:
-    if not isinstance(question, str) or not question.strip():
-        raise InvalidInput("The question is empty; please type a question.")
-    if len(question) > MAX_QUESTION_CHARS:
-        raise InvalidInput(f"The question is longer than {MAX_QUESTION_CHARS} characters.")
-    context = options.user_context
-    if context is not None and len(context) > MAX_USER_CONTEXT_CHARS:
-        raise InvalidInput(f"The selected text is longer than {MAX_USER_CONTEXT_CHARS} characters.")
-    if options.selected_text_only and not (context and context.strip()):
-        raise InvalidInput("selected_text_only needs the selected text (user_context).")
-    return " ".join(question.split())
-
-
-def _remainder(streamed: str, final: str, confidence: ConfidenceMetrics | None) -> str:
-    """What of the writer's final text was not streamed yet (all of it when it streamed nothing)."""
-    prefix = (
-        guardrail.LOW_CONFIDENCE_DISCLAIMER if confidence and confidence.confidence_level == "low" else ""
-    )
-    already = streamed[len(prefix) :] if streamed.startswith(prefix) else streamed
-    return final[len(already) :] if final.startswith(already) else ""
 
 
 def _last_sources(conversation: Conversation) -> frozenset[str]:
@@ -1081,22 +1045,6 @@ def _last_section(conversation: Conversation) -> str:
             outer, inner = headings[0].strip(), headings[-1].strip()
             return inner if outer == inner or not outer else f"{outer}: {inner}"
     return ""
-
-
-def _selection_confidence(question: str, context: str) -> ConfidenceMetrics:
-    """Confidence of an answer from the user's selection: one source, scored by how much of the
-    question's topic the selection contains (no embedding: the selection alone is consulted)."""
-    share = selection_coverage(question, context)
-    related = share >= SELECTION_RELATED
-    return ConfidenceMetrics(
-        average_similarity=share,
-        min_similarity=share,
-        max_similarity=share,
-        num_chunks=1,
-        chunk_diversity=0.0,
-        confidence_level="medium" if related else "insufficient",
-        should_answer=related,
-    )
 
 
 __all__ = [

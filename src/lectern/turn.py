@@ -8,11 +8,15 @@ from dataclasses import dataclass, field
 
 from lectern import answerability
 from lectern.confidence import better
+from lectern.errors import InvalidInput
 from lectern.index.base import SearchFilters
 from lectern.models import ConfidenceMetrics, RefusalReason, RetrievalResult, SearchModeName
 from lectern.retrieval import TOOL_MAX_TOP_K
 from lectern.verification import StreamGate
 from lectern.writers.base import WriteRequest, Written
+from lectern.writers.selection import MAX_USER_CONTEXT_CHARS
+
+MAX_QUESTION_CHARS = 10_000
 
 
 @dataclass(frozen=True)
@@ -113,3 +117,16 @@ def _carried(turn: _Turn) -> frozenset[str]:
     """The words a follow-up's rewrite carried from the previous turn in brackets: the decision counts
     them only where a passage has them (`answerability.carried_words`)."""
     return answerability.carried_words(_decision_query(turn), turn.asked)
+
+
+def _validate(question: str, options: AskOptions) -> str:
+    if not isinstance(question, str) or not question.strip():
+        raise InvalidInput("The question is empty; please type a question.")
+    if len(question) > MAX_QUESTION_CHARS:
+        raise InvalidInput(f"The question is longer than {MAX_QUESTION_CHARS} characters.")
+    context = options.user_context
+    if context is not None and len(context) > MAX_USER_CONTEXT_CHARS:
+        raise InvalidInput(f"The selected text is longer than {MAX_USER_CONTEXT_CHARS} characters.")
+    if options.selected_text_only and not (context and context.strip()):
+        raise InvalidInput("selected_text_only needs the selected text (user_context).")
+    return " ".join(question.split())
