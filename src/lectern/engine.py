@@ -13,6 +13,11 @@ The engine owns retrieval, confidence and the guardrail; a writer only writes.
   not), and then either forwards the stream or cancels the writer and refuses.
 - `selected_text_only` answers from the user's selection alone: neither the embedder nor the index is
   touched.
+
+The engine's pieces that need no engine live next to it: the turn's options and state (`lectern.turn`),
+how a follow-up is searched next to the previous answer (`lectern.followup_search`), the citation
+renumbering (`lectern.citations`), a writer's stream as the engine reads it (`lectern.writer_stream`) and
+the confidence of an answer from the selection (`lectern.writers.selection`).
 """
 
 from __future__ import annotations
