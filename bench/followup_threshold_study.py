@@ -61,6 +61,7 @@ import followup_misses
 from common import build, read_jsonl, write_result
 from lectern import answerability
 from lectern import engine as engine_module
+from lectern import turn as turn_module
 
 BOOKS = Path("/work/shared/data/textbooks")
 QUESTIONS = Path(__file__).parent / "questions"
@@ -128,6 +129,7 @@ def main() -> None:
     parser.add_argument("--out", default="followup-threshold-study")
     args = parser.parse_args()
     engine_module._decision_query = _noting_query  # type: ignore[assignment]
+    turn_module._decision_query = _noting_query  # type: ignore[assignment]  # _carried looks it up there
     engine_module._decided = _deciding  # type: ignore[assignment]
     results: dict[str, Any] = {}
     base: dict[tuple[str, str, str], dict[str, Any]] = {}

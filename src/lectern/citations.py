@@ -18,8 +18,16 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from lectern.models import Citation
+from lectern.models import Answer, Citation, SearchHit
+from lectern.writers.base import Written
+from lectern.writers.selection import SELECTED_PATH
+from lectern.writers.sources import SourceBook
+
+if TYPE_CHECKING:
+    from lectern.turn import AskOptions
 
 log = logging.getLogger(__name__)
 
@@ -205,6 +213,55 @@ class Renumberer:
             if c.number not in used and keep_uncited(c):
                 out.append(c.model_copy(update={"number": len(out) + 1}))
         return out
+
+
+def _citations(written: Written | None, sources: list[SearchHit]) -> list[Citation]:
+    if written is None:
+        return []
+    return [
+        Citation.from_hit(n, sources[n - 1]) for n in sorted(set(written.cited)) if 1 <= n <= len(sources)
+    ]
+
+
+@dataclass
+class _Numbering:
+    """One turn's citation renumbering: the writer's source numbers -> 1..k by first appearance."""
+
+    book: SourceBook
+    selected: int
+    """1 when the user's selection is a source (the one after the retrieved ones), else 0."""
+    streamed: list[str] = field(default_factory=list)
+    """The writer's tokens as they came (its own numbers)."""
+    reserve: int = 0
+    """The last retrieval's reserve passages: an extractive answer may cite them past the sources."""
+    renumberer: Renumberer = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.renumberer = Renumberer(self._names_a_source)
+
+    def _names_a_source(self, number: int) -> bool:
+        """The sources are the retrieved passages, the selection, then the reserve
+        (`writers.selection.quotable_of`)."""
+        return 1 <= number <= len(self.book) + self.selected + self.reserve
+
+    def apply(self, answer: Answer) -> Answer:
+        renumberer = self.renumberer
+        if answer.text != "".join(self.streamed):
+            # The final text is not what streamed (verification dropped sentences, or a refusal replaced
+            # it): number it afresh, so its markers run 1..k in its own order.
+            renumberer = Renumberer(self.renumberer.resolvable)
+            renumberer.feed(answer.text)
+            renumberer.flush()
+        # The selected text is cited by the engine, never marked by the writer: keep it as a source.
+        citations = renumberer.citations(
+            answer.citations, keep_uncited=lambda c: c.source_path == SELECTED_PATH
+        )
+        return answer.model_copy(update={"text": renumberer.text, "citations": citations})
+
+
+def _numbering(options: AskOptions) -> _Numbering:
+    selected = 1 if options.user_context and options.user_context.strip() else 0
+    return _Numbering(SourceBook(), selected)
 
 
 __all__ = ["Renumberer", "display_markers", "marker_numbers"]

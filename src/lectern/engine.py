@@ -13,6 +13,11 @@ The engine owns retrieval, confidence and the guardrail; a writer only writes.
   not), and then either forwards the stream or cancels the writer and refuses.
 - `selected_text_only` answers from the user's selection alone: neither the embedder nor the index is
   touched.
+
+The engine's pieces that need no engine live next to it: the turn's options and state (`lectern.turn`),
+how a follow-up is searched next to the previous answer (`lectern.followup_search`), the citation
+renumbering (`lectern.citations`), a writer's stream as the engine reads it (`lectern.writer_stream`) and
+the confidence of an answer from the selection (`lectern.writers.selection`).
 """
 
 from __future__ import annotations
@@ -21,15 +26,14 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections import Counter
 from collections.abc import AsyncGenerator, AsyncIterator, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from lectern import answerability, guardrail, spelling, word_frequency
 from lectern.answerability import AnswerabilityModel, load_model
-from lectern.citations import Renumberer
-from lectern.confidence import better, no_context, refused
+from lectern.citations import _citations, _numbering
+from lectern.confidence import no_context, refused
 from lectern.conversation import Conversation, Message, iso_timestamp
 from lectern.errors import (
     ConfigError,
@@ -43,14 +47,18 @@ from lectern.errors import (
     VectorIndexError,
 )
 from lectern.events import Done, Event, Failed, Retrieved, Token
-from lectern.followups import (
-    has_pronoun,
-    names_little,
-    standalone_query,
-    with_previous_topic,
-    without_context,
+from lectern.followup_search import (
+    FOLLOWUP_POOL,
+    PREVIOUS_SOURCE_BONUS,
+    PREVIOUS_SOURCE_PASSAGES,
+    _context_free,
+    _favours_previous_sources,
+    _judged,
+    _retry_query,
+    favour_previous_sources,
+    with_second_search,
 )
-from lectern.index.base import SearchFilters
+from lectern.followups import names_little, standalone_query
 from lectern.models import (
     Answer,
     AnswerTimings,
@@ -60,12 +68,13 @@ from lectern.models import (
     RetrievalResult,
     RetrievalTimings,
     SearchHit,
-    SearchModeName,
     TokenUsage,
 )
-from lectern.retrieval import TOOL_MAX_TOP_K, RetrievalParams, Retriever
+from lectern.retrieval import RetrievalParams, Retriever
 from lectern.settings import Settings
+from lectern.turn import AskOptions, Decided, _carried, _decision_query, _Prepared, _Retry, _Turn, _validate
 from lectern.verification import StreamGate, lowered, passages_of
+from lectern.writer_stream import _END, _pump, _remainder
 from lectern.writers.base import (
     AnswerWriter,
     Composed,
@@ -77,15 +86,15 @@ from lectern.writers.base import (
     Written,
 )
 from lectern.writers.selection import (
-    MAX_USER_CONTEXT_CHARS,
-    SELECTED_PATH,
+    SELECTION_RELATED,
     SHORT_SELECTION_WORDS,
+    _selection_confidence,
     quotable_of,
     selection_coverage,
     selection_hit,
     sources_of,
 )
-from lectern.writers.sources import SourceBook, union_hits
+from lectern.writers.sources import union_hits
 from lectern.writers.units import split_tokens
 
 if TYPE_CHECKING:
@@ -93,8 +102,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-MAX_QUESTION_CHARS = 10_000
-SELECTION_RELATED = 0.5  # share of the question's topic words found in the selection
 SEARCH_CONTEXT_CHARS = 400  # how much of a selection joins the search query
 TOOL_CALL_LIMIT = "TOOL_CALL_LIMIT"
 RETRIEVAL_DISABLED = "RETRIEVAL_DISABLED"
@@ -114,127 +121,7 @@ _ERRORS: dict[str, type[LecternError]] = {
 }
 
 
-@dataclass(frozen=True)
-class AskOptions:
-    """Per-question options; None means the settings' default."""
-
-    top_k: int | None = None
-    threshold: float | None = None
-    filters: SearchFilters | None = None
-    mode: SearchModeName | None = None
-    user_context: str | None = None
-    selected_text_only: bool = False
-    max_top_k: int = TOOL_MAX_TOP_K
-    """Faces narrow this (chat: 10, seed 000)."""
-    stream_tokens: bool = True
-    """False where the caller reads only the `Done` answer (`Engine.run`, ``/chat/run``): the writer's
-    words and a refusal then come as one `Token` each, not word by word. The answer is the same
-    (citation renumbering gives one text however the stream is split); a stream of ~60 words passed
-    through each layer of generators cost ~0.5 ms of CPU per answer."""
-
-
-# A follow-up is about what was just said: of the passages its search finds (this many), those from the
-# files the previous answer cited move up by this much of the fused score (a place near the top is worth
-# ~0.0005, so up to ~6 places). Dependent follow-ups, every answer keyword among the five passages:
-# tune split 10 -> 13 of 19, train sets 39 -> 40 of 43, best passage from a relevant file unchanged;
-# 0.005 and 0.008 cost cited answers on the train sets. The pool is the same on every face: a face's
-# `max_top_k` bounds the top_k a client asks for, not this (capped at the chat faces' 10, /v1 and /chat
-# answered follow-ups unlike the bench: bench/answer_quality.py --via both).
-FOLLOWUP_POOL = 20
-PREVIOUS_SOURCE_BONUS = 0.003
-# Only a previous file's best passages move up (this many each): moving up all of them let one file's
-# passages fill the five and push out a better-ranked passage of the file that answers ("what's that
-# called?" after a question about using both hands, asked of the grasping chapter: the dexterous-
-# manipulation chapter ranked first, then fell out). Tuned follow-ups, relevant file cited 420 -> 425 of
-# 443, every keyword +1; 1 each: 424 (tune split one fewer), 3 each: 424, halving the bonus for each
-# further passage: 425 but keywords -1. Near misses asked as follow-ups refused the same (107 of 120).
-PREVIOUS_SOURCE_PASSAGES = 2
-# A rewrite's bracketed context ("... use (sensor simulation)?") keeps the search on the previous topic,
-# but it also pulls towards the passages the previous answer came from. The passages found are ranked by
-# the mean of their score with and without the context (`with_second_search`; weight 1.0 = the plain
-# mean). Follow-ups, tune split: relevant file cited 30 -> 31 of 32, every keyword 22 of 32 both ways;
-# train sets: every keyword 55 -> 57 of 66 (weights 0.25, 0.5 and 2.0 gained less or lost a cited one).
-# No such second search when the bare query still has a pronoun ("which tools does it suggest for looking
-# into it?"): the brackets are what it stands for (dev3: relevant cited 40 -> 41 of 48, nothing else moved).
-CONTEXT_FREE_WEIGHT = 1.0
 RETRY_LEVELS = ("high", "medium")  # a question searched again with the previous topic is answered at these
-
-
-@dataclass
-class _Turn:
-    """What one turn has gathered so far."""
-
-    question: str
-    search_query: str
-    options: AskOptions
-    previous: list[str] = field(default_factory=list)
-    """The conversation's earlier user questions, oldest first."""
-    previous_sources: frozenset[str] = frozenset()
-    """The files the previous answer cited."""
-    previous_section: str = ""
-    """Where the previous answer's first source sits: its document's title and innermost heading
-    (`_last_section`); empty after a refusal."""
-    spelled: str | None = None
-    """The question with its misspelt words put right (`lectern.spelling`), when it had any."""
-    started: float = field(default_factory=time.perf_counter)
-    retrievals: list[tuple[RetrievalResult, ConfidenceMetrics]] = field(default_factory=list)
-    text: list[str] = field(default_factory=list)
-    generation_ms: float = 0.0
-    written: Written | None = None
-    warnings: list[str] = field(default_factory=list)
-    given: list[RetrievalResult] = field(default_factory=list)
-    """What a tool-calling writer's searches returned: the passages the model actually saw."""
-    gate: StreamGate | None = None
-    """An LLM writer's words held back until verified, sentence by sentence."""
-
-    @property
-    def asked(self) -> str:
-        """The question as the user meant it: what a search that is not rewritten looks for."""
-        return self.spelled or self.question
-
-    def best(self) -> tuple[RetrievalResult, ConfidenceMetrics] | None:
-        best: tuple[RetrievalResult, ConfidenceMetrics] | None = None
-        for pair in self.retrievals:
-            if best is None or better(pair[1], best[1]):
-                best = pair
-        return best
-
-
-Decided = tuple[ConfidenceMetrics, RefusalReason | None]
-"""The answerability decision: the confidence to answer with, or the reason to refuse."""
-
-
-@dataclass(frozen=True)
-class _Prepared:
-    """What the retrieval's worker call worked out beyond the retrieval (nothing when it came from the
-    session's cache): the answerability signals, the decision on them, and for an answer the write
-    request with the answer a `ComposingWriter` composed for it."""
-
-    signals: answerability.Signals | None = None
-    decided: Decided | None = None
-    request: WriteRequest | None = None
-    retry: _Retry | None = None  # a refusal's second search with the previous topic (`_retry_here`)
-
-
-@dataclass(frozen=True)
-class _Retry:
-    """The search with the previous topic (`Engine._with_previous_topic`): its result and confidence,
-    the result as judged (with the question's own embedding), and its answerability signals (None:
-    worked out when deciding)."""
-
-    query: str
-    result: RetrievalResult
-    confidence: ConfidenceMetrics
-    judged: RetrievalResult
-    signals: answerability.Signals | None
-
-
-def _context_free(turn: _Turn) -> str | None:
-    """A rewritten follow-up's query without its bracketed context, or None when it has none or the
-    bare words keep a pronoun that only the brackets say what it stands for ("which tools does it
-    suggest for looking into it?")."""
-    bare = without_context(turn.search_query, turn.asked)
-    return None if bare == turn.search_query or has_pronoun(bare) else bare
 
 
 class Engine:
@@ -1124,20 +1011,6 @@ SYSTEM_PROMPT = (
     "do not answer."
 )
 
-_END = object()
-
-
-async def _pump(writer: AnswerWriter, request: WriteRequest, queue: asyncio.Queue[object]) -> None:
-    """Run the writer, putting its events (or its exception) on the queue, then the end marker."""
-    try:
-        async for event in writer.write(request):
-            queue.put_nowait(event)
-    except asyncio.CancelledError:
-        raise
-    except BaseException as exc:
-        queue.put_nowait(exc)
-    queue.put_nowait(_END)
-
 
 def _decided(
     model: AnswerabilityModel, confidence: ConfidenceMetrics, found: answerability.Signals
@@ -1154,140 +1027,6 @@ def _decided(
         }
     )
     return decided, decision.reason
-
-
-def _favours_previous_sources(turn: _Turn) -> bool:
-    """A rewritten follow-up (no selection) whose previous answer cited files: searched with a
-    preference for those files."""
-    rewritten = turn.search_query != turn.asked
-    return bool(turn.previous_sources) and rewritten and not turn.options.user_context
-
-
-def _retry_query(turn: _Turn) -> str | None:
-    """The question searched again with the previous topic (`Engine._with_previous_topic`), or None
-    when it is not tried again."""
-    if turn.options.user_context or turn.search_query != turn.asked or not turn.previous:
-        return None
-    query = with_previous_topic(turn.asked, turn.previous)
-    return None if query == turn.asked else query
-
-
-def _judged(result: RetrievalResult, as_asked: RetrievalResult) -> RetrievalResult:
-    """A search with other words, judged with the embedding of the question as asked."""
-    return result.model_copy(update={"query_embedding": as_asked.query_embedding})
-
-
-def _decision_query(turn: _Turn) -> str:
-    """What the answerability decision reads: with a selection the search query carries the
-    selection's words, and only the question's count."""
-    return turn.asked if turn.options.user_context else turn.search_query
-
-
-def _carried(turn: _Turn) -> frozenset[str]:
-    """The words a follow-up's rewrite carried from the previous turn in brackets: the decision counts
-    them only where a passage has them (`answerability.carried_words`)."""
-    return answerability.carried_words(_decision_query(turn), turn.asked)
-
-
-def _validate(question: str, options: AskOptions) -> str:
-    if not isinstance(question, str) or not question.strip():
-        raise InvalidInput("The question is empty; please type a question.")
-    if len(question) > MAX_QUESTION_CHARS:
-        raise InvalidInput(f"The question is longer than {MAX_QUESTION_CHARS} characters.")
-    context = options.user_context
-    if context is not None and len(context) > MAX_USER_CONTEXT_CHARS:
-        raise InvalidInput(f"The selected text is longer than {MAX_USER_CONTEXT_CHARS} characters.")
-    if options.selected_text_only and not (context and context.strip()):
-        raise InvalidInput("selected_text_only needs the selected text (user_context).")
-    return " ".join(question.split())
-
-
-def _remainder(streamed: str, final: str, confidence: ConfidenceMetrics | None) -> str:
-    """What of the writer's final text was not streamed yet (all of it when it streamed nothing)."""
-    prefix = (
-        guardrail.LOW_CONFIDENCE_DISCLAIMER if confidence and confidence.confidence_level == "low" else ""
-    )
-    already = streamed[len(prefix) :] if streamed.startswith(prefix) else streamed
-    return final[len(already) :] if final.startswith(already) else ""
-
-
-def _citations(written: Written | None, sources: list[SearchHit]) -> list[Citation]:
-    if written is None:
-        return []
-    return [
-        Citation.from_hit(n, sources[n - 1]) for n in sorted(set(written.cited)) if 1 <= n <= len(sources)
-    ]
-
-
-@dataclass
-class _Numbering:
-    """One turn's citation renumbering: the writer's source numbers -> 1..k by first appearance."""
-
-    book: SourceBook
-    selected: int
-    """1 when the user's selection is a source (the one after the retrieved ones), else 0."""
-    streamed: list[str] = field(default_factory=list)
-    """The writer's tokens as they came (its own numbers)."""
-    reserve: int = 0
-    """The last retrieval's reserve passages: an extractive answer may cite them past the sources."""
-    renumberer: Renumberer = field(init=False)
-
-    def __post_init__(self) -> None:
-        self.renumberer = Renumberer(self._names_a_source)
-
-    def _names_a_source(self, number: int) -> bool:
-        """The sources are the retrieved passages, the selection, then the reserve
-        (`writers.selection.quotable_of`)."""
-        return 1 <= number <= len(self.book) + self.selected + self.reserve
-
-    def apply(self, answer: Answer) -> Answer:
-        renumberer = self.renumberer
-        if answer.text != "".join(self.streamed):
-            # The final text is not what streamed (verification dropped sentences, or a refusal replaced
-            # it): number it afresh, so its markers run 1..k in its own order.
-            renumberer = Renumberer(self.renumberer.resolvable)
-            renumberer.feed(answer.text)
-            renumberer.flush()
-        # The selected text is cited by the engine, never marked by the writer: keep it as a source.
-        citations = renumberer.citations(
-            answer.citations, keep_uncited=lambda c: c.source_path == SELECTED_PATH
-        )
-        return answer.model_copy(update={"text": renumberer.text, "citations": citations})
-
-
-def with_second_search(
-    hits: Sequence[SearchHit], other: Sequence[SearchHit], weight: float = CONTEXT_FREE_WEIGHT
-) -> list[SearchHit]:
-    """`hits` scored by the weighted mean of their score and their score in a second search for the same
-    turn (its lowest where it missed them), best first. The second search only re-ranks: what it
-    alone found stays out, so the passages keep the topic the first query carries."""
-    second = {h.chunk.id: h.score for h in other}
-    floor = min(second.values(), default=0.0)
-    rescored = [
-        h.model_copy(update={"score": (h.score + weight * second.get(h.chunk.id, floor)) / (1 + weight)})
-        for h in hits
-    ]
-    return sorted(rescored, key=lambda h: -h.score)
-
-
-def favour_previous_sources(
-    hits: Sequence[SearchHit], previous: frozenset[str], top_k: int
-) -> list[SearchHit]:
-    """The best `top_k` of a follow-up's hits once the best `PREVIOUS_SOURCE_PASSAGES` of each of the
-    previous answer's files are moved up by `PREVIOUS_SOURCE_BONUS`, ranked 1..k."""
-    seen: Counter[str] = Counter()
-
-    def favoured(hit: SearchHit) -> float:
-        path = hit.chunk.source_path
-        if path not in previous:
-            return hit.score
-        seen[path] += 1
-        return hit.score + PREVIOUS_SOURCE_BONUS * (seen[path] <= PREVIOUS_SOURCE_PASSAGES)
-
-    by_score = sorted(hits, key=lambda h: -h.score)
-    scored = [(favoured(h), h) for h in by_score]  # in score order: a file's best passages first
-    kept = [h for _, h in sorted(scored, key=lambda pair: -pair[0])]
-    return [h.model_copy(update={"rank": i}) for i, h in enumerate(kept[:top_k], start=1)]
 
 
 def _last_sources(conversation: Conversation) -> frozenset[str]:
@@ -1313,25 +1052,12 @@ def _last_section(conversation: Conversation) -> str:
     return ""
 
 
-def _numbering(options: AskOptions) -> _Numbering:
-    selected = 1 if options.user_context and options.user_context.strip() else 0
-    return _Numbering(SourceBook(), selected)
-
-
-def _selection_confidence(question: str, context: str) -> ConfidenceMetrics:
-    """Confidence of an answer from the user's selection: one source, scored by how much of the
-    question's topic the selection contains (no embedding: the selection alone is consulted)."""
-    share = selection_coverage(question, context)
-    related = share >= SELECTION_RELATED
-    return ConfidenceMetrics(
-        average_similarity=share,
-        min_similarity=share,
-        max_similarity=share,
-        num_chunks=1,
-        chunk_diversity=0.0,
-        confidence_level="medium" if related else "insufficient",
-        should_answer=related,
-    )
-
-
-__all__ = ["AskOptions", "Engine"]
+__all__ = [
+    "FOLLOWUP_POOL",
+    "PREVIOUS_SOURCE_BONUS",
+    "PREVIOUS_SOURCE_PASSAGES",
+    "AskOptions",
+    "Engine",
+    "favour_previous_sources",
+    "with_second_search",
+]

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from lectern.followups import content_words
-from lectern.models import Chunk, SearchHit, content_hash
+from lectern.models import Chunk, ConfidenceMetrics, SearchHit, content_hash
 from lectern.writers.base import WriteRequest
 
 SELECTED_TITLE = "Selected text"
@@ -69,3 +69,22 @@ def selection_coverage(question: str, user_context: str) -> float:
     text = user_context.lower()
     found = sum(1 for w in own if w in text or (len(w) > 4 and w[:-1] in text))
     return found / len(own)
+
+
+SELECTION_RELATED = 0.5  # share of the question's topic words found in the selection
+
+
+def _selection_confidence(question: str, context: str) -> ConfidenceMetrics:
+    """Confidence of an answer from the user's selection: one source, scored by how much of the
+    question's topic the selection contains (no embedding: the selection alone is consulted)."""
+    share = selection_coverage(question, context)
+    related = share >= SELECTION_RELATED
+    return ConfidenceMetrics(
+        average_similarity=share,
+        min_similarity=share,
+        max_similarity=share,
+        num_chunks=1,
+        chunk_diversity=0.0,
+        confidence_level="medium" if related else "insufficient",
+        should_answer=related,
+    )
