@@ -15,7 +15,13 @@ pytest.importorskip("onnxruntime")
 
 from lectern.embeddings import minilm_assets as assets
 from lectern.embeddings import minilm_graphs as graphs
-from lectern.embeddings.minilm_graphs import GRAPH_VERSION, INT8_RECIPE, _recipe_key, remove_stale
+from lectern.embeddings.minilm_graphs import (
+    GRAPH_VERSION,
+    INT8_RECIPE,
+    SMOOTH_RECIPE,
+    _recipe_key,
+    remove_stale,
+)
 
 pytestmark = pytest.mark.integration
 
@@ -70,6 +76,23 @@ def test_older_recipes_go_and_everything_else_stays(tmp_path: Path) -> None:
     kept = [current_fp32, current_int8, newer, newer_runtime, unknown, same_build, no_sidecar, strangers]
     assert all(f.is_file() for files in kept for f in files)
     assert remove_stale(tmp_path) == []  # nothing left to do
+
+
+def test_the_int8_and_int8_smooth_graphs_live_side_by_side(tmp_path: Path) -> None:
+    """Queries and sentences load the int8 graph (INT8_RECIPE), chunks the int8-smooth one
+    (SMOOTH_RECIPE, a larger number): neither is an older recipe of the other, so both stay."""
+    int8 = _files(tmp_path, _stem("int8"), _sidecar("int8", int8_recipe=INT8_RECIPE))
+    smooth = _files(tmp_path, _stem("int8-smooth", recipe=SMOOTH_RECIPE))
+    other = "minilm-standard-int8-smooth-00000000000000"
+    smooth_sidecar = _files(tmp_path, f"{other}01", _sidecar("int8-smooth", int8_recipe=SMOOTH_RECIPE))
+    older_smooth = _files(tmp_path, f"{other}02", _sidecar("int8-smooth", int8_recipe=SMOOTH_RECIPE - 1))
+    older_version = _files(tmp_path, _stem("int8-smooth", GRAPH_VERSION - 1, SMOOTH_RECIPE))
+    assert _stem("int8-smooth", recipe=SMOOTH_RECIPE) != _stem("int8", recipe=SMOOTH_RECIPE)
+
+    removed = remove_stale(tmp_path)
+
+    assert sorted(removed) == sorted([older_smooth[0].name, older_version[0].name])
+    assert all(f.is_file() for files in (int8, smooth, smooth_sidecar) for f in files)
 
 
 def test_files_removed_by_another_process_or_half_removed_are_fine(tmp_path: Path) -> None:

@@ -195,18 +195,33 @@ def test_a_query_worked_into_word_pieces_here_gets_the_tokenizers_vector(
 
 
 def test_int8_documents_stay_close_to_fp32(cases: list[dict[str, Any]]) -> None:
-    """document_precision="int8": chunks (and their sentences) through the int8 graph, run on the
-    parallel runtime like fp32; queries keep their own precision."""
-    from lectern.embeddings.local import load_int8_runtime, load_query_model
+    """document_precision="int8": chunks and their sentences through the int8-smooth graph (every
+    product 8-bit), run on the parallel runtime like fp32; queries keep their own precision and the
+    int8 query graph."""
+    import onnx
+
+    from lectern.embeddings.local import LOCAL_MODEL_NAME, load_chunk_runtime, load_int8_runtime
 
     graphs = Path(os.environ["LECTERN_MODEL_CACHE"])
     texts = [c["text"] for c in cases]
     int8_docs = LocalMiniLMEmbedder(backend="onnx", graphs=graphs, document_precision="int8")
     exact = LocalMiniLMEmbedder(backend="onnx", graphs=graphs)
-    runtime = load_int8_runtime(graphs, 0)
+    runtime = load_chunk_runtime(graphs, "int8-smooth", 0)
+    int8 = load_int8_runtime(graphs, 0)
     assert runtime is not None
-    assert runtime.model is load_query_model(graphs)  # one int8 session
+    assert int8 is not None
+    assert runtime.same_length
     assert int8_docs._runtime is runtime
+    assert runtime.model is not int8.model  # chunks have a graph of their own
+    sentences = int8_docs.embed_sentences(texts[:3])
+    np.testing.assert_allclose(sentences, exact._embed(texts[:3], runtime), atol=1e-6)
+    assert int8_docs.sentence_model == f"{LOCAL_MODEL_NAME}/int8-smooth"  # not the int8 graph's store
+    sidecar = graph_path(graphs, "fused", "int8-smooth").with_suffix(".json")
+    assert json.loads(sidecar.read_text(encoding="utf-8"))["precision"] == "int8-smooth"
+    model = onnx.load(str(sidecar.with_suffix(".onnx")), load_external_data=False)
+    ops = [n.op_type for n in model.graph.node]
+    assert "MatMul" not in ops  # every product 8-bit, the down projections too
+    assert ops.count("MatMulInteger") + ops.count("DynamicQuantizeMatMul") == 18
     quantised, fp32 = int8_docs.embed_documents(texts), exact.embed_documents(texts)
     np.testing.assert_allclose(np.linalg.norm(quantised, axis=1), 1.0, atol=1e-5)
     assert cosines(quantised, fp32).min() >= INT8_COSINE
@@ -229,7 +244,7 @@ def test_partial_int8_documents_quantise_only_two_products(cases: list[dict[str,
     sentence_precision, queries their own precision."""
     import onnx
 
-    from lectern.embeddings.local import load_int8_runtime, load_partial_runtime
+    from lectern.embeddings.local import load_chunk_runtime, load_int8_runtime
 
     graphs = Path(os.environ["LECTERN_MODEL_CACHE"])
     texts = [c["text"] for c in cases]
@@ -237,7 +252,7 @@ def test_partial_int8_documents_quantise_only_two_products(cases: list[dict[str,
         backend="onnx", graphs=graphs, document_precision="int8-partial", sentence_precision="int8"
     )
     exact = LocalMiniLMEmbedder(backend="onnx", graphs=graphs)
-    runtime = load_partial_runtime(graphs, 0)
+    runtime = load_chunk_runtime(graphs, "int8-partial", 0)
     assert runtime is not None
     assert runtime.same_length
     assert partial._runtime is runtime
@@ -267,17 +282,16 @@ def test_int8_sentences_leave_chunks_fp32(cases: list[dict[str, Any]]) -> None:
     texts = [c["text"] for c in cases]
     int8_sentences = LocalMiniLMEmbedder(backend="onnx", graphs=graphs, sentence_precision="int8")
     exact = LocalMiniLMEmbedder(backend="onnx", graphs=graphs)
-    int8_docs = LocalMiniLMEmbedder(backend="onnx", graphs=graphs, document_precision="int8")
     fp32 = exact.embed_documents(texts)
     np.testing.assert_allclose(int8_sentences.embed_documents(texts), fp32, atol=1e-6)
     quantised = int8_sentences.embed_sentences(texts)
     assert cosines(quantised, fp32).min() >= 0.98
     assert not np.allclose(quantised, fp32, atol=1e-6)  # really the int8 graph
-    np.testing.assert_allclose(quantised, int8_docs.embed_documents(texts), atol=1e-6)
+    np.testing.assert_allclose(quantised, exact._embed(texts, load_int8_runtime(graphs, 0)), atol=1e-6)
     np.testing.assert_allclose(exact.embed_sentences(texts), fp32, atol=1e-6)
     assert load_int8_runtime(graphs, 0) is not None
     assert exact.sentence_model == LOCAL_MODEL_NAME
-    assert int8_sentences.sentence_model == int8_docs.sentence_model == f"{LOCAL_MODEL_NAME}/int8"
+    assert int8_sentences.sentence_model == f"{LOCAL_MODEL_NAME}/int8"
     # the numpy backend and an in-memory graph have no int8 graph: their sentences are fp32, named so
     assert LocalMiniLMEmbedder(backend="onnx", sentence_precision="int8").sentence_model == LOCAL_MODEL_NAME
     numpy = LocalMiniLMEmbedder(backend="numpy", graphs=graphs, sentence_precision="int8")

@@ -28,6 +28,7 @@ log = logging.getLogger(__name__)
 Backend = Literal["auto", "onnx", "numpy"]
 QueryPrecision = Literal["int8", "fp32"]
 DocumentPrecision = Literal["int8", "fp32", "int8-partial"]
+ChunkGraph = Literal["int8-partial", "int8-smooth"]  # minilm_graphs' graphs for chunks only
 ResolvedBackend = Literal["onnx", "numpy"]
 ModelFn = Callable[[I64, I64], F32]
 
@@ -96,7 +97,11 @@ class MiniLMRuntime:
 
 
 def _load_onnx(
-    threads: int, graphs: Path | None = None, precision: DocumentPrecision = "fp32", *, arena: bool = False
+    threads: int,
+    graphs: Path | None = None,
+    precision: DocumentPrecision | ChunkGraph = "fp32",
+    *,
+    arena: bool = False,
 ) -> ModelFn:
     """The graph built in memory, or with `graphs` (a folder) the serialised one kept there. `arena`:
     onnxruntime's memory arena (minilm_onnx._session), for the model that embeds documents in bulk."""
@@ -199,19 +204,20 @@ def load_int8_runtime(graphs: Path, threads: int = 0) -> MiniLMRuntime | None:
     return None if model is None else MiniLMRuntime("onnx", model, resolve_threads(threads), same_length=True)
 
 
-@lru_cache(maxsize=2)
-def load_partial_runtime(graphs: Path, threads: int = 0) -> MiniLMRuntime | None:
-    """The ``int8-partial`` graph (minilm_graphs) for chunks, run like the int8 one (texts of one length
-    a batch: its activations are quantised per call too). None where it cannot be built or loaded
+@lru_cache(maxsize=4)
+def load_chunk_runtime(graphs: Path, precision: ChunkGraph, threads: int = 0) -> MiniLMRuntime | None:
+    """A graph of minilm_graphs for chunks only: ``int8-smooth`` (every product 8-bit, for
+    ``document_precision="int8"``) or ``int8-partial``, run like the int8 one (texts of one length a
+    batch: its activations are quantised per call too). None where it cannot be built or loaded
     (chunks then use fp32)."""
     try:
         from lectern.embeddings.minilm_graphs import build_apart
 
         _graphs_built(graphs, True)  # a cold ingest builds the fp32 graph, then this one, in process
-        build_apart(graphs, "fused", "int8-partial")
-        model = _load_onnx(1, graphs, "int8-partial", arena=True)
+        build_apart(graphs, "fused", precision)
+        model = _load_onnx(1, graphs, precision, arena=True)
     except Exception as exc:  # an optional speed-up: any failure means "chunks use the fp32 model"
-        log.warning("int8-partial document encoder unavailable (%s); chunks use the fp32 model", exc)
+        log.warning("%s document encoder unavailable (%s); chunks use the fp32 model", precision, exc)
         return None
     return MiniLMRuntime("onnx", model, resolve_threads(threads), same_length=True)
 
@@ -262,8 +268,9 @@ class LocalMiniLMEmbedder:
         """`graphs`: a folder (the data dir's ``models``) where the ONNX graphs are serialised once
         and loaded from; None builds them in memory at every load. ``query_precision="int8"`` (needs
         `graphs`) embeds queries with the int8 graph; ``document_precision="int8"`` (needs `graphs`)
-        embeds documents (chunks, their sentences) with it too: ~40% less CPU than fp32, cosine to the
-        fp32 vectors >= 0.99 on a textbook's chunks (see minilm_graphs). ``sentence_precision="int8"``
+        embeds documents (chunks, their sentences) with the ``int8-smooth`` graph, every product 8-bit
+        (about a third less CPU per cold ingest than fp32, cosine to the fp32 vectors >= 0.998 on a textbook's
+        chunks; see minilm_graphs); queries keep the int8 graph. ``sentence_precision="int8"``
         (needs `graphs`) embeds only the chunks' sentences (`embed_sentences`) with it, chunks staying
         as `document_precision` says: the sentences only rank what retrieval already found.
         ``document_precision="int8-partial"`` (needs `graphs`) embeds chunks only with a graph whose
@@ -277,7 +284,7 @@ class LocalMiniLMEmbedder:
         self._graphs = graphs
         int8_available = graphs is not None and backend != "numpy"  # the int8 graph is built in `graphs`
         self._int8_queries = int8_available and query_precision == "int8"
-        self._int8_documents = int8_available and document_precision == "int8"
+        self._int8_documents = int8_available and document_precision == "int8"  # the int8-smooth graph
         self._partial_documents = int8_available and document_precision == "int8-partial"
         self._int8_sentences = self._int8_documents or (int8_available and sentence_precision == "int8")
         self._tokenizer = _embedding_tokenizer()
@@ -293,7 +300,10 @@ class LocalMiniLMEmbedder:
     @property
     def sentence_model(self) -> str:
         """What `embed_sentences` runs, for naming stored sentence vectors: the model's name, with
-        ``/int8`` when the int8 graph embeds them (fp32 and int8 vectors are never kept together)."""
+        ``/int8`` when the int8 graph embeds them, ``/int8-smooth`` when the int8-smooth one does
+        (vectors of two graphs are never kept together)."""
+        if self._int8_documents:
+            return f"{LOCAL_MODEL_NAME}/int8-smooth"
         return f"{LOCAL_MODEL_NAME}/int8" if self._int8_sentences else LOCAL_MODEL_NAME
 
     @property
@@ -312,14 +322,11 @@ class LocalMiniLMEmbedder:
     def _runtime(self) -> MiniLMRuntime:
         # Loaded on first use: a run that embeds nothing (an unchanged folder, `index stats`) never
         # pays for building the model graph.
-        if self._int8_documents and self._graphs is not None:
-            int8 = load_int8_runtime(self._graphs, self._threads)
-            if int8 is not None:
-                return int8
-        if self._partial_documents and self._graphs is not None:
-            partial = load_partial_runtime(self._graphs, self._threads)
-            if partial is not None:
-                return partial
+        if (self._int8_documents or self._partial_documents) and self._graphs is not None:
+            graph: ChunkGraph = "int8-smooth" if self._int8_documents else "int8-partial"
+            chunks = load_chunk_runtime(self._graphs, graph, self._threads)
+            if chunks is not None:
+                return chunks
         return self._fp32_runtime
 
     @property
@@ -361,12 +368,14 @@ class LocalMiniLMEmbedder:
         return self._embed(texts)
 
     def embed_sentences(self, texts: Sequence[str]) -> Vectors:
-        """The vectors of chunks' sentences (`lectern.sentences`): through the int8 graph when
-        `sentence_precision` (or `document_precision`) is int8 and it loads, else like documents. At
-        serve time that graph is the query model already loaded, so embedding a missing sentence
-        never loads the fp32 model beside it."""
+        """The vectors of chunks' sentences (`lectern.sentences`): like chunks when `document_precision`
+        is int8 (the int8-smooth graph); else through the int8 graph when `sentence_precision` is int8
+        and it loads, else like documents. At serve time that graph is the query model already
+        loaded, so embedding a missing sentence never loads the fp32 model beside it."""
         runtime = None
-        if self._int8_sentences and self._graphs is not None:
+        if self._int8_documents and self._graphs is not None:
+            runtime = load_chunk_runtime(self._graphs, "int8-smooth", self._threads)
+        elif self._int8_sentences and self._graphs is not None:
             runtime = load_int8_runtime(self._graphs, self._threads)
         return self._embed(texts, runtime)
 
