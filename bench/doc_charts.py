@@ -115,7 +115,7 @@ def calibration_svg(rows: Sequence[dict[str, Any]], caption: str, bands: dict[st
         text(
             20,
             48,
-            "right: a relevant file cited; refused: the documents do not answer it",
+            "right: an answer cites a relevant file; a refusal, the documents do not answer the question",
             size=12,
             fill=MUTED,
         ),
@@ -226,7 +226,10 @@ def main() -> None:
         svg, default = calibration_svg(rows, caption, bands), "confidence-calibration.svg"
     else:
         _, panels = readme_speed((ROOT / "README.md").read_text(encoding="utf-8"))
-        caption = "README table: bench/compare_llamaindex.py --repeats 3, two AMD EPYC cores (AVX-512 VNNI)."
+        caption = (
+            "Figures of the table below: bench/compare_llamaindex.py --repeats 3 "
+            "on two AMD EPYC cores (AVX-512 VNNI)."
+        )
         svg, default = speed_svg(panels, caption), "speed-llamaindex.svg"
     out = args.out or ROOT / "docs" / "images" / default
     out.write_text(svg, encoding="utf-8")
