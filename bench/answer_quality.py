@@ -204,6 +204,21 @@ def share(rows: list[dict[str, Any]], key: str, *, negate: bool = False) -> floa
     return sum(1 for r in rows if bool(r[key]) != negate) / len(rows)
 
 
+def correct(r: dict[str, Any]) -> bool:
+    """An answerable question answered with a relevant file cited; an unanswerable one refused."""
+    return bool(r["relevant_cited"]) if r["kind"] in ANSWERABLE else not r["answered"]
+
+
+def calibration(rows: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Per confidence level (insufficient: refused), how many rows fell there and the share correct."""
+    result = {}
+    for level in LEVELS:
+        at = [r for r in rows if r["level"] == level]
+        right = [r for r in at if correct(r)]
+        result[level] = {"n": len(at), "correct": len(right) / len(at) if at else None}
+    return result
+
+
 def report(rows: list[dict[str, Any]]) -> dict[str, Any]:
     by_kind: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for r in rows:
@@ -213,11 +228,6 @@ def report(rows: list[dict[str, Any]]) -> dict[str, Any]:
     answered_fus = [r for r in fus if r["answered"]]
     positives = [r["score"] for r in rows if r["kind"] in ANSWERABLE]
     negatives = [r["score"] for r in rows if r["kind"] not in ANSWERABLE]
-    calibration = {}
-    for level in LEVELS:
-        at = [r for r in rows if r["level"] == level]
-        correct = [r for r in at if (r["relevant_cited"] if r["kind"] in ANSWERABLE else not r["answered"])]
-        calibration[level] = {"n": len(at), "correct": len(correct) / len(at) if at else None}
     standalone = [r for r in fus if r["dependent"] is False]
     return {
         "n": {k: len(v) for k, v in by_kind.items()},
@@ -233,7 +243,7 @@ def report(rows: list[dict[str, Any]]) -> dict[str, Any]:
         "near_miss_refused": share(by_kind["near_miss"], "answered", negate=True),
         "out_of_scope_refused": share(by_kind["out_of_scope"], "answered", negate=True),
         "auroc": auroc(positives, negatives),
-        "calibration": calibration,
+        "calibration": calibration(rows),
         "engine_ms": summary([r["ms"] for r in rows]),
     }
 
