@@ -1,6 +1,6 @@
 """Follow-ups with and without the previous answer's citations in the conversation (the store's window).
 
-    PYTHONHASHSEED=0 PYTHONPATH=src .venv/bin/python bench/window_citations_study.py [--out NAME]
+    PYTHONHASHSEED=0 PYTHONPATH=src .venv/bin/python bench/window_citations_study.py [--out NAME] [--chat]
 
 A follow-up's search favours the files the previous answer cited (`lectern.engine.favour_previous_sources`)
 and a refused rewritten follow-up is searched again in the previous answer's section
@@ -10,7 +10,9 @@ from the store each turn (chat API, generation API, MCP: `lectern.api.turns.Turn
 that carried roles, text and confidence only, so their follow-ups went without either. This asks the tuned
 follow-up sets in process twice per book: as is ("with") and with every assistant message's citations
 dropped as the engine stores it ("without": what the store-backed faces got before the window carried the
-newest answer's citations).
+newest answer's citations). ``--chat`` also asks every record's turns on a /chat/run session (the app
+in process, its SQLite store in a temporary folder) and counts the last turns whose text or decision
+differ from each in-process variant.
 
 Findings (main at 0ae76c6; followups-dev:dev and followups-devN:devN for N=4..16, 380 follow-ups, and
 followups-nm:funm, 20 follow-up near misses, the four books pooled):
@@ -27,12 +29,17 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import tempfile
+import uuid
 from pathlib import Path
 from typing import Any
 
-from answer_quality import ask, selected
+import httpx
+
+from answer_quality import ask, selected, turns_of
 from common import build, read_jsonl, write_result
 from lectern import engine as engine_module
+from lectern.api import create_app
 from lectern.conversation import Conversation
 
 BOOKS = ("textbook-a", "textbook-b", "textbook-c", "textbook-d")
@@ -60,10 +67,21 @@ def pooled(rows: list[dict[str, Any]]) -> dict[str, int]:
     }
 
 
-async def main(out: str) -> None:
-    rows: dict[str, dict[str, list[dict[str, Any]]]] = {"with": {}, "without": {}}
+async def over_chat_api(client: httpx.AsyncClient, record: dict[str, Any]) -> dict[str, Any]:
+    """A record's turns on one /chat/run session (a store-backed face): its last answer's text and
+    decision, to compare with the same turns in process."""
+    session = str(uuid.uuid4())
+    for turn in turns_of(record):
+        r = await client.post("/chat/run", json={"message": turn, "session_id": session, "top_k": 5})
+        r.raise_for_status()
+    body = r.json()
+    return {"id": record["id"], "text": body["response"], "answered": body["should_answer"]}
+
+
+async def main(out: str, chat: bool) -> None:
+    rows: dict[str, dict[str, list[dict[str, Any]]]] = {"with": {}, "without": {}, "chat": {}}
     for book in BOOKS:
-        engine, _, _ = build(DATA / book)
+        engine, settings, _ = build(DATA / book)
         for name, split in SETS:
             records = selected(list(read_jsonl(Path(f"bench/questions/{name}-{book}.jsonl"))), split)
             for variant in ("with", "without"):
@@ -71,9 +89,20 @@ async def main(out: str) -> None:
                     _remember if variant == "with" else _remember_without_citations
                 )
                 rows[variant][f"{name}-{book}"] = [await ask(engine, r) for r in records]
-        engine_module.Engine._remember = _remember  # type: ignore[method-assign]
+            engine_module.Engine._remember = _remember  # type: ignore[method-assign]
+            if chat:
+                with tempfile.TemporaryDirectory() as folder:
+                    url = f"sqlite+aiosqlite:///{Path(folder) / 'store.sqlite3'}"
+                    served = settings.model_copy(update={"database_url": url, "rate_limit": ""})
+                    app = create_app(served, engine=engine)
+                    async with app.router.lifespan_context(app):
+                        transport = httpx.ASGITransport(app=app)
+                        async with httpx.AsyncClient(transport=transport, base_url="http://chat") as client:
+                            rows["chat"][f"{name}-{book}"] = [await over_chat_api(client, r) for r in records]
     report: dict[str, Any] = {}
     for variant, by_set in rows.items():
+        if variant == "chat":
+            continue
         dev = [r for name, rs in by_set.items() if not name.startswith("followups-nm") for r in rs]
         funm = [r for name, rs in by_set.items() if name.startswith("followups-nm") for r in rs]
         report[variant] = {"dev": pooled(dev), "funm": pooled(funm)}
@@ -85,10 +114,22 @@ async def main(out: str) -> None:
         if (a["sources"], a["text"], a["answered"]) != (b["sources"], b["text"], b["answered"])
     ]
     print(f"{len(differing)} last turns differ")
+    if chat:
+        for variant in ("with", "without"):
+            unlike = [
+                f"{name} {a['id']}"
+                for name in rows["chat"]
+                for a, b in zip(rows[variant][name], rows["chat"][name], strict=True)
+                if (a["text"], a["answered"]) != (b["text"], b["answered"])
+            ]
+            print(f"/chat/run vs in process {variant} citations: {len(unlike)} last turns differ")
+            report[f"chat_vs_{variant}"] = unlike
     write_result(out, {"report": report, "differing": differing, "rows": rows})
 
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--out", default="window-citations")
-    asyncio.run(main(parser.parse_args().out))
+    parser.add_argument("--chat", action="store_true", help="also ask every record over /chat/run")
+    args = parser.parse_args()
+    asyncio.run(main(args.out, args.chat))
