@@ -3,6 +3,7 @@ a follow-up's search reads), as a conversation in process has them; only the new
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -103,11 +104,10 @@ async def test_a_chat_api_follow_up_reads_the_previous_answers_citations(
 
 
 def test_a_stored_citation_that_is_not_one_is_left_out() -> None:
-    good = Citation(
-        number=1, chunk_id="c1", chunk_text="Rest the steak.", similarity_score=0.6, section="Resting"
-    )
+    good = Citation(number=1, chunk_id="c1", chunk_text="Rest it.", similarity_score=0.6, section="Resting")
     stored = [good.model_dump(mode="json"), {"number": 0, "source_path": "notes/odd.md"}, "steak"]
-    assert _citations(stored) == [good]  # type: ignore[arg-type]
-    assert _citations([good.model_dump(mode="json")]) == [good]
+    assert _citations(json.dumps(stored)) == [good]
+    assert _citations(json.dumps([good.model_dump(mode="json")])) == [good]
+    assert _citations("{not json") == []
     assert _citations(None) == []
-    assert _citations([]) == []
+    assert _citations("[]") == []

@@ -9,11 +9,12 @@ before the face shows ``Done`` to the client, so a client that saw the answer fi
 from __future__ import annotations
 
 import contextlib
+import json
 import time
 from collections import OrderedDict
 from collections.abc import AsyncGenerator, Awaitable
 from dataclasses import dataclass, field
-from typing import Any, Literal, TypeVar
+from typing import Literal, TypeVar
 from uuid import UUID
 
 import anyio
@@ -242,20 +243,24 @@ def _to_conversation(m: WindowMessage) -> ConversationMessage:
     carries no other's): a follow-up's search favours the files it cited and, refused, is searched again
     within its section (`lectern.engine._last_sources`, `_last_section`), as in process."""
     role: Literal["user", "assistant"] = "assistant" if m.role == "assistant" else "user"
-    return ConversationMessage(role, m.content, m.timestamp, m.confidence, _citations(m.citations))
+    return ConversationMessage(role, m.content, m.timestamp, m.confidence, _citations(m.citations_json))
 
 
-def _citations(stored: list[dict[str, Any]] | None) -> list[Citation]:
-    """Stored citations (each a Citation's JSON dump) as Citations; one that does not read as one (a
-    message another client appended) is left out. All at once first: half the time of one by one."""
+def _citations(stored: str | None) -> list[Citation]:
+    """Stored citations (the JSON of Citations' dumps) as Citations, parsed and built in one pass; one
+    that does not read as one (a message another client appended) is left out."""
     if not stored:
         return []
     try:
-        return _CITATIONS.validate_python(stored)
+        return _CITATIONS.validate_json(stored)
     except ValidationError:
         pass
+    try:
+        given = json.loads(stored)
+    except ValueError:
+        given = None
     out = []
-    for c in stored:
+    for c in given if isinstance(given, list) else ():
         try:
             out.append(Citation.model_validate(c))
         except ValidationError:

@@ -76,7 +76,6 @@ def window_message(row: Row[Any]) -> WindowMessage:
         content=m["content"],
         timestamp=m["timestamp"],
         confidence=m["confidence"],
-        citations=m.get("citations"),
     )
 
 

@@ -95,7 +95,10 @@ _WINDOW = (
         t.messages.c.content,
         t.messages.c.timestamp,
         t.messages.c.confidence,
-        sa.case((t.messages.c.seq == _NEWEST_ANSWER, t.messages.c.citations)).label("citations"),
+        # as text: parsed once, straight into the engine's citations (`lectern.api.turns`)
+        sa.cast(sa.case((t.messages.c.seq == _NEWEST_ANSWER, t.messages.c.citations)), sa.Text()).label(
+            "citations"
+        ),
     )
     .where(
         t.messages.c.thread_id == _tid,
@@ -365,7 +368,9 @@ class ThreadOps(StoreBase):
     def _window_before(ex: Statements, thread_id: UUID, seq: int, limit: int) -> list[WindowMessage]:
         rows = ex.rows(_WINDOW, {"tid": thread_id, "before": seq, "limit": limit})
         return [
-            WindowMessage(seq=r[0], role=r[1], content=r[2], timestamp=r[3], confidence=r[4], citations=r[5])
+            WindowMessage(
+                seq=r[0], role=r[1], content=r[2], timestamp=r[3], confidence=r[4], citations_json=r[5]
+            )
             for r in reversed(rows)
         ]
 
