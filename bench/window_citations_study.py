@@ -23,6 +23,9 @@ followups-nm:funm, 20 follow-up near misses, the four books pooled):
 
 191 of the 400 last turns were answered differently without the citations (104 citing other files, 87
 with other text from the same files); none of the follow-up near misses changed its decision.
+``--chat`` (the 400 records' turns on /chat/run sessions): before the fix (PYTHONPATH=/tmp/base/src) the
+chat API's last turns equal the "without" variant's on all 400 (191 differ from "with"); with the window
+carrying the newest answer's citations they equal the in-process "with" on all 400 (text and decision).
 """
 
 from __future__ import annotations

@@ -8,6 +8,21 @@ conversion; and the CPU time of both, every thread's), then its answer stored as
 citations of ~1 kB passages, their sources). Prints the medians (and p90) in microseconds, then the
 window's read and conversion alone (no runner) before this change and now, timed in one process. Base for
 comparison: PYTHONPATH=/tmp/base/src.
+
+Findings (2 shared cores, busy: three interleaved runs each, --turns 400, history 20, microseconds):
+
+    measure                                       base (0ae76c6)   window with the newest citations
+    begin_turn, median (runner included)          586 / 853 / 868      735 / 870 / 882
+    begin_turn + conversion, CPU median           640 / 861 / 895      826 / 874 / 937
+    conversion to the engine's messages, median    28 /  31 /  31       88 /  89 /  90
+    window read + conversion, fastest, 1 process  140 / 152 / 210      167 / 226 / 263
+
+The begin_turn medians move by more between runs than between trees. In one process, interleaved, the
+read and conversion cost +25-75 us a turn (the newest answer's 5 citations, ~6 kB of JSON, parsed into
+Citations by pydantic's validate_json; the SQL's extra scalar subquery cost nothing measurable alone: 35
+vs 43 us for the statement on a raw connection). Decoding the JSON to dicts in the store, copying them into
+the WindowMessage and validating them again cost about twice that (+60-100 us; the first version of the
+fix). A plain column read would decode every window answer's citations (10 of them at history 20), not one.
 """
 
 from __future__ import annotations
