@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import uuid
 from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
@@ -227,6 +228,27 @@ async def test_start_turn_stores_the_question_and_returns_the_window_before_it(
     view = await store.get_thread(tid, owner=key)
     assert (view.message_count, view.turn_count) == (9, 5)
     assert view.updated_at == clock.now
+
+
+async def test_the_window_carries_the_newest_answers_citations_only(store: ConversationStore) -> None:
+    # A follow-up's search reads the previous answer's files and section; older answers' citations stay
+    # in the store. A question left unanswered (a failed turn) does not hide the answer before it.
+    key, tid = owner(), uuid.uuid4()
+    cited = [
+        {"number": 1, "source_path": f"notes/{dish}.md", "section": "Resting", "heading_hierarchy": [dish]}
+        for dish in ("bread", "steak")
+    ]
+    for i, citation in enumerate(cited):
+        await store.start_turn(tid, NewMessage(role="user", content=f"q{i}"), owner=key)
+        answer = NewMessage(role="assistant", content=f"a{i}", confidence=0.7, citations=[citation])
+        await store.append_messages(tid, [answer], owner=key)
+    await store.start_turn(tid, NewMessage(role="user", content="unanswered"), owner=key)
+
+    window, _ = await store.start_turn(tid, NewMessage(role="user", content="q3"), owner=key, history=10)
+    got = [(m.content, None if m.citations_json is None else json.loads(m.citations_json)) for m in window]
+    assert got == [("q0", None), ("a0", None), ("q1", None), ("a1", [cited[1]]), ("unanswered", None)]
+    window, _ = await store.start_turn(tid, NewMessage(role="user", content="q4"), owner=key, history=1)
+    assert [(m.content, m.citations_json) for m in window] == [("q3", None)]
 
 
 async def test_start_turn_creates_only_when_asked_and_never_for_another_key(store: ConversationStore) -> None:

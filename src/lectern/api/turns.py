@@ -9,6 +9,7 @@ before the face shows ``Done`` to the client, so a client that saw the answer fi
 from __future__ import annotations
 
 import contextlib
+import json
 import time
 from collections import OrderedDict
 from collections.abc import AsyncGenerator, Awaitable
@@ -17,6 +18,7 @@ from typing import Literal, TypeVar
 from uuid import UUID
 
 import anyio
+from pydantic import TypeAdapter, ValidationError
 
 from lectern import errors, metrics
 from lectern.api.chat_models import Source, answer_confidence
@@ -27,7 +29,7 @@ from lectern.conversation import Conversation, RetrievalKey
 from lectern.conversation import Message as ConversationMessage
 from lectern.engine import AskOptions, Engine
 from lectern.events import Done, Event, Failed, Retrieved
-from lectern.models import Answer, RetrievalResult
+from lectern.models import Answer, Citation, RetrievalResult
 from lectern.store import ConversationStore, NewMessage
 from lectern.store.models import WindowMessage
 
@@ -237,6 +239,33 @@ def sources_of(answer: Answer) -> list[Source]:
 
 
 def _to_conversation(m: WindowMessage) -> ConversationMessage:
-    # The engine reads roles and text from history; stored citations stay in the store.
+    """The engine's message for a window's message. The newest answer keeps its citations (the window
+    carries no other's): a follow-up's search favours the files it cited and, refused, is searched again
+    within its section (`lectern.engine._last_sources`, `_last_section`), as in process."""
     role: Literal["user", "assistant"] = "assistant" if m.role == "assistant" else "user"
-    return ConversationMessage(role, m.content, m.timestamp, m.confidence)
+    return ConversationMessage(role, m.content, m.timestamp, m.confidence, _citations(m.citations_json))
+
+
+def _citations(stored: str | None) -> list[Citation]:
+    """Stored citations (the JSON of Citations' dumps) as Citations, parsed and built in one pass; one
+    that does not read as one (a message another client appended) is left out."""
+    if not stored:
+        return []
+    try:
+        return _CITATIONS.validate_json(stored)
+    except ValidationError:
+        pass
+    try:
+        given = json.loads(stored)
+    except ValueError:
+        given = None
+    out = []
+    for c in given if isinstance(given, list) else ():
+        try:
+            out.append(Citation.model_validate(c))
+        except ValidationError:
+            log.warning("a stored citation that is not one left out of the window")
+    return out
+
+
+_CITATIONS = TypeAdapter(list[Citation])

@@ -73,13 +73,16 @@ class Message(_Frozen):
 
 
 class WindowMessage(_Frozen):
-    """A message of the active window as a turn's engine reads it: no sources or citations."""
+    """A message of the active window as a turn's engine reads it: no sources, and citations on the
+    window's newest assistant message only (whose cited files and section a follow-up's search reads),
+    as the stored JSON text, parsed once by the reader; None on every other message."""
 
     seq: int
     role: Role
     content: str
     timestamp: datetime
     confidence: float | None = None
+    citations_json: str | None = None
 
 
 class ThreadInfo(_Frozen):

@@ -73,7 +73,21 @@ _SUMMARY = (
     .where(t.threads.c.thread_id == sa.bindparam("tid"))
     .values(topic_summary=sa.bindparam("summary", type_=sa.String()))
 )
-# What the engine reads of the history: no sources or citations (JSON it would only decode to drop).
+# What the engine reads of the history: roles, text and confidence, and the citations of the newest
+# answer only (a follow-up's search favours its files and section: `lectern.engine._last_sources`). The
+# other rows' citations stay in the store: decoding their JSON (every passage's text) only to drop it
+# cost more than the rest of the read. The newest answer: the first assistant row walking the
+# (thread_id, seq) index back from the question, found once per statement on both dialects.
+_tid = sa.bindparam("tid", type_=sa.Uuid())
+_before = sa.bindparam("before", type_=sa.Integer())
+_answers = t.messages.alias("answers")
+_NEWEST_ANSWER = (
+    sa.select(_answers.c.seq)
+    .where(_answers.c.thread_id == _tid, _answers.c.seq < _before, _answers.c.role == "assistant")
+    .order_by(_answers.c.seq.desc())
+    .limit(1)
+    .scalar_subquery()
+)
 _WINDOW = (
     sa.select(
         t.messages.c.seq,
@@ -81,11 +95,15 @@ _WINDOW = (
         t.messages.c.content,
         t.messages.c.timestamp,
         t.messages.c.confidence,
+        # as text: parsed once, straight into the engine's citations (`lectern.api.turns`)
+        sa.cast(sa.case((t.messages.c.seq == _NEWEST_ANSWER, t.messages.c.citations)), sa.Text()).label(
+            "citations"
+        ),
     )
     .where(
-        t.messages.c.thread_id == sa.bindparam("tid"),
+        t.messages.c.thread_id == _tid,
         t.messages.c.archived.is_(False),
-        t.messages.c.seq < sa.bindparam("before"),
+        t.messages.c.seq < _before,
     )
     .order_by(t.messages.c.seq.desc())
     .limit(sa.bindparam("limit", type_=sa.Integer()))
@@ -259,7 +277,8 @@ class ThreadOps(StoreBase):
         create: bool = True,
     ) -> tuple[list[WindowMessage], Message]:
         """A turn's first write, in one transaction: store the question and read the ``history`` newest
-        messages of the active window before it (oldest first; roles, text and confidence only).
+        messages of the active window before it (oldest first; roles, text and confidence, and the newest
+        answer's citations).
 
         ``create``: a missing thread is created (seed 000 makes sessions on first use), else NotFound.
         Another owner's thread is NotFound either way; an archived one is resumed.
@@ -349,7 +368,9 @@ class ThreadOps(StoreBase):
     def _window_before(ex: Statements, thread_id: UUID, seq: int, limit: int) -> list[WindowMessage]:
         rows = ex.rows(_WINDOW, {"tid": thread_id, "before": seq, "limit": limit})
         return [
-            WindowMessage(seq=r[0], role=r[1], content=r[2], timestamp=r[3], confidence=r[4])
+            WindowMessage(
+                seq=r[0], role=r[1], content=r[2], timestamp=r[3], confidence=r[4], citations_json=r[5]
+            )
             for r in reversed(rows)
         ]
 
