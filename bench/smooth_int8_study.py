@@ -4,7 +4,7 @@ its vectors are to the fp32 model's, next to the int8 recipe before it, and the 
     .venv/bin/python bench/smooth_int8_study.py [--weights s8|u8] [--rounds 5] [--kernels]
 
 Builds, in a temporary folder, the fp32 graph, the shipped int8 recipe (3: every product int8 but the
-six down projections, left fp32) and the one studied ("recipe 4": `smooth_int8.prepare`, then every
+six down projections, left fp32) and the one studied ("recipe 4": `minilm_smooth.prepare`, then every
 product int8), with the weight type this CPU gets or `--weights`. Prints the cosine of each int8 graph's
 vectors to the fp32 ones, min and mean, on the reference texts of tests/fixtures/minilm_reference.json
 and on the questions (every turn) of the tuned question sets (bench/questions, their tuned splits only:
@@ -156,8 +156,8 @@ from lectern.embeddings import minilm_assets as assets
 from lectern.embeddings import minilm_graphs
 from lectern.embeddings.local import _embedding_tokenizer
 from lectern.embeddings.minilm_onnx import SKIP_NORM_FUSION, WORD_VECTORS
+from lectern.embeddings.minilm_smooth import prepare
 from lectern.embeddings.weight_quant import vectorised
-from smooth_int8 import prepare
 
 ROOT = Path(__file__).resolve().parent.parent
 REFERENCE = ROOT / "tests" / "fixtures" / "minilm_reference.json"
@@ -188,7 +188,7 @@ def previous_recipe(source: Path, target: Path) -> None:
 
 
 def smoothed_recipe(source: Path, target: Path) -> None:
-    """The recipe studied (90632d1's INT8_RECIPE 4): `smooth_int8.prepare`, then every product int8."""
+    """The recipe studied (90632d1's INT8_RECIPE 4): `minilm_smooth.prepare`, then every product int8."""
     import onnx
 
     prepared = source.with_name("prepared.onnx")
