@@ -3,7 +3,7 @@ indexes that count what they are asked."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -12,7 +12,16 @@ from numpy.typing import NDArray
 from lectern.engine import Engine
 from lectern.events import Done, Event, Failed, Retrieved, Token
 from lectern.index.base import SearchFilters
-from lectern.models import Chunk, CollectionInfo, SearchHit, SearchModeName, TokenUsage, content_hash
+from lectern.models import (
+    Chunk,
+    CollectionInfo,
+    ConfidenceMetrics,
+    RetrievalResult,
+    SearchHit,
+    SearchModeName,
+    TokenUsage,
+    content_hash,
+)
 from lectern.retrieval import Retriever
 from lectern.settings import Settings, load_settings
 from lectern.writers.base import RetrieveCall, WriteRequest, WriterEvent, Written
@@ -215,3 +224,24 @@ def hit(
         rank=rank,
         vector=None,
     )
+
+
+def decide_by_query(decisions: Mapping[str, tuple[str, float]]) -> Any:
+    """A stand-in for `Engine._decide`: a search whose query is listed is answered at its level and
+    probability; any other is refused as not answerable."""
+
+    async def decide(
+        self: Engine,
+        turn: Any,
+        result: RetrievalResult,
+        confidence: ConfidenceMetrics,
+        found: Any = None,
+    ) -> tuple[ConfidenceMetrics, str | None]:
+        if result.query not in decisions:
+            update = {"confidence_level": "insufficient", "should_answer": False, "answerability": 0.1}
+            return confidence.model_copy(update=update), "not_answerable"
+        level, probability = decisions[result.query]
+        update = {"confidence_level": level, "should_answer": True, "answerability": probability}
+        return confidence.model_copy(update=update), None
+
+    return decide

@@ -12,12 +12,19 @@ import pytest
 
 from lectern.engine import Engine
 from lectern.followups import with_previous_topic
-from lectern.models import CollectionInfo, ConfidenceMetrics, RetrievalResult
+from lectern.models import CollectionInfo
 from lectern.retrieval import RetrievalParams, Retriever
 from lectern.writers.extractive import ExtractiveWriter
 from tests.fakes.hash_embedder import HashEmbedder
 from tests.fakes.memory_index import MemoryIndex
-from tests.unit.answer_support import answer_settings, collect, corpus_chunks, done_of, retrieved_of
+from tests.unit.answer_support import (
+    answer_settings,
+    collect,
+    corpus_chunks,
+    decide_by_query,
+    done_of,
+    retrieved_of,
+)
 
 KITCHEN: dict[str, list[tuple[str, str]]] = {
     "sourdough.md": [
@@ -51,32 +58,11 @@ def _engine() -> Engine:
     return Engine(Retriever(embedder, index, settings), ExtractiveWriter(embedder), settings)
 
 
-def _decide_by_query(decisions: dict[str, tuple[str, float]]) -> Any:
-    """A stand-in answerability: a search whose query is listed is answered at its level and
-    probability; any other is refused."""
-
-    async def decide(
-        self: Engine,
-        turn: Any,
-        result: RetrievalResult,
-        confidence: ConfidenceMetrics,
-        found: Any = None,
-    ) -> tuple[ConfidenceMetrics, str | None]:
-        if result.query not in decisions:
-            update = {"confidence_level": "insufficient", "should_answer": False, "answerability": 0.1}
-            return confidence.model_copy(update=update), "not_answerable"
-        level, probability = decisions[result.query]
-        update = {"confidence_level": level, "should_answer": True, "answerability": probability}
-        return confidence.model_copy(update=update), None
-
-    return decide
-
-
 async def _second(
     monkeypatch: pytest.MonkeyPatch, question: str, decisions: dict[str, tuple[str, float]]
 ) -> tuple[list[Any], list[str]]:
     """The second turn's events after FIRST, and every query the retriever was asked for in it."""
-    monkeypatch.setattr(Engine, "_decide", _decide_by_query({FIRST: ("high", 0.9), **decisions}))
+    monkeypatch.setattr(Engine, "_decide", decide_by_query({FIRST: ("high", 0.9), **decisions}))
     engine = _engine()
     conversation = engine.new_conversation()
     await engine.run(FIRST, conversation)
@@ -147,7 +133,7 @@ async def test_a_vague_question_answered_well_as_asked_is_not_searched_again(
 async def test_a_first_question_answered_weakly_is_not_searched_again(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(Engine, "_decide", _decide_by_query({VAGUE: ("low", 0.55)}))
+    monkeypatch.setattr(Engine, "_decide", decide_by_query({VAGUE: ("low", 0.55)}))
     engine = _engine()
     answer = await engine.run(VAGUE, engine.new_conversation())
     assert answer.search_query == VAGUE

@@ -12,12 +12,19 @@ import pytest
 from lectern.conversation import Conversation, Message
 from lectern.engine import Engine, _last_section
 from lectern.followups import standalone_query
-from lectern.models import Citation, CollectionInfo, ConfidenceMetrics, RetrievalResult
+from lectern.models import Citation, CollectionInfo
 from lectern.retrieval import RetrievalParams, Retriever
 from lectern.writers.extractive import ExtractiveWriter
 from tests.fakes.hash_embedder import HashEmbedder
 from tests.fakes.memory_index import MemoryIndex
-from tests.unit.answer_support import answer_settings, collect, corpus_chunks, done_of, retrieved_of
+from tests.unit.answer_support import (
+    answer_settings,
+    collect,
+    corpus_chunks,
+    decide_by_query,
+    done_of,
+    retrieved_of,
+)
 
 GARDEN: dict[str, list[tuple[str, str]]] = {
     "tomatoes.md": [
@@ -56,31 +63,13 @@ def _engine() -> Engine:
     return Engine(Retriever(embedder, index, settings), ExtractiveWriter(embedder), settings)
 
 
-def _decide_by_query(answered: dict[str, str]) -> Any:
-    """A stand-in answerability: a search whose query is listed is answered at its level; any other is
-    refused."""
-
-    async def decide(
-        self: Engine,
-        turn: Any,
-        result: RetrievalResult,
-        confidence: ConfidenceMetrics,
-        found: Any = None,
-    ) -> tuple[ConfidenceMetrics, str | None]:
-        if result.query not in answered:
-            update = {"confidence_level": "insufficient", "should_answer": False, "answerability": 0.1}
-            return confidence.model_copy(update=update), "not_answerable"
-        update = {"confidence_level": answered[result.query], "should_answer": True, "answerability": 0.7}
-        return confidence.model_copy(update=update), None
-
-    return decide
-
-
 async def _second(
     monkeypatch: pytest.MonkeyPatch, question: str, answered: dict[str, str]
 ) -> tuple[list[Any], list[str]]:
     """The second turn's events after FIRST, and every query searched in it."""
-    monkeypatch.setattr(Engine, "_decide", _decide_by_query(answered))
+    monkeypatch.setattr(
+        Engine, "_decide", decide_by_query({query: (level, 0.7) for query, level in answered.items()})
+    )
     engine = _engine()
     conversation = engine.new_conversation()
     await engine.run(FIRST, conversation)
