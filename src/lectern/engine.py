@@ -417,9 +417,9 @@ class Engine:
         self, turn: _Turn, conversation: Conversation, rewritten: RetrievalResult
     ) -> tuple[Retrieved, ConfidenceMetrics] | None:
         """A rewritten follow-up refused however its rewrite was searched: the question as asked,
-        searched with where the previous answer came from (its first source's document title and
-        heading, `_Turn.previous_section`) in brackets, and answered when the passages found answer the
-        rewrite (its words, embedding and carried words: judged as the rewrite was). The rewrite carries
+        searched with where the previous answer came from (its first source's outermost and innermost
+        headings, `_Turn.previous_section`) in brackets, and answered when the passages found answer
+        the rewrite (its words, embedding and carried words: judged as the rewrite was). The rewrite carries
         the previous question's words, which may not be the document's ("what props does it take?"
         after a question on showing an author in a card: the section is the card component's); the
         heading says where the conversation is in the document's own words. None when that is refused

@@ -50,7 +50,7 @@ class _Turn:
     previous_sources: frozenset[str] = frozenset()
     """The files the previous answer cited."""
     previous_section: str = ""
-    """Where the previous answer's first source sits: its document's title and innermost heading
+    """Where the previous answer's first source sits: its outermost and innermost headings
     (`_last_section`); empty after a refusal."""
     spelled: str | None = None
     """The question with its misspelt words put right (`lectern.spelling`), when it had any."""
