@@ -100,7 +100,7 @@ from typing import Any
 
 import lectern.writers.extractive.writer as ex
 import writer_replay
-from common import RESULTS
+from common import RESULTS, spy_on_writer
 from kw_in_passages_study import _fates, _kind, _parts
 from lectern.writers.extractive import code_lines
 from lectern.writers.extractive.code_choice import _continues, _drawing
@@ -198,18 +198,7 @@ def census(name: str, books: Path, show: bool) -> tuple[Counter[str], list[str],
     book_of = {r["id"]: group.rsplit("-", 1)[-1] for group, rs in result["rows"].items() for r in rs}
     kept = pickle.loads((RESULTS / f"{name}.replay.pkl").read_bytes())
     seen: dict[str, Any] = {}
-    mmr, render = ex._mmr, ex._render
-
-    def ranking(candidates: list[Any], limit: int = ex.MAX_SENTENCES) -> list[Any]:
-        out = mmr(candidates, limit)
-        seen["candidates"] = list(candidates)
-        return out
-
-    def rendering(chosen: list[Any]) -> tuple[str, list[int]]:
-        seen["chosen"] = list(chosen)
-        return render(chosen)
-
-    ex._mmr, ex._render = ranking, rendering  # type: ignore[assignment]
+    restore = spy_on_writer(seen)
     counts: Counter[str] = Counter()
     details: list[str] = []
     answered = 0
@@ -284,7 +273,7 @@ def census(name: str, books: Path, show: bool) -> tuple[Counter[str], list[str],
                         f"      CHOSE [{c.source}] {_kind(c.unit)} {_parts(c, kind)} | {c.unit.text[:90]!r}"
                     )
     finally:
-        ex._mmr, ex._render = mmr, render  # type: ignore[assignment]
+        restore()
     return counts, details, answered
 
 

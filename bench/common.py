@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import os
 import statistics
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -216,3 +216,27 @@ def kernel_split(
             runs, total = runs + 1, total + event["dur"]
     profile.unlink()
     return total / runs / 1000, [(op, us / runs / 1000) for op, us in by_op.most_common()]
+
+
+def spy_on_writer(seen: dict[str, Any]) -> Callable[[], None]:
+    """The extractive writer's unit pick and render, watched: each answer's candidates (`candidates`),
+    the units its MMR picked (`mmr`) and those rendered (`chosen`) land in `seen`. Returns the call
+    that puts the writer back."""
+    import lectern.writers.extractive.writer as ex
+
+    mmr, render = ex._mmr, ex._render
+
+    def ranking(candidates: list[Any], limit: int = ex.MAX_SENTENCES) -> list[Any]:
+        out = mmr(candidates, limit)
+        seen["candidates"], seen["mmr"] = list(candidates), list(out)
+        return out
+
+    def rendering(chosen: list[Any]) -> tuple[str, list[int]]:
+        seen["chosen"] = list(chosen)
+        return render(chosen)
+
+    def restore() -> None:
+        ex._mmr, ex._render = mmr, render  # type: ignore[assignment]
+
+    ex._mmr, ex._render = ranking, rendering  # type: ignore[assignment]
+    return restore

@@ -99,7 +99,7 @@ import pickle
 from typing import Any
 
 import lectern.writers.extractive.writer as ex
-from common import RESULTS
+from common import RESULTS, spy_on_writer
 from lectern.writers.extractive.mmr import (
     DUPLICATE,
     MAX_PROSE_WORDS,
@@ -181,18 +181,7 @@ def _parts(c: Any, kind: str) -> str:
 def study(name: str, show: bool) -> dict[str, str]:
     kept = pickle.loads((RESULTS / f"{name}.replay.pkl").read_bytes())
     seen: dict[str, Any] = {}
-    mmr, render = ex._mmr, ex._render
-
-    def ranking(candidates: list[Any], limit: int = ex.MAX_SENTENCES) -> list[Any]:
-        out = mmr(candidates, limit)
-        seen["candidates"], seen["mmr"] = list(candidates), list(out)
-        return out
-
-    def rendering(chosen: list[Any]) -> tuple[str, list[int]]:
-        seen["chosen"] = list(chosen)
-        return render(chosen)
-
-    ex._mmr, ex._render = ranking, rendering  # type: ignore[assignment]
+    restore = spy_on_writer(seen)
     causes: dict[str, str] = {}
     n_answered = 0
     try:
@@ -249,7 +238,7 @@ def study(name: str, show: bool) -> dict[str, str]:
                     print(f"   CHOSE [{c.source}] {_kind(c.unit)} pos {c.unit.position} {_parts(c, kind)}")
                     print(f"      | {c.unit.text[:120]!r}")
     finally:
-        ex._mmr, ex._render = mmr, render  # type: ignore[assignment]
+        restore()
     print(f"\n{name}: {len(causes)} of {n_answered} answered in-scope miss keywords their passages hold")
     values = list(causes.values())
     for cause in sorted(set(values), key=lambda c: -values.count(c)):

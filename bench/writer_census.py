@@ -50,7 +50,7 @@ from collections import Counter
 from typing import Any
 
 import lectern.writers.extractive.writer as ex
-from common import RESULTS
+from common import RESULTS, spy_on_writer
 from kw_in_passages_study import _fates, _kind, _parts
 from lectern.writers.question_kind import question_kind
 from lectern.writers.selection import quotable_of, sources_of
@@ -87,18 +87,7 @@ def census(name: str, show: bool, recorded: bool) -> tuple[Counter[str], Counter
     rows = {r["id"]: r for rs in result["rows"].values() for r in rs}
     kept = pickle.loads((RESULTS / f"{name}.replay.pkl").read_bytes())
     seen: dict[str, Any] = {}
-    mmr, render = ex._mmr, ex._render
-
-    def ranking(candidates: list[Any], limit: int = ex.MAX_SENTENCES) -> list[Any]:
-        out = mmr(candidates, limit)
-        seen["candidates"], seen["mmr"] = list(candidates), list(out)
-        return out
-
-    def rendering(chosen: list[Any]) -> tuple[str, list[int]]:
-        seen["chosen"] = list(chosen)
-        return render(chosen)
-
-    ex._mmr, ex._render = ranking, rendering  # type: ignore[assignment]
+    restore = spy_on_writer(seen)
     classes: Counter[str] = Counter()
     reasons: Counter[str] = Counter()
     answered = 0
@@ -186,7 +175,7 @@ def census(name: str, show: bool, recorded: bool) -> tuple[Counter[str], Counter
                     print(f"   CHOSE [{c.source}] {_kind(c.unit)} pos {c.unit.position} {_parts(c, kind)}")
                     print(f"      | {c.unit.text[:110]!r}")
     finally:
-        ex._mmr, ex._render = mmr, render  # type: ignore[assignment]
+        restore()
     return classes, reasons, answered
 
 
