@@ -429,13 +429,8 @@ class Engine:
             return None
         query = f"{turn.asked.rstrip(' ?')} ({turn.previous_section})?"
         retry = await self._search_with_topic(turn, conversation, query, rewritten)
-        turn.retrievals.append((retry.result, retry.confidence))
-        confidence, reason = await self._decide(turn, retry.judged, retry.confidence, retry.signals)
-        # As for the search with the previous topic: a low answer only for a question that names too
-        # little to be a topic of its own ("what does it need?"); one naming a thing of its own ("can I
-        # use a Dutch oven instead?") has a near miss's shape: next to the topic, passages look half-right.
-        levels = (*RETRY_LEVELS, "low") if names_little(turn.asked) else RETRY_LEVELS
-        if reason or confidence.confidence_level not in levels:
+        confidence = await self._taken_retry(turn, retry)
+        if confidence is None:
             return None
         return Retrieved(retry.result, retry.confidence), confidence
 
@@ -460,18 +455,26 @@ class Engine:
             self.retriever.remember(self._params(turn, query), retry.result, conversation.cache)
         else:
             retry = await self._search_with_topic(turn, conversation, query, as_asked)
+        confidence = await self._taken_retry(turn, retry)
+        if confidence is None:
+            return None
+        turn.search_query = query
+        return Retrieved(retry.result, retry.confidence), confidence
+
+    async def _taken_retry(self, turn: _Turn, retry: _Retry) -> ConfidenceMetrics | None:
+        """A second search of the turn (`_with_previous_topic`, `_in_previous_section`) decided, and
+        its confidence when it is taken; None when it is refused or not clear enough."""
         turn.retrievals.append((retry.result, retry.confidence))
         confidence, reason = await self._decide(turn, retry.judged, retry.confidence, retry.signals)
         # Only a clear answer: on the training sets every near miss the second search let through was a
         # low-confidence one (a question the documents miss looks half-covered next to the topic) that
-        # named a topic of its own; a question that names too little to stand alone ("how do I refuse a
-        # bad value?" after a question on changing a node's parameters) is about the topic, so a low one
-        # will do.
+        # named a topic of its own ("can I use a Dutch oven instead?"); a question that names too little
+        # to stand alone ("how do I refuse a bad value?" after a question on changing a node's
+        # parameters) is about the topic, so a low one will do.
         levels = (*RETRY_LEVELS, "low") if names_little(turn.asked) else RETRY_LEVELS
         if reason or confidence.confidence_level not in levels:
             return None
-        turn.search_query = query
-        return Retrieved(retry.result, retry.confidence), confidence
+        return confidence
 
     async def _clearer_with_previous_topic(
         self,
