@@ -5,6 +5,7 @@ previous turn's topic (`with_previous_topic`) or what the previous answer propos
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from lectern.followups.alternatives import (
@@ -86,8 +87,40 @@ from lectern.swaps import (
 
 
 def standalone_query(question: str, previous_questions: Sequence[str]) -> str:
-    """The search query for `question` given the earlier user questions of the conversation (oldest first)."""
+    """The search query for `question` given the earlier user questions of the conversation (oldest first).
+    Courtesy words are read past (`without_courtesy`): "and the subscriber, please?" is rewritten as
+    "and the subscriber?" is; a question that stands alone is still searched as asked."""
     question = " ".join(question.split())
+    plain = without_courtesy(question)
+    query = _standalone(plain, [without_courtesy(q) for q in previous_questions])
+    return question if query == plain else query
+
+
+# "..., please?", "... thanks": a courtesy at the end; "please explain ...": one at the start; "thanks!
+# and ...", "ok, what about ...?": an acknowledgement before the question, set apart by a comma or a
+# stop, which says nothing of what is asked ("ok so ..." and "ok and ..." keep their "ok")
+_COURTESY_END = re.compile(r"[\s,]*\b(?:please|pls|plz|thanks|thank\s+you)\b(?=[\s?.!]*$)", re.IGNORECASE)
+_COURTESY_START = re.compile(r"^\s*(?:please|pls|plz|kindly)\s+(?=\w)", re.IGNORECASE)
+_ACKNOWLEDGED = re.compile(
+    r"^\s*(?:ok(?:ay)?|thanks|thank\s+you|thx|great|cool|nice|perfect|got\s+it|i\s+see|alright|all\s+right)"
+    r"\s*[,.!]+\s*"
+    r"(?=\w)",
+    re.IGNORECASE,
+)
+
+
+def without_courtesy(question: str) -> str:
+    """`question` with its courtesy words and an acknowledgement before it left out: the rewrite's
+    readings look at the question's first and last words, which a "please" or a "thanks!" would otherwise
+    hide ("and the subscriber, please?" -> "and the subscriber?", "thanks! and what about Windows?" ->
+    "and what about Windows?")."""
+    plain = _COURTESY_END.sub("", question)
+    plain = _COURTESY_START.sub("", plain)
+    plain = _ACKNOWLEDGED.sub("", plain)
+    return plain if plain.strip(" ?.!,") else question
+
+
+def _standalone(question: str, previous_questions: Sequence[str]) -> str:
     if correction_then_question(question) is not None:
         # "no, I meant Isaac Sim, how do I install that?": a question of its own about the thing it
         # names, which stands alone and is searched as asked (its "that" is no doing of the previous turn)
@@ -101,9 +134,12 @@ def standalone_query(question: str, previous_questions: Sequence[str]) -> str:
 def with_previous_topic(question: str, previous_questions: Sequence[str]) -> str:
     """`question` with the previous turn's topic, even when it reads as self-contained: a second try for
     a question the documents cannot answer as asked ("when should I pick small over base?" after "What
-    Whisper model sizes are there?"). The question itself when there is no earlier turn."""
+    Whisper model sizes are there?"). The question itself when there is no earlier turn; courtesy words
+    read past as `standalone_query` reads them."""
     question = " ".join(question.split())
-    return _with_previous(question, previous_questions) if previous_questions else question
+    if not previous_questions:
+        return question
+    return _with_previous(without_courtesy(question), [without_courtesy(q) for q in previous_questions])
 
 
 def with_previous_doing(question: str, previous_questions: Sequence[str]) -> str | None:

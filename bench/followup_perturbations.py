@@ -1,0 +1,94 @@
+"""Does the follow-up rewrite read a question the same way when it is dressed differently? A probe of
+rules fitted to one phrasing: each later turn of the tuned follow-up records is rewritten as asked and
+in variants that mean the same (a courtesy word at either end, an acknowledgement or an "ok," before
+it, a capital letter, no question mark), and a variant whose search query has other content words
+than the plain question's counts as a break. Seconds, no index or model.
+
+    .venv/bin/python bench/followup_perturbations.py [--rounds design|pseudo-held] [--show N]
+
+The rounds are those of bench/followup_rounds.py (design: followups-dev, dev2, dev3, dev4..dev13 tuned
+halves and followups-nm funm; pseudo-held: dev14..dev16 tuned halves). Held-back splits are never read.
+"and ..." before a question is no variant that means the same (it makes a question lean on the
+previous one), so it is left out.
+
+Main 68d2493 + the general "one" (cf6eb6f), breaks per variant (please-end, please-start, thanks-start,
+ok-start, capital, no-mark): design rounds (416 later turns) 39, 81, 81, 25, 1, 0; pseudo-held (80) 5,
+11, 11, 6, 0, 0. With courtesy words and a set-apart acknowledgement read past
+(`lectern.followups.rewrite.without_courtesy`): design 0, 0, 0, 0, 1, 0; pseudo-held all 0. Of the 595
+tuned follow-up queries (bench/followup_query_ab.py) one changed: rb-fu-01 drops its "ok," (answered and
+cited as before).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+from lectern.followups import content_words, standalone_query
+
+QUESTIONS = Path(__file__).parent / "questions"
+DESIGN = [("followups-dev", "dev"), ("followups-dev2", "dev2"), ("followups-dev3", "dev3")]
+DESIGN += [(f"followups-dev{n}", f"dev{n}") for n in range(4, 14)] + [("followups-nm", "funm")]
+PSEUDO_HELD = [(f"followups-dev{n}", f"dev{n}") for n in (14, 15, 16)]
+_OK = re.compile(r"^(?:ok|okay)\s*,\s*", re.IGNORECASE)
+
+
+def _lower_first(q: str) -> str:
+    return q[:1].lower() + q[1:]
+
+
+VARIANTS: dict[str, Callable[[str], str]] = {
+    "please-end": lambda q: q.rstrip("?").rstrip() + ", please?",
+    "please-start": lambda q: "please " + _lower_first(q),
+    "thanks-start": lambda q: "thanks! " + _lower_first(q),
+    "ok-start": lambda q: q if _OK.match(q) else "ok, " + _lower_first(q),
+    "capital": lambda q: q[:1].upper() + q[1:],
+    "no-mark": lambda q: q.rstrip("?").rstrip(),
+}
+
+
+def records(rounds: list[tuple[str, str]]) -> list[dict[str, object]]:
+    out = []
+    for name, split in rounds:
+        for path in sorted(QUESTIONS.glob(f"{name}-textbook-?.jsonl")):
+            for line in path.read_text().splitlines():
+                if line.strip():
+                    r = json.loads(line)
+                    if r.get("split") == split and len(r.get("turns") or []) >= 2:
+                        out.append(r)
+    return out
+
+
+def _words(text: str) -> set[str]:
+    return {w.lower() for w in content_words(text)} - {"please", "thanks", "ok", "okay"}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--rounds", choices=("design", "pseudo-held"), default="design")
+    parser.add_argument("--show", type=int, default=5, help="breaks to print per variant")
+    args = parser.parse_args()
+    rows = records(DESIGN if args.rounds == "design" else PSEUDO_HELD)
+    print(f"{args.rounds}: {len(rows)} later turns")
+    for label, dress in VARIANTS.items():
+        breaks = []
+        for r in rows:
+            turns = [str(t) for t in r["turns"]]  # type: ignore[attr-defined]
+            plain = standalone_query(turns[-1], turns[:-1])
+            dressed = standalone_query(dress(turns[-1]), turns[:-1])
+            if _words(dressed) != _words(plain):
+                breaks.append((r["id"], turns[-2], dress(turns[-1]), plain, dressed))
+        print(f"{label:13} {len(breaks)} breaks")
+        for rid, before, asked, plain, dressed in breaks[: args.show]:
+            print(
+                f"    {rid} after {before!r}: {asked!r}\n      plain   {plain!r}\n      dressed {dressed!r}"
+            )
+
+
+if __name__ == "__main__":
+    main()
