@@ -50,3 +50,26 @@ def test_courtesy_does_not_change_the_reading(dressed: str, question: str) -> No
 def test_a_question_that_stands_alone_is_kept_as_asked() -> None:
     asked = "Thanks! How do I configure dead-letter queues in the queue client library?"
     assert standalone_query(asked, PREVIOUS) == asked
+
+
+@pytest.mark.parametrize(
+    ("question", "plain"),
+    [
+        ("also, how do I close it?", "how do I close it?"),
+        ("hmm, and the consumer?", "and the consumer?"),
+        ("oh wait, what about the consumer?", "oh wait, what about the consumer?"),  # no comma after "oh"
+        ("also, wait, what's a dead-letter queue?", "what's a dead-letter queue?"),
+        ("well-known ports, which ones does it use?", "well-known ports, which ones does it use?"),
+    ],
+)
+def test_a_filler_before_the_question_is_read_past(question: str, plain: str) -> None:
+    assert without_courtesy(question) == plain
+
+
+def test_a_closing_then_leans_only_for_a_question_naming_little() -> None:
+    previous = ["How do I write a minimal producer with the queue client library?"]
+    # names too little to stand alone: the "then" says it follows from the previous turn
+    assert standalone_query("which port then?", previous) != "which port then?"
+    # names its own topic: searched as asked, "then" or not
+    asked = "How do I configure dead-letter queues in the broker admin console then?"
+    assert standalone_query(asked, previous) == asked

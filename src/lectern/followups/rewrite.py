@@ -97,14 +97,14 @@ def standalone_query(question: str, previous_questions: Sequence[str]) -> str:
 
 
 # "..., please?", "... thanks": a courtesy at the end; "please explain ...": one at the start; "thanks!
-# and ...", "ok, what about ...?": an acknowledgement before the question, set apart by a comma or a
-# stop, which says nothing of what is asked ("ok so ..." and "ok and ..." keep their "ok")
+# and ...", "ok, what about ...?", "also, how ...?", "hmm, ...": an acknowledgement or a filler before the
+# question, set apart by a comma or a stop, which says nothing of what is asked ("ok so ..." and "ok and
+# ..." keep their "ok")
 _COURTESY_END = re.compile(r"[\s,]*\b(?:please|pls|plz|thanks|thank\s+you)\b(?=[\s?.!]*$)", re.IGNORECASE)
 _COURTESY_START = re.compile(r"^\s*(?:please|pls|plz|kindly)\s+(?=\w)", re.IGNORECASE)
 _ACKNOWLEDGED = re.compile(
-    r"^\s*(?:ok(?:ay)?|thanks|thank\s+you|thx|great|cool|nice|perfect|got\s+it|i\s+see|alright|all\s+right)"
-    r"\s*[,.!]+\s*"
-    r"(?=\w)",
+    r"^\s*(?:(?:ok(?:ay)?|thanks|thank\s+you|thx|great|cool|nice|perfect|got\s+it|i\s+see|alright|all\s+right"
+    r"|also|oh|ah|hmm+|um+|uh|wait|well)\s*[,.!]+\s*)+(?=\w)",
     re.IGNORECASE,
 )
 
