@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from lectern.english import AUXILIARIES, VERBS, word_set
 from lectern.followups.alternatives import (
     _asks_of_another_thing,
     _is_bare_thing,
@@ -19,6 +20,7 @@ from lectern.followups.context import has_pronoun
 from lectern.followups.detection import (
     _IS_THERE_BARE,
     _LEAVES_OUT,
+    _QUESTION_OPENERS,
     _bare_setting,
     _is_statement,
     _names_only_doing,
@@ -92,8 +94,53 @@ def standalone_query(question: str, previous_questions: Sequence[str]) -> str:
     "and the subscriber?" is; a question that stands alone is still searched as asked."""
     question = " ".join(question.split())
     plain = without_courtesy(question)
-    query = _standalone(plain, [without_courtesy(q) for q in previous_questions])
+    previous = [without_courtesy(q) for q in previous_questions]
+    query = _standalone(plain, previous)
+    if previous and _is_fragment(plain) and (query == plain or _only_bracketed(query, plain)):
+        # "the subscriber?" after "how do I write a minimal publisher?", "if the floor is icy?" after "what
+        # friction should the soles have on concrete?": a fragment, read as "and the subscriber?" is when
+        # read alone it is left as asked or only given the previous topic in brackets
+        anded = _standalone(f"and {plain}", previous)
+        if anded.lower() != f"and {plain}".lower() and not _only_bracketed(anded, f"and {plain}"):
+            return anded[4:] if anded.lower().startswith("and ") else anded
+    query = _standalone(plain, previous)
     return question if query == plain else query
+
+
+# "if the floor is icy?", "when both hands do the same thing?", "unless it rains?": a clause with no
+# main clause of its own (not "when is the report due?", whose "when" asks)
+_SUBORDINATE = re.compile(
+    r"^(?:if|unless|when|whenever|while)\s+(?!(?:" + "|".join(sorted(AUXILIARIES)) + r")\b)\w", re.I
+)
+
+
+def _is_fragment(question: str) -> bool:
+    """Whether `question` is only a fragment that continues the previous question: a short noun phrase
+    naming a thing ("the subscriber?", "max_step_size?"; not "example?", "any cheaper option?", "the
+    first one?", "explain the third prompt more?") or a subordinate clause ("if the floor is icy?"),
+    asked with a question mark, with no opener ("and ...", "what about ...") or second clause."""
+    if not question.rstrip().endswith("?") or "," in question or noun_phrase_of(question) is not None:
+        return False
+    if _SUBORDINATE.match(question):
+        return True
+    first = question.split()[0].lower()
+    return (
+        noun_phrase_of(f"and {question}") is not None
+        and bool(content_words(question))
+        and first not in _NOT_A_THING | _QUESTION_OPENERS | VERBS
+        and not _PICKS_ONE.search(question)
+    )
+
+
+# quantifiers and "other" name no thing of their own to ask the previous question of
+_NOT_A_THING = word_set("any some another other others more less no each every all both either")
+_PICKS_ONE = re.compile(r"\bones?\b", re.IGNORECASE)
+
+
+def _only_bracketed(query: str, question: str) -> bool:
+    """Whether `query` is `question` with only the previous topic added in brackets."""
+    stripped = question.rstrip("?.! ")
+    return query.startswith(stripped + " (")
 
 
 # "..., please?", "... thanks": a courtesy at the end; "please explain ...": one at the start; "thanks!
