@@ -5,6 +5,8 @@ it, a capital letter, no question mark), and a variant whose search query has ot
 than the plain question's counts as a break. Seconds, no index or model.
 
     .venv/bin/python bench/followup_perturbations.py [--rounds design|pseudo-held] [--show N]
+    .venv/bin/python bench/followup_perturbations.py --write DIR   # dressed question files, end to end:
+    bench/answer_quality.py $D/textbook-a DIR/VARIANT/followups-devN-textbook-a.jsonl ... --split devN
 
 The rounds are those of bench/followup_rounds.py (design: followups-dev, dev2, dev3, dev4..dev13 tuned
 halves and followups-nm funm; pseudo-held: dev14..dev16 tuned halves). Held-back splits are never read.
@@ -54,6 +56,7 @@ VARIANTS: dict[str, Callable[[str], str]] = {
     "capital": lambda q: q[:1].upper() + q[1:],
     "lower": lambda q: q.lower(),
     "no-mark": lambda q: q.rstrip("?").rstrip(),
+    "drop-and": lambda q: re.sub(r"^and\s+", "", q, flags=re.IGNORECASE),
 }
 
 
@@ -69,6 +72,28 @@ def records(rounds: list[tuple[str, str]]) -> list[dict[str, object]]:
     return out
 
 
+def write(out: Path) -> None:
+    """Every follow-up question file of the design and pseudo-held rounds with its later turns dressed,
+    one folder per variant (DIR/VARIANT/NAME-textbook-X.jsonl), tuned records only, for
+    bench/answer_quality.py to ask end to end."""
+    for label, dress in VARIANTS.items():
+        folder = out / label
+        folder.mkdir(parents=True, exist_ok=True)
+        for name, split in DESIGN + PSEUDO_HELD:
+            for path in sorted(QUESTIONS.glob(f"{name}-textbook-?.jsonl")):
+                kept = []
+                for line in path.read_text().splitlines():
+                    if not line.strip():
+                        continue
+                    r = json.loads(line)
+                    if r.get("split") != split:
+                        continue  # another round's or a held-back record: not copied
+                    if len(r.get("turns") or []) >= 2:
+                        r["turns"][-1] = dress(r["turns"][-1])
+                    kept.append(json.dumps(r))
+                (folder / path.name).write_text("\n".join(kept) + "\n")
+
+
 def _words(text: str) -> set[str]:
     return {w.lower() for w in content_words(text)} - {"please", "thanks", "ok", "okay"}
 
@@ -79,7 +104,11 @@ def main() -> None:
     )
     parser.add_argument("--rounds", choices=("design", "pseudo-held"), default="design")
     parser.add_argument("--show", type=int, default=5, help="breaks to print per variant")
+    parser.add_argument("--write", metavar="DIR", help="write the dressed question files under DIR/VARIANT")
     args = parser.parse_args()
+    if args.write:
+        write(Path(args.write))
+        return
     rows = records(DESIGN if args.rounds == "design" else PSEUDO_HELD)
     print(f"{args.rounds}: {len(rows)} later turns")
     for label, dress in VARIANTS.items():
