@@ -64,12 +64,3 @@ def test_a_question_that_stands_alone_is_kept_as_asked() -> None:
 )
 def test_a_filler_before_the_question_is_read_past(question: str, plain: str) -> None:
     assert without_courtesy(question) == plain
-
-
-def test_a_closing_then_leans_only_for_a_question_naming_little() -> None:
-    previous = ["How do I write a minimal producer with the queue client library?"]
-    # names too little to stand alone: the "then" says it follows from the previous turn
-    assert standalone_query("which port then?", previous) != "which port then?"
-    # names its own topic: searched as asked, "then" or not
-    asked = "How do I configure dead-letter queues in the broker admin console then?"
-    assert standalone_query(asked, previous) == asked

@@ -94,9 +94,7 @@ _EXTRA_OR_INCLUDED = re.compile(
 
 
 # "when should I pick a service then?", "how much notice should I give then?": a "then" that ends the
-# question says it follows from what was just said, when the question names too little to stand alone
-# (over SELF_CONTAINED_WORDS topic words: "what are the cons of running the app on a cloud server
-# then?" names its own topic).
+# question says it follows from what was just said.
 _THEN_END = re.compile(r"\bthen\s*[?.!]*\s*$", re.IGNORECASE)
 # "what should I bring when auditioning?": the reader, then a bare gerund (no object) ending the question.
 _WHILE_DOING_END = re.compile(
@@ -152,7 +150,7 @@ def _leans_on(question: str, previous: str) -> bool:
         return False
     if is_followup(question) or _repeats_previous_words(question, previous):
         return True
-    if _THEN_END.search(question) and len(_topical_words(question)) <= SELF_CONTAINED_WORDS:
+    if _THEN_END.search(question):
         return True
     if _WHILE_DOING_END.search(question) and _doing_asked(previous) is not None:
         # "which tools should I try while experimenting?" after "how should I use the playground?": a bare
