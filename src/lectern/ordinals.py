@@ -300,26 +300,51 @@ def kind_named_before(question: str, previous: str) -> str | None:
     return f"{text} ({said}){question[len(stripped) :] or '?'}"
 
 
-# "that one", "this one": the one thing the answer gave, not one of several after it
-_THAT_ONE = re.compile(r"\b(?:that|this)\s+one\b(?!\s+of\b)", re.IGNORECASE)
+# "that one", "this one", "which one", "the one": a "one" with no describing word of its own, which stands
+# for the thing the previous question asked which of (not "one of them", "one another", "the one and only")
+_ONE = re.compile(r"\b(?:that|this|which|the)\s+one\b(?!\s+(?:of|another|and)\b)", re.IGNORECASE)
+
+
+_OTHER_POINTER = re.compile(r"\b(?:it|its|they|them|their|those|these)\b", re.IGNORECASE)
 
 
 def one_asked_for(question: str, previous: str) -> str | None:
-    """ "how much GPU memory does that one need?" after "which speech model size does the guide
-    recommend?": the "one" is the thing the previous question asked which of, so the query names it
-    ("the speech model size"), the rest of that question in brackets; None when the question has no
-    "that one" or the previous question asks no "which <thing> ...". A plural thing is one of them."""
-    one = _THAT_ONE.search(question)
+    """The query for a follow-up whose "one" (that one, this one, which one, the one) stands for the thing
+    the previous question asked which of or listed: "how much GPU memory does that one need?" after "which
+    speech model size does the guide recommend?" names "the speech model size", "which one lets an arm
+    give way?" after "what control methods does the summary list?" asks "which control method ...", "the
+    one about time" after "what are the kinds of grounding ...?" is "the kind about time"; the rest of that
+    question in brackets. None when the question has no such "one" or the previous question asks which of
+    no named thing (a choice between two named things, "A or B?", keeps its "one": the pair in brackets
+    says it). A plural thing is one of them."""
+    one = _ONE.search(question)
+    if one is None or "(" in previous or _OTHER_POINTER.search(question) or _CORRECTS.match(question):
+        # "which one is about running them on the robot?", "which of those is the one ...": another word
+        # points back too, and says more of what is meant; a correction swaps its own phrase
+        return None
+    named = _one_thing_asked(previous)
+    if named is None:
+        return None
+    head, owner = named
+    stripped = question.rstrip("?.! ")
+    said = "which" if one.group(0).lower().startswith("which") else "the"
+    text = f"{stripped[: one.start()]}{said} {head}{stripped[one.end() :]}"
+    tail = question[len(stripped) :] or "?"
+    return f"{text} ({owner}){tail}" if owner else f"{text}{tail}"
+
+
+def _one_thing_asked(previous: str) -> tuple[str, str] | None:
+    """(the thing, singular, and what it belongs to or the rest of the question) that `previous` asks
+    which of ("which speech model size does the guide recommend?") or lists ("what are the phases of the
+    capstone?"), or None."""
+    listed = _plural_head(previous)
+    if listed is not None:
+        head, prep, rest = listed
+        return head, f"{prep} {rest}".strip()
     asked = _WHICH_HEAD.match(previous)
-    if one is None or asked is None or "(" in previous:
+    if asked is None:
         return None
     tokens = asked.group("head").split()
-    if any(t.lower() in _SMALL for t in tokens):
-        return None
-    if looks_plural(tokens[-1]):
-        tokens = [*tokens[:-1], singular(tokens[-1])]
-    rest = " ".join(t for t in asked.group("rest").split() if t.lower() not in _SMALL)
-    stripped = question.rstrip("?.! ")
-    text = f"{stripped[: one.start()]}the {' '.join(tokens)}{stripped[one.end() :]}"
-    tail = question[len(stripped) :] or "?"
-    return f"{text} ({rest}){tail}" if rest else f"{text}{tail}"
+    if any(t.lower() in _SMALL or t.lower() == "of" for t in tokens):
+        return None  # "what kinds of grounding ...": no one thing to name
+    return " ".join(tokens), " ".join(t for t in asked.group("rest").split() if t.lower() not in _SMALL)

@@ -103,7 +103,7 @@ from lectern.followups import standalone_query
         (
             "what template engines does the framework support?",
             "which one is fastest?",
-            "which one is fastest (framework template engines)?",
+            "which template engine is fastest (framework)?",
         ),
         (
             "how do I define a route with a parameter?",

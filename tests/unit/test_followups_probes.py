@@ -495,7 +495,7 @@ def test_what_a_yes_no_question_has_or_is(previous: str, question: str, query: s
         (
             "what health insurance plans are offered?",
             "which one covers dental?",
-            "which one covers dental (health insurance plans are offered)?",
+            "which health insurance plan covers dental (offered)?",
         ),
         ("when is payday?", "and if it falls on a holiday?", "when is payday if it falls on a holiday?"),
         ("I'm sick today.", "who do I tell?", "who do I tell (I'm sick today)?"),

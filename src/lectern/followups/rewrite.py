@@ -5,8 +5,10 @@ previous turn's topic (`with_previous_topic`) or what the previous answer propos
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
+from lectern.english import AUXILIARIES, VERBS, word_set
 from lectern.followups.alternatives import (
     _asks_of_another_thing,
     _is_bare_thing,
@@ -18,6 +20,7 @@ from lectern.followups.context import has_pronoun
 from lectern.followups.detection import (
     _IS_THERE_BARE,
     _LEAVES_OUT,
+    _QUESTION_OPENERS,
     _bare_setting,
     _is_statement,
     _names_only_doing,
@@ -86,8 +89,85 @@ from lectern.swaps import (
 
 
 def standalone_query(question: str, previous_questions: Sequence[str]) -> str:
-    """The search query for `question` given the earlier user questions of the conversation (oldest first)."""
+    """The search query for `question` given the earlier user questions of the conversation (oldest first).
+    Courtesy words are read past (`without_courtesy`): "and the subscriber, please?" is rewritten as
+    "and the subscriber?" is; a question that stands alone is still searched as asked."""
     question = " ".join(question.split())
+    plain = without_courtesy(question)
+    previous = [without_courtesy(q) for q in previous_questions]
+    query = _standalone(plain, previous)
+    if previous and _is_fragment(plain) and (query == plain or _only_bracketed(query, plain)):
+        # "the subscriber?" after "how do I write a minimal publisher?", "if the floor is icy?" after "what
+        # friction should the soles have on concrete?": a fragment, read as "and the subscriber?" is when
+        # read alone it is left as asked or only given the previous topic in brackets
+        anded = _standalone(f"and {plain}", previous)
+        if anded.lower() != f"and {plain}".lower() and not _only_bracketed(anded, f"and {plain}"):
+            return anded[4:] if anded.lower().startswith("and ") else anded
+    query = _standalone(plain, previous)
+    return question if query == plain else query
+
+
+# "if the floor is icy?", "when both hands do the same thing?", "unless it rains?": a clause with no
+# main clause of its own (not "when is the report due?", whose "when" asks)
+_SUBORDINATE = re.compile(
+    r"^(?:if|unless|when|whenever|while)\s+(?!(?:" + "|".join(sorted(AUXILIARIES)) + r")\b)\w", re.I
+)
+
+
+def _is_fragment(question: str) -> bool:
+    """Whether `question` is only a fragment that continues the previous question: a short noun phrase
+    naming a thing ("the subscriber?", "max_step_size?"; not "example?", "any cheaper option?", "the
+    first one?", "explain the third prompt more?") or a subordinate clause ("if the floor is icy?"),
+    asked with a question mark, with no opener ("and ...", "what about ...") or second clause."""
+    if not question.rstrip().endswith("?") or "," in question or noun_phrase_of(question) is not None:
+        return False
+    if _SUBORDINATE.match(question):
+        return True
+    first = question.split()[0].lower()
+    return (
+        noun_phrase_of(f"and {question}") is not None
+        and bool(content_words(question))
+        and first not in _NOT_A_THING | _QUESTION_OPENERS | VERBS
+        and not _PICKS_ONE.search(question)
+    )
+
+
+# quantifiers and "other" name no thing of their own to ask the previous question of
+_NOT_A_THING = word_set("any some another other others more less no each every all both either")
+_PICKS_ONE = re.compile(r"\bones?\b", re.IGNORECASE)
+
+
+def _only_bracketed(query: str, question: str) -> bool:
+    """Whether `query` is `question` with only the previous topic added in brackets."""
+    stripped = question.rstrip("?.! ")
+    return query.startswith(stripped + " (")
+
+
+# "..., please?", "... thanks": a courtesy at the end; "please explain ...": one at the start; "thanks!
+# and ...", "ok, what about ...?", "also, how ...?", "hmm, ...": an acknowledgement or a filler before the
+# question, set apart by a comma or a stop, which says nothing of what is asked ("ok so ..." and "ok and
+# ..." keep their "ok")
+_COURTESY_END = re.compile(r"[\s,]*\b(?:please|pls|plz|thanks|thank\s+you)\b(?=[\s?.!]*$)", re.IGNORECASE)
+_COURTESY_START = re.compile(r"^\s*(?:please|pls|plz|kindly)\s+(?=\w)", re.IGNORECASE)
+_ACKNOWLEDGED = re.compile(
+    r"^\s*(?:(?:ok(?:ay)?|thanks|thank\s+you|thx|great|cool|nice|perfect|got\s+it|i\s+see|alright|all\s+right"
+    r"|also|oh|ah|hmm+|um+|uh|wait|well)\s*[,.!]+\s*)+(?=\w)",
+    re.IGNORECASE,
+)
+
+
+def without_courtesy(question: str) -> str:
+    """`question` with its courtesy words and an acknowledgement before it left out: the rewrite's
+    readings look at the question's first and last words, which a "please" or a "thanks!" would otherwise
+    hide ("and the subscriber, please?" -> "and the subscriber?", "thanks! and what about Windows?" ->
+    "and what about Windows?")."""
+    plain = _COURTESY_END.sub("", question)
+    plain = _COURTESY_START.sub("", plain)
+    plain = _ACKNOWLEDGED.sub("", plain)
+    return plain if plain.strip(" ?.!,") else question
+
+
+def _standalone(question: str, previous_questions: Sequence[str]) -> str:
     if correction_then_question(question) is not None:
         # "no, I meant Isaac Sim, how do I install that?": a question of its own about the thing it
         # names, which stands alone and is searched as asked (its "that" is no doing of the previous turn)
@@ -101,9 +181,12 @@ def standalone_query(question: str, previous_questions: Sequence[str]) -> str:
 def with_previous_topic(question: str, previous_questions: Sequence[str]) -> str:
     """`question` with the previous turn's topic, even when it reads as self-contained: a second try for
     a question the documents cannot answer as asked ("when should I pick small over base?" after "What
-    Whisper model sizes are there?"). The question itself when there is no earlier turn."""
+    Whisper model sizes are there?"). The question itself when there is no earlier turn; courtesy words
+    read past as `standalone_query` reads them."""
     question = " ".join(question.split())
-    return _with_previous(question, previous_questions) if previous_questions else question
+    if not previous_questions:
+        return question
+    return _with_previous(without_courtesy(question), [without_courtesy(q) for q in previous_questions])
 
 
 def with_previous_doing(question: str, previous_questions: Sequence[str]) -> str | None:
