@@ -103,7 +103,6 @@ def standalone_query(question: str, previous_questions: Sequence[str]) -> str:
         anded = _standalone(f"and {plain}", previous)
         if anded.lower() != f"and {plain}".lower() and not _only_bracketed(anded, f"and {plain}"):
             return anded[4:] if anded.lower().startswith("and ") else anded
-    query = _standalone(plain, previous)
     return question if query == plain else query
 
 
