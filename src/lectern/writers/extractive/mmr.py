@@ -126,19 +126,19 @@ def _mmr(candidates: list[_Candidate], limit: int = MAX_SENTENCES) -> list[_Cand
     # follows a chosen unit changes as units are chosen (`following`: the places one or two on).
     # Candidates are their own keys (identity: `_Candidate` is eq=False).
     floor = RELATIVE_FLOOR * top.score
-    worthy = {c for c in pool if not c.score < floor}
-    merit = {c for c in pool if c in worthy and _own_merit(c, top)}
+    # Only a unit past the floor can be eligible: the rounds look at those alone (in the pool's order),
+    # not again at every unit below it.
+    live = [c for c in pool if not c.score < floor]
+    merit = {c for c in live if _own_merit(c, top)}
     following = _following(top)
     # Each candidate's greatest similarity to the chosen ones, brought up to date with each new pick
     # (`seen` of them): the same maxima as over all of `chosen` every round, without recomputing them.
     closest: dict[_Candidate, float] = {}
     seen: dict[_Candidate, int] = {}
-    while pool and room < limit and words < MAX_PROSE_WORDS:
+    while live and room < limit and words < MAX_PROSE_WORDS:
         # a lead-in after a chosen unit heads another list or block: it needs merit of its own
         eligible = [
-            c
-            for c in pool
-            if c in merit or (c in worthy and not c.unit.lead_in and (c.source, c.unit.position) in following)
+            c for c in live if c in merit or (not c.unit.lead_in and (c.source, c.unit.position) in following)
         ]
         if not eligible:
             break
@@ -158,7 +158,7 @@ def _mmr(candidates: list[_Candidate], limit: int = MAX_SENTENCES) -> list[_Cand
                 closest[c] = max(closest[c], nearest) if done else nearest
                 seen[c] = n
         pick, value = _best(eligible, closest, quoted)
-        pool.remove(pick)
+        live.remove(pick)
         if value <= 0 or closest[pick] >= DUPLICATE:
             continue
         chosen.append(pick)
