@@ -13,7 +13,7 @@ from lectern.models import Chunk, RetrievalResult, SearchHit, content_hash
 from lectern.retrieval import Retriever
 from lectern.writers.base import RetrieveCall, WriteRequest, Written
 from lectern.writers.extractive import ExtractiveWriter
-from lectern.writers.extractive.candidates import _Candidate
+from lectern.writers.extractive.candidates import _by_source, _Candidate
 from lectern.writers.extractive.code_choice import _answering, _best_code, _drawing
 from lectern.writers.extractive.code_files import _titled, _with_named_code
 from lectern.writers.extractive.code_lines import _with_code_lines
@@ -1451,3 +1451,13 @@ async def test_a_question_about_what_a_program_prints_gets_its_console_output() 
     result = RetrievalResult(query=other, hits=[_hit(text, 1, "Importing")])
     _, written = await write(ExtractiveWriter(), request(other, result))
     assert "Loaded 42 rows" not in written.text
+
+
+def test_by_source_groups_candidates_in_their_order() -> None:
+    a, b, c, d = (_candidate(f"Sentence {i} says enough words.", s, 0.5) for i, s in enumerate((2, 1, 2, 3)))
+    grouped = _by_source([a, b, c, d])
+    assert list(grouped) == [2, 1, 3]  # sources in order of first sight
+    assert grouped[2] == [a, c]
+    assert grouped[1] == [b]
+    assert grouped[3] == [d]
+    assert _by_source([]) == {}

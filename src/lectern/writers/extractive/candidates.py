@@ -57,6 +57,19 @@ class _Candidate:
     """False for quizzes, exercise prompts, objectives and summaries (quoted when nothing else is left)."""
 
 
+def _by_source(candidates: Sequence[_Candidate]) -> dict[int, list[_Candidate]]:
+    """The candidates source by source, each source's in their order: one pass for the look-ups of a
+    source's units that would otherwise each go over every candidate."""
+    grouped: dict[int, list[_Candidate]] = {}
+    for c in candidates:
+        found = grouped.get(c.source)
+        if found is None:
+            grouped[c.source] = [c]
+        else:
+            found.append(c)
+    return grouped
+
+
 def _attach_vectors(
     candidates: list[_Candidate],
     sources: Sequence[SearchHit],
