@@ -7,9 +7,11 @@ from __future__ import annotations
 import logging
 import math
 import re
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import chain
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -101,14 +103,10 @@ def _shared(per_source: Sequence[Sequence[Unit]], query_terms: frozenset[str]) -
 def _idf(shared: Sequence[Sequence[frozenset[str]]], query_terms: frozenset[str]) -> dict[str, float]:
     """IDF over the units at hand (each one's query terms, `_shared`): a term every sentence has says
     little about which one answers."""
-    df: dict[str, int] = {}
-    total = 0
-    for units in shared:
-        for terms in units:
-            total += 1
-            for term in terms:
-                df[term] = df.get(term, 0) + 1
-    return {t: math.log(1.0 + (total + 1) / (1 + df.get(t, 0))) for t in query_terms}
+    # counted in C (`Counter` over the units' terms end to end), not a dict update a term in Python
+    df = Counter(chain.from_iterable(chain.from_iterable(shared)))
+    total = sum(map(len, shared))
+    return {t: math.log(1.0 + (total + 1) / (1 + df[t])) for t in query_terms}
 
 
 def _unit_candidates(
