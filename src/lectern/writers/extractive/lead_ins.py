@@ -4,6 +4,8 @@ nearly whole gets its last items, and a lead-in whose list or code is left out g
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from lectern.writers.extractive.candidates import _by_source, _Candidate
 from lectern.writers.extractive.context import _list_items
 from lectern.writers.extractive.labels import _SOLUTION, _STATED_SOLUTION, TELLING_LEAD_IN_WORDS
@@ -35,12 +37,18 @@ LIST_TAIL_ITEMS = 2  # the last items of a list quoted nearly whole come too, up
 LIST_TAIL_WORDS = 60  # ... and this many words
 
 
-def _with_lead_ins(chosen: list[_Candidate], candidates: list[_Candidate]) -> list[_Candidate]:
+def _with_lead_ins(
+    chosen: list[_Candidate],
+    candidates: list[_Candidate],
+    by_source: Mapping[int, list[_Candidate]] | None = None,
+) -> list[_Candidate]:
     """A chosen list item brings the sentence that introduces its list ("Lectern remembers ...:"), and a
-    chosen sentence the short lead-in it completes ("It's calculated as:" / the formula)."""
+    chosen sentence the short lead-in it completes ("It's calculated as:" / the formula). `by_source`:
+    the candidates grouped by source (`_by_source`), when the caller has them."""
     out = list(chosen)
     # each source's units listed once, not again for each chosen unit and list of it
-    by_source = _by_source(candidates)
+    if by_source is None:
+        by_source = _by_source(candidates)
     for c in chosen:
         of_source = by_source.get(c.source, [])
         if not c.unit.bullet:
