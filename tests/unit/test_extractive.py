@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import replace
 from typing import Any
@@ -13,7 +14,7 @@ from lectern.models import Chunk, RetrievalResult, SearchHit, content_hash
 from lectern.retrieval import Retriever
 from lectern.writers.base import RetrieveCall, WriteRequest, Written
 from lectern.writers.extractive import ExtractiveWriter
-from lectern.writers.extractive.candidates import _by_source, _Candidate
+from lectern.writers.extractive.candidates import _by_source, _Candidate, _idf
 from lectern.writers.extractive.code_choice import _answering, _best_code, _drawing
 from lectern.writers.extractive.code_files import _titled, _with_named_code
 from lectern.writers.extractive.code_lines import _with_code_lines
@@ -1461,3 +1462,9 @@ def test_by_source_groups_candidates_in_their_order() -> None:
     assert grouped[1] == [b]
     assert grouped[3] == [d]
     assert _by_source([]) == {}
+
+
+def test_idf_counts_the_units_holding_each_query_term() -> None:
+    shared = [[frozenset({"a", "b"}), frozenset({"a"})], [frozenset()]]  # three units, "a" in two
+    idf = _idf(shared, frozenset({"a", "b", "c"}))
+    assert idf == {"a": math.log(1.0 + 4 / 3), "b": math.log(1.0 + 4 / 2), "c": math.log(1.0 + 4 / 1)}
