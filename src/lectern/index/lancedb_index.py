@@ -536,7 +536,9 @@ class LanceDBIndex:
             if index is not None:
                 hashes, row_ids = snapshot.hashes, snapshot.row_ids
                 top = index.top(text, n, snapshot.tie_order)  # in best_first order already
-                return [(hashes[p], int(row_ids[p]), score) for p, score in top]
+                # the row ids read at once (`tolist`: the same ints as `int()` of each numpy value)
+                ids: list[int] = row_ids[[p for p, _ in top]].tolist() if top else []
+                return [(hashes[p], row_id, score) for (p, score), row_id in zip(top, ids, strict=True)]
         found = _collect(_keywords_now(table, text, where, n)) if local else read.keywords()
         return best_first(self._keyed(table, snapshot, found))[:n]
 
