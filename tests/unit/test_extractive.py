@@ -18,6 +18,7 @@ from lectern.writers.extractive.candidates import _by_source, _Candidate, _idf
 from lectern.writers.extractive.code_choice import _answering, _best_code, _drawing
 from lectern.writers.extractive.code_files import _titled, _with_named_code
 from lectern.writers.extractive.code_lines import _with_code_lines
+from lectern.writers.extractive.code_quoting import _with_following_code
 from lectern.writers.extractive.context import _solution_after, _with_context
 from lectern.writers.extractive.headings import _heading_line, _names
 from lectern.writers.extractive.lead_ins import _with_lead_ins, _without_dangling_lead_ins
@@ -44,7 +45,7 @@ from lectern.writers.extractive.render import _closed, _render
 from lectern.writers.extractive.scoring import _favour_cues
 from lectern.writers.question_kind import question_kind
 from lectern.writers.selection import SELECTED_TITLE, quotable_of, reserve_of, sources_of
-from lectern.writers.units import count_tokens, split_tokens, stem_terms, units_of
+from lectern.writers.units import Unit, count_tokens, split_tokens, stem_terms, units_of
 from tests.fakes.hash_embedder import HashEmbedder
 from tests.unit.answer_support import answer_settings, filled_index
 
@@ -1468,3 +1469,25 @@ def test_idf_counts_the_units_holding_each_query_term() -> None:
     shared = [[frozenset({"a", "b"}), frozenset({"a"})], [frozenset()]]  # three units, "a" in two
     idf = _idf(shared, frozenset({"a", "b", "c"}))
     assert idf == {"a": math.log(1.0 + 4 / 3), "b": math.log(1.0 + 4 / 2), "c": math.log(1.0 + 4 / 1)}
+
+
+def test_an_introduced_block_right_after_a_quoted_sentence_comes_with_it() -> None:
+    def unit(kind: Any, position: int, intro: str = "") -> Unit:
+        return Unit(
+            "colcon build" if kind == "code" else "Cause: not built.",
+            kind,
+            position,
+            frozenset(),
+            3,
+            intro=intro,
+        )
+
+    hit = _hit("Cause: not built.", 1)
+    sentence = _Candidate(unit("sentence", 4), 1, hit, 0.0)
+    fix = _Candidate(unit("code", 5, intro="Solution:"), 1, hit, 0.0)
+    bare = _Candidate(unit("code", 5), 1, hit, 0.0)  # a bare block after prose may be anything
+    elsewhere = _Candidate(unit("code", 5, intro="Fix:"), 2, hit, 0.0)  # another source's
+    later = _Candidate(unit("code", 6, intro="Then:"), 1, hit, 0.0)  # not right after it
+    assert _with_following_code([sentence], [bare, later, elsewhere, fix]) == [sentence, fix]
+    assert _with_following_code([sentence, fix], [fix]) == [sentence, fix]  # not twice
+    assert _with_following_code([sentence], []) == [sentence]
