@@ -137,8 +137,10 @@ def _unit_candidates(
         rank_prior = 1.0 - offset / len(hits) if ranked else 0.0
         kind = kind_of(hit.chunk)
         exposition = kind == "prose" or kind in asked
-        aims_asked = "overview" in asked  # "what are the learning objectives?" wants that list
+        # "what are the learning objectives?" wants the list a sentence announcing the aims leads
+        announced_exposition = exposition and "overview" in asked
         announced = False  # inside a list led by a sentence that announces the chapter's aims
+        source = first + offset
         for unit, shared in zip(units, shared_units, strict=True):
             if not unit.bullet:
                 announced = _announces(unit.text)
@@ -146,13 +148,13 @@ def _unit_candidates(
             overlap = sum(map(weight, shared)) / norm if shared else 0.0
             candidate = _Candidate(
                 unit,
-                first + offset,
+                source,
                 hit,
                 overlap,
                 chunk_score,
                 heading_score,
                 rank_prior,
-                exposition=exposition and (aims_asked or not announced),
+                exposition=announced_exposition if announced else exposition,
             )
             (codes if unit.kind == "code" else sentences).append(candidate)
     return sentences, codes
