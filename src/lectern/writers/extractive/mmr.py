@@ -144,6 +144,7 @@ def _mmr(candidates: list[_Candidate], limit: int = MAX_SENTENCES) -> list[_Cand
             break
         n = len(chosen)
         latest = chosen[-1]
+        latest_vector = latest.vector
         for c in eligible:
             done = seen.get(c, 0)
             if done < n:  # only the units chosen since the candidate was last brought up to date
@@ -151,11 +152,15 @@ def _mmr(candidates: list[_Candidate], limit: int = MAX_SENTENCES) -> list[_Cand
                 # (and for two vectors `_similarity`'s dot inline, without the call)
                 if done < n - 1:
                     nearest = max(_similarity(c, s) for s in chosen[done:])
-                elif c.vector is not None and latest.vector is not None:
-                    nearest = float(c.vector.dot(latest.vector))
+                elif c.vector is not None and latest_vector is not None:
+                    nearest = float(c.vector.dot(latest_vector))
                 else:
                     nearest = _similarity(c, latest)
-                closest[c] = max(closest[c], nearest) if done else nearest
+                if done:  # `max(closest[c], nearest)` without a call: the held one unless the new is greater
+                    held = closest[c]
+                    closest[c] = nearest if nearest > held else held
+                else:
+                    closest[c] = nearest
                 seen[c] = n
         pick, value = _best(eligible, closest, quoted)
         live.remove(pick)
