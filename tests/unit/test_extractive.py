@@ -37,6 +37,7 @@ from lectern.writers.extractive.mmr import (
     _meaning_swap,
     _mmr,
     _mmr_value,
+    _quotable,
     _quotable_pool,
     _similarity,
 )
@@ -565,6 +566,8 @@ def test_a_source_not_quoted_yet_gets_a_place_over_the_best_sources_last_sentenc
     chosen = _mmr([*best, other])
     assert other in chosen
     assert len(chosen) == MAX_SENTENCES
+    # the quotable units handed in (as compose does, once for the pick and the swap): the same pick
+    assert _mmr([*best, other], quotable=list(_quotable([*best, other]))) == chosen
 
 
 def _adds_to_as_written(c: Any, top: Any, chosen: list[Any]) -> bool:

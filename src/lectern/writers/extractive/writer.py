@@ -46,7 +46,7 @@ from lectern.writers.extractive.code_quoting import (
 from lectern.writers.extractive.context import _with_context
 from lectern.writers.extractive.lead_ins import _with_lead_ins, _without_dangling_lead_ins
 from lectern.writers.extractive.listings import _with_listing_continued
-from lectern.writers.extractive.mmr import MAX_SENTENCES, _meaning_swap, _mmr
+from lectern.writers.extractive.mmr import MAX_SENTENCES, _meaning_swap, _mmr, _quotable
 from lectern.writers.extractive.output import _with_asked_output
 from lectern.writers.extractive.query import _HOW_TO, _query_terms
 from lectern.writers.extractive.render import _fallback, _render
@@ -127,7 +127,8 @@ class ExtractiveWriter:
         kind = question_kind(request.question)
         _favour_cues(candidates, kind)
         _behind_sources(candidates, len(sources))
-        picked = _meaning_swap(_mmr(candidates, MAX_SENTENCES), candidates, len(sources))
+        quotable = list(_quotable(candidates))  # once, for the pick and the swap
+        picked = _meaning_swap(_mmr(candidates, MAX_SENTENCES, quotable), candidates, len(sources), quotable)
         # the sentences by source, once for the context's and the lead-ins' look-ups (the list is final)
         by_source = _by_source(candidates)
         chosen = _with_introduced_code(_with_context(picked, candidates, by_source), codes)
