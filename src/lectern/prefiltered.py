@@ -35,7 +35,10 @@ class Prefiltered:
         needed = self.needed
         if needed is not None and text.isascii():
             lowered = text.lower()
-            if not any(word in lowered for word in needed):
+            for word in needed:  # a loop, not `any` over a generator: a few dozen words at most
+                if word in lowered:
+                    break
+            else:
                 return None
         return self.pattern.search(text)
 
