@@ -145,6 +145,44 @@ The regexes over an answer total ~0.14-0.18 ms natively (a re._compile proxy), n
 alternations, ~31 us a question together). `_present` replayed on its captured calls: ~56 us an answer
 (1,628 calls over 106 answers), `_shares_root` ~4 of it. Tried, null: glibc's transparent huge pages
 for the heap (GLIBC_TUNABLES=glibc.malloc.hugetlb=1, 7 pairs: totals 5.97-6.41 on against 5.76-6.64 off).
+
+Nov 2026, perf10 (textbook-a, the first 40 train questions, --query-cache 4096; base = main 68d2493 by
+PYTHONPATH; millions of instructions an answer, each tree run once, cumulative):
+
+    base                                                                 9.670
+    np.clip as maximum/minimum (fusion, dense_prefilter), _mmr's rounds
+    over the units past its floor, the candidates grouped by source once
+    (lead-ins, context), _idf by Counter, the keyword side's row ids by
+    one tolist, the block after a quoted sentence looked up by place      9.435  (-0.235)
+    itemgetter maps for the search's candidates, per-passage hoists in
+    _unit_candidates and _mmr, the quotable units listed once, the code
+    state's line breaks found by str.find                                 9.291  (-0.144)
+    question-level patterns searched only where a needed word is there
+    (lectern.prefiltered), the bracketed-tail check only with a ")"       8.888  (-0.403)
+    all                                                                  -0.783  (-8.1 %)
+
+Where it went (thousands an answer): the regex matcher sre_ucs1_match 704 -> 348 and case folding
+(_PyUnicode_ToLowercase) 70 -> 22: the question's kind (six alternations), the content kinds it names
+(four) and the writer's how-to check, each `\b(...)` with re.I, tried every branch at every character of
+the question (~30 k instructions a search); every match holds one of a few literal words ("why", "come",
+"reason", ...) that `Prefiltered` reads off the pattern's parse and looks for with `in` on the
+lower-cased question (ASCII only: beyond it re.I folds more than `lower` does, and the pattern is
+searched as is). Natively, warm: those three checks 31.4 -> 13.4 us a question. The eval loop 1,940 ->
+1,702 (bench/bytecodes_answers.py: 72.2 k -> 63.1 k bytecodes an answer; `_with_lead_ins` made a list
+of its source's units from every candidate for each chosen list item, `_mmr` went over the whole pool
+every round, `_completed` and `_with_following_code` scanned every candidate per quoted sentence).
+Every answer identical: bench/answer_quality.py on reader:tune, train:tune, dev2, dev5-dev16,
+followups-dev, -dev2, -dev3, -dev12, -dev16, followups-nm:funm (1,570 rows: text, sources, level,
+score, search_query, answered; 0 differ), profile_engine --save-answers byte for byte on textbook-a
+(106 train questions) and SciFact's 10k chunks (150 queries). Natively the Python side's gain is
+within this machine's spread (bench/profile_engine.py --query-cache 4096 --rounds 5, 3 runs a side
+alternated, load 1.7-1.9: base 1.25 / 1.26 / 1.47 ms, after 1.27 / 1.33 / 1.25 ms an answer).
+Tried and dropped: the writer's cosines and MMR's likenesses in one `np.vecdot` a source / a round
+(`vecdot` gives each row's `dot` bit for bit, unlike `matrix @ vector`): +0.46 M instructions an answer
+(+4.7 %) and slower natively; a gufunc call and a fancy-index gather cost more than the ~3 dots a
+source and ~7 a round they replace (~0.3 us each natively). Not done: the search's reserve copies
+(`model_copy` ~150 bytecodes each, ~11 an answer), `_shape` cached per unit (hashing a Unit costs more).
+
 """
 
 from __future__ import annotations

@@ -516,7 +516,8 @@ def carried_words(query: str, asked: str) -> frozenset[str]:
     that slow though (when should the robot redo its whole route ...)?") that the question as `asked`
     and the rest of the query do not have: the previous turn's words. None when the brackets are the
     asker's own."""
-    match = _BRACKETED_TAIL.search(query)
+    # searched only where a closing bracket is: the pattern, tried from every position, needs one
+    match = _BRACKETED_TAIL.search(query) if ")" in query else None
     if match is None or match.group(0).strip() in asked:
         return frozenset()
     own = {w.lower() for w, _ in question_terms(query[: match.start()])}

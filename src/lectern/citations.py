@@ -33,6 +33,7 @@ log = logging.getLogger(__name__)
 
 # [3], [1, 2], [1-3] (a range), [Source 2], [source: 2]: the forms `writers.sources` reads back.
 _MARKER = re.compile(r"\[(?:sources?\s*:?\s*)?(\d+(?:\s*[-–,;]\s*\d+)*)\]", re.IGNORECASE)
+_BACKTICKS = re.compile(r"`+")  # a run of backticks: inline code's (one or two) or a fence's
 # What the start of a marker can look like before its `]` arrives (an over-approximation: it only
 # decides whether to wait for more text).
 _PREFIX = re.compile(r"\[(?:s(?:o(?:u(?:r(?:c(?:e(?:s)?)?)?)?)?)?)?\s*:?\s*[\d\s\-–,;]*", re.IGNORECASE)
@@ -89,15 +90,21 @@ class _CodeState:
             if "\n" in text:
                 self.inline = False
             return
-        for run in re.finditer(r"`+|\n", text):
-            token = run.group(0)
-            if token == "\n":
+        # The runs of backticks in order; a line break between two (or after the last) ends inline code,
+        # found with `str.find` rather than a match and a step of this loop for each line break.
+        at = 0
+        for run in _BACKTICKS.finditer(text):
+            start, end = run.span()
+            if text.find("\n", at, start) >= 0:
                 self.inline = False
-            elif len(token) >= 3:
+            if end - start >= 3:
                 self.fence = not self.fence
                 self.inline = False
             elif not self.fence:
                 self.inline = not self.inline
+            at = end
+        if text.find("\n", at) >= 0:
+            self.inline = False
 
 
 class Renumberer:

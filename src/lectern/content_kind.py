@@ -19,6 +19,7 @@ from pathlib import PurePosixPath
 from typing import Literal
 
 from lectern.models import Chunk
+from lectern.prefiltered import Prefiltered
 
 ContentKind = Literal["prose", "quiz", "exercise", "overview", "navigation"]
 
@@ -163,26 +164,33 @@ _COURSE = re.compile(
     re.I,
 )
 # Each pattern with the kinds it names: a question about the course (`_COURSE`) asks for its navigation
-# and its overviews, searched once.
-_ASKED_KINDS: tuple[tuple[re.Pattern[str], tuple[ContentKind, ...]], ...] = (
-    (re.compile(r"\b(quiz(zes)?|self[- ]checks?|review questions?|answer keys?)\b", re.I), ("quiz",)),
+# and its overviews, searched once; each searched only where a word it needs is there (`Prefiltered`).
+_ASKED_KINDS: tuple[tuple[Prefiltered, tuple[ContentKind, ...]], ...] = (
     (
-        re.compile(
-            r"\b(exercises?|assignments?|homework|deliverables?|grades?|graded|grading|try with ai|"
-            r"labs?\s+\d+|(the|this|that|each|every|next|last)\s+(\w+\s+){0,3}?labs?)\b",
-            re.I,
+        Prefiltered(re.compile(r"\b(quiz(zes)?|self[- ]checks?|review questions?|answer keys?)\b", re.I)),
+        ("quiz",),
+    ),
+    (
+        Prefiltered(
+            re.compile(
+                r"\b(exercises?|assignments?|homework|deliverables?|grades?|graded|grading|try with ai|"
+                r"labs?\s+\d+|(the|this|that|each|every|next|last)\s+(\w+\s+){0,3}?labs?)\b",
+                re.I,
+            )
         ),
         ("exercise",),
     ),
     (
-        re.compile(
-            r"\b(learning (objectives|outcomes|goals)|prerequisites?|summary|summari[sz]e|"
-            r"key takeaways|recap)\b",
-            re.I,
+        Prefiltered(
+            re.compile(
+                r"\b(learning (objectives|outcomes|goals)|prerequisites?|summary|summari[sz]e|"
+                r"key takeaways|recap)\b",
+                re.I,
+            )
         ),
         ("overview",),
     ),
-    (_COURSE, ("navigation", "overview")),
+    (Prefiltered(_COURSE), ("navigation", "overview")),
 )
 
 

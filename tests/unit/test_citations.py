@@ -6,7 +6,7 @@ import itertools
 import random
 import re
 
-from lectern.citations import Renumberer, display_markers, marker_numbers
+from lectern.citations import Renumberer, _CodeState, display_markers, marker_numbers
 from lectern.models import Citation
 
 
@@ -124,3 +124,30 @@ def test_a_line_break_ends_inline_code_in_text_without_backticks() -> None:
     # the text between markers often has no backtick: only its line breaks can change the code state
     assert display_markers("`open [5]\nthen [1], `a[2]` and\n```\n[4]\n```\n[3]") == [1, 3]
     assert display_markers("`open [5] no break [1]") == []
+
+
+def test_code_state_follows_backticks_and_line_breaks_as_a_scan_of_each() -> None:
+    def scanned(texts: list[str]) -> list[tuple[bool, bool]]:  # every backtick run and line break in turn
+        fence = inline = False
+        states = []
+        for text in texts:
+            for run in re.finditer(r"`+|\n", text):
+                token = run.group(0)
+                if token == "\n":
+                    inline = False
+                elif len(token) >= 3:
+                    fence, inline = not fence, False
+                elif not fence:
+                    inline = not inline
+            states.append((fence, inline))
+        return states
+
+    rng = random.Random(7)
+    for _ in range(2000):
+        texts = ["".join(rng.choice("ab `\n[") for _ in range(rng.randint(0, 12))) for _ in range(4)]
+        state = _CodeState()
+        states = []
+        for text in texts:
+            state.advance(text)
+            states.append((state.fence, state.inline))
+        assert states == scanned(texts), texts

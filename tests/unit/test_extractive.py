@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import replace
 from typing import Any
@@ -13,10 +14,11 @@ from lectern.models import Chunk, RetrievalResult, SearchHit, content_hash
 from lectern.retrieval import Retriever
 from lectern.writers.base import RetrieveCall, WriteRequest, Written
 from lectern.writers.extractive import ExtractiveWriter
-from lectern.writers.extractive.candidates import _Candidate
+from lectern.writers.extractive.candidates import _by_source, _Candidate, _idf
 from lectern.writers.extractive.code_choice import _answering, _best_code, _drawing
 from lectern.writers.extractive.code_files import _titled, _with_named_code
 from lectern.writers.extractive.code_lines import _with_code_lines
+from lectern.writers.extractive.code_quoting import _with_following_code
 from lectern.writers.extractive.context import _solution_after, _with_context
 from lectern.writers.extractive.headings import _heading_line, _names
 from lectern.writers.extractive.lead_ins import _with_lead_ins, _without_dangling_lead_ins
@@ -35,6 +37,7 @@ from lectern.writers.extractive.mmr import (
     _meaning_swap,
     _mmr,
     _mmr_value,
+    _quotable,
     _quotable_pool,
     _similarity,
 )
@@ -43,7 +46,7 @@ from lectern.writers.extractive.render import _closed, _render
 from lectern.writers.extractive.scoring import _favour_cues
 from lectern.writers.question_kind import question_kind
 from lectern.writers.selection import SELECTED_TITLE, quotable_of, reserve_of, sources_of
-from lectern.writers.units import count_tokens, split_tokens, stem_terms, units_of
+from lectern.writers.units import Unit, count_tokens, split_tokens, stem_terms, units_of
 from tests.fakes.hash_embedder import HashEmbedder
 from tests.unit.answer_support import answer_settings, filled_index
 
@@ -563,6 +566,8 @@ def test_a_source_not_quoted_yet_gets_a_place_over_the_best_sources_last_sentenc
     chosen = _mmr([*best, other])
     assert other in chosen
     assert len(chosen) == MAX_SENTENCES
+    # the quotable units handed in (as compose does, once for the pick and the swap): the same pick
+    assert _mmr([*best, other], quotable=list(_quotable([*best, other]))) == chosen
 
 
 def _adds_to_as_written(c: Any, top: Any, chosen: list[Any]) -> bool:
@@ -1451,3 +1456,41 @@ async def test_a_question_about_what_a_program_prints_gets_its_console_output() 
     result = RetrievalResult(query=other, hits=[_hit(text, 1, "Importing")])
     _, written = await write(ExtractiveWriter(), request(other, result))
     assert "Loaded 42 rows" not in written.text
+
+
+def test_by_source_groups_candidates_in_their_order() -> None:
+    a, b, c, d = (_candidate(f"Sentence {i} says enough words.", s, 0.5) for i, s in enumerate((2, 1, 2, 3)))
+    grouped = _by_source([a, b, c, d])
+    assert list(grouped) == [2, 1, 3]  # sources in order of first sight
+    assert grouped[2] == [a, c]
+    assert grouped[1] == [b]
+    assert grouped[3] == [d]
+    assert _by_source([]) == {}
+
+
+def test_idf_counts_the_units_holding_each_query_term() -> None:
+    shared = [[frozenset({"a", "b"}), frozenset({"a"})], [frozenset()]]  # three units, "a" in two
+    idf = _idf(shared, frozenset({"a", "b", "c"}))
+    assert idf == {"a": math.log(1.0 + 4 / 3), "b": math.log(1.0 + 4 / 2), "c": math.log(1.0 + 4 / 1)}
+
+
+def test_an_introduced_block_right_after_a_quoted_sentence_comes_with_it() -> None:
+    def unit(kind: Any, position: int, intro: str = "") -> Unit:
+        return Unit(
+            "colcon build" if kind == "code" else "Cause: not built.",
+            kind,
+            position,
+            frozenset(),
+            3,
+            intro=intro,
+        )
+
+    hit = _hit("Cause: not built.", 1)
+    sentence = _Candidate(unit("sentence", 4), 1, hit, 0.0)
+    fix = _Candidate(unit("code", 5, intro="Solution:"), 1, hit, 0.0)
+    bare = _Candidate(unit("code", 5), 1, hit, 0.0)  # a bare block after prose may be anything
+    elsewhere = _Candidate(unit("code", 5, intro="Fix:"), 2, hit, 0.0)  # another source's
+    later = _Candidate(unit("code", 6, intro="Then:"), 1, hit, 0.0)  # not right after it
+    assert _with_following_code([sentence], [bare, later, elsewhere, fix]) == [sentence, fix]
+    assert _with_following_code([sentence, fix], [fix]) == [sentence, fix]  # not twice
+    assert _with_following_code([sentence], []) == [sentence]

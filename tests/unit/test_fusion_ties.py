@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from lectern.index.fusion import cut_inside_ties, rrf_fuse, tied_at_nth_or_better
+from lectern.index.fusion import cosine_similarities, cut_inside_ties, rrf_fuse, tied_at_nth_or_better
 
 
 def test_a_page_cut_inside_ties_asks_for_more() -> None:
@@ -36,3 +36,18 @@ def test_rrf_fuse_sums_one_over_k_plus_rank_in_order_of_first_sight() -> None:
             rankings = [list(dict.fromkeys(r)) for r in rankings]
         for k in (1, 60):
             assert rrf_fuse(rankings, k) == _rrf_by_the_formula(rankings, k)
+
+
+def test_cosine_similarities_clip_as_np_clip() -> None:
+    rng = np.random.default_rng(3)
+    matrix = rng.standard_normal((12, 8)).astype(np.float32)
+    matrix[3] = 0.0  # a zero row: similarity 0
+    query = rng.standard_normal(8).astype(np.float32)
+    matrix[4] = query * 2  # the query's own direction: at or just past 1 before the clip
+    matrix[5] = -query  # opposite: below 0 before the clip
+    norms = np.linalg.norm(matrix, axis=1)
+    norms[norms == 0] = 1.0
+    raw = (matrix @ (query / np.sqrt(query.dot(query)))) / norms
+    assert cosine_similarities(query, matrix) == np.clip(raw, 0.0, 1.0).tolist()
+    nan = np.full((1, 8), np.nan, dtype=np.float32)
+    assert np.isnan(cosine_similarities(query, nan)[0])  # NaN passes through, as np.clip leaves it

@@ -25,7 +25,8 @@ def without_context(query: str, question: str) -> str:
     does camera example use (sensor simulation)?" -> "what resolution does camera example use?"); the
     query itself when it has none, when the brackets are the question's own, or when the rest names
     too little to search on ("Can you give an example (URDF)?": without them nothing says what about)."""
-    match = _BRACKETED_TAIL.search(query)
+    # searched only where a closing bracket is: the pattern, tried from every position, needs one
+    match = _BRACKETED_TAIL.search(query) if ")" in query else None
     if match is None or query == question or match.group(0).strip() in question:
         return query
     bare = query[: match.start()] + query[match.end() :]

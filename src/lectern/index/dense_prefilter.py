@@ -66,7 +66,8 @@ class Int8Prefilter:
         exact = query.astype(np.float64)
         peak = float(np.abs(exact).max())
         scale = float(np.float32(peak / _QUERY_LEVELS)) if peak > 0 else 1.0
-        levels = np.clip(np.rint(exact / scale), -_QUERY_LEVELS, _QUERY_LEVELS)
+        # as np.clip, without its Python-level argument handling (~4 us a search)
+        levels = np.minimum(np.maximum(np.rint(exact / scale), -_QUERY_LEVELS), _QUERY_LEVELS)
         q_norm = float(np.sqrt(exact @ exact))
         q_hat_norm = float(np.sqrt(levels @ levels)) * scale
         bound = (

@@ -128,5 +128,6 @@ def cosine_similarities(query: NDArray[np.float32] | None, vectors: NDArray[np.f
     norms = row_norms(matrix)
     norms[norms == 0] = 1.0
     sims = (matrix @ unit(query)) / norms
-    clipped: list[float] = np.clip(sims, 0.0, 1.0).tolist()  # Python floats, as float() of each
+    # clipped to [0, 1] as `np.clip` does it (NaN kept), without its argument handling (~4 us a search)
+    clipped: list[float] = np.minimum(np.maximum(sims, 0.0), 1.0).tolist()  # Python floats, as float()
     return clipped

@@ -14,6 +14,8 @@ from concurrent.futures import Future
 from dataclasses import dataclass
 from datetime import timedelta
 from functools import partial
+from itertools import chain
+from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
@@ -56,6 +58,8 @@ ANN_REFINE_FACTOR = 5
 # optimize() compacts once this many small fragments (one per write) have piled up.
 MAX_SMALL_FRAGMENTS = 16
 DELETE_BATCH = 1000
+
+_KEY, _KEY_ROW, _KEY_SCORE = itemgetter(0), itemgetter(0, 1), itemgetter(0, 2)  # of a Candidate
 
 
 class LanceDBIndex:
@@ -442,12 +446,13 @@ class LanceDBIndex:
             keyword = (
                 self._keywords_of(table, snapshot, read, text, where, depth, local, question) if keyed else []
             )
-            bm25 = {key: score for key, _, score in keyword}
+            # (key, row id, score) candidates taken apart by `itemgetter` (C), not a Python loop each
+            bm25 = dict(map(_KEY_SCORE, keyword))
             if mode == "hybrid":
-                ranked = rrf_fuse([[key for key, _, _ in dense], list(bm25)], self.rrf_k)[:top_k]
+                ranked = rrf_fuse([list(map(_KEY, dense)), list(bm25)], self.rrf_k)[:top_k]
             else:
-                ranked = [(key, score) for key, _, score in (dense or keyword)][:top_k]
-            row_ids = {key: row_id for key, row_id, _ in [*keyword, *dense]}
+                ranked = list(map(_KEY_SCORE, (dense or keyword)[:top_k]))
+            row_ids = dict(map(_KEY_ROW, chain(keyword, dense)))  # a key both found: the dense side's
             rows = self._rows(table, layout, snapshot, [(key, row_ids[key]) for key, _ in ranked])
         ranked = [(key, score) for key, score in ranked if key in rows]
         vectors = stack([rows[key][1] for key, _ in ranked])
@@ -536,7 +541,9 @@ class LanceDBIndex:
             if index is not None:
                 hashes, row_ids = snapshot.hashes, snapshot.row_ids
                 top = index.top(text, n, snapshot.tie_order)  # in best_first order already
-                return [(hashes[p], int(row_ids[p]), score) for p, score in top]
+                # the row ids read at once (`tolist`: the same ints as `int()` of each numpy value)
+                ids: list[int] = row_ids[[p for p, _ in top]].tolist() if top else []
+                return [(hashes[p], row_id, score) for (p, score), row_id in zip(top, ids, strict=True)]
         found = _collect(_keywords_now(table, text, where, n)) if local else read.keywords()
         return best_first(self._keyed(table, snapshot, found))[:n]
 

@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 from typing import Literal
 
+from lectern.prefiltered import Prefiltered
+
 QuestionKind = Literal["why", "quantity", "problem", "compare", "how_to", "definition", "other"]
 
 _WHY = re.compile(
@@ -78,13 +80,14 @@ def question_kind(question: str) -> QuestionKind:
     return "other"
 
 
-_KINDS: tuple[tuple[QuestionKind, re.Pattern[str]], ...] = (
-    ("why", _WHY),
-    ("quantity", _QUANTITY),
-    ("problem", _PROBLEM),
-    ("compare", _COMPARE),
-    ("how_to", _HOW_TO),
-    ("definition", _DEFINITION),
+# Searched only where a word each needs is there (`Prefiltered`: most questions have none of most).
+_KINDS: tuple[tuple[QuestionKind, Prefiltered], ...] = (
+    ("why", Prefiltered(_WHY)),
+    ("quantity", Prefiltered(_QUANTITY)),
+    ("problem", Prefiltered(_PROBLEM)),
+    ("compare", Prefiltered(_COMPARE)),
+    ("how_to", Prefiltered(_HOW_TO)),
+    ("definition", Prefiltered(_DEFINITION)),
 )
 
 

@@ -7,9 +7,11 @@ from __future__ import annotations
 import logging
 import math
 import re
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import chain
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -57,6 +59,19 @@ class _Candidate:
     """False for quizzes, exercise prompts, objectives and summaries (quoted when nothing else is left)."""
 
 
+def _by_source(candidates: Sequence[_Candidate]) -> dict[int, list[_Candidate]]:
+    """The candidates source by source, each source's in their order: one pass for the look-ups of a
+    source's units that would otherwise each go over every candidate."""
+    grouped: dict[int, list[_Candidate]] = {}
+    for c in candidates:
+        found = grouped.get(c.source)
+        if found is None:
+            grouped[c.source] = [c]
+        else:
+            found.append(c)
+    return grouped
+
+
 def _attach_vectors(
     candidates: list[_Candidate],
     sources: Sequence[SearchHit],
@@ -88,14 +103,10 @@ def _shared(per_source: Sequence[Sequence[Unit]], query_terms: frozenset[str]) -
 def _idf(shared: Sequence[Sequence[frozenset[str]]], query_terms: frozenset[str]) -> dict[str, float]:
     """IDF over the units at hand (each one's query terms, `_shared`): a term every sentence has says
     little about which one answers."""
-    df: dict[str, int] = {}
-    total = 0
-    for units in shared:
-        for terms in units:
-            total += 1
-            for term in terms:
-                df[term] = df.get(term, 0) + 1
-    return {t: math.log(1.0 + (total + 1) / (1 + df.get(t, 0))) for t in query_terms}
+    # counted in C (`Counter` over the units' terms end to end), not a dict update a term in Python
+    df = Counter(chain.from_iterable(chain.from_iterable(shared)))
+    total = sum(map(len, shared))
+    return {t: math.log(1.0 + (total + 1) / (1 + df[t])) for t in query_terms}
 
 
 def _unit_candidates(
@@ -126,8 +137,10 @@ def _unit_candidates(
         rank_prior = 1.0 - offset / len(hits) if ranked else 0.0
         kind = kind_of(hit.chunk)
         exposition = kind == "prose" or kind in asked
-        aims_asked = "overview" in asked  # "what are the learning objectives?" wants that list
+        # "what are the learning objectives?" wants the list a sentence announcing the aims leads
+        announced_exposition = exposition and "overview" in asked
         announced = False  # inside a list led by a sentence that announces the chapter's aims
+        source = first + offset
         for unit, shared in zip(units, shared_units, strict=True):
             if not unit.bullet:
                 announced = _announces(unit.text)
@@ -135,13 +148,13 @@ def _unit_candidates(
             overlap = sum(map(weight, shared)) / norm if shared else 0.0
             candidate = _Candidate(
                 unit,
-                first + offset,
+                source,
                 hit,
                 overlap,
                 chunk_score,
                 heading_score,
                 rank_prior,
-                exposition=exposition and (aims_asked or not announced),
+                exposition=announced_exposition if announced else exposition,
             )
             (codes if unit.kind == "code" else sentences).append(candidate)
     return sentences, codes

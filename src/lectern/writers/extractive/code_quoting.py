@@ -40,13 +40,18 @@ def _with_following_code(chosen: list[_Candidate], codes: list[_Candidate]) -> l
     """A quoted sentence brings the code right after it when a short lead-in introduces that code
     ("Cause: package not built." / "Solution:" / the build commands; "Scenario: 0.9 m doorway." /
     "Adjust:" / the settings): the sentence alone does not say what to do."""
+    # the introduced blocks by place, in their order: looked up for each quoted sentence, not searched
+    # for in every block (a bare block after prose may be anything)
+    introduced: dict[tuple[int, int], list[_Candidate]] = {}
+    for k in codes:
+        if k.unit.intro:
+            introduced.setdefault((k.source, k.unit.position), []).append(k)
     out = list(chosen)
     for c in chosen:
         if c.unit.kind == "code":
             continue
-        for k in codes:
-            after = k.source == c.source and k.unit.position == c.unit.position + 1
-            if after and k.unit.intro and k not in out:  # a bare block after prose may be anything
+        for k in introduced.get((c.source, c.unit.position + 1), ()):
+            if k not in out:
                 out.append(k)
     return out
 

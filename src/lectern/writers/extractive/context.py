@@ -5,8 +5,9 @@ one leans on, and the solution after a quoted problem.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 
-from lectern.writers.extractive.candidates import _Candidate
+from lectern.writers.extractive.candidates import _by_source, _Candidate
 from lectern.writers.extractive.labels import _ISSUE, _SOLUTION
 
 LIST_ITEMS = 8  # a list the best sentence belongs to is quoted whole, up to this many items
@@ -23,13 +24,20 @@ ISSUE_REACH = 12  # units after a problem searched for its solution
 _ANAPHOR = re.compile(r"^(it|its|this|these|that|those|they|their|such|both|each)\b", re.I)
 
 
-def _with_context(chosen: list[_Candidate], candidates: list[_Candidate]) -> list[_Candidate]:
+def _with_context(
+    chosen: list[_Candidate],
+    candidates: list[_Candidate],
+    by_source: Mapping[int, list[_Candidate]] | None = None,
+) -> list[_Candidate]:
     """The chosen sentences' context in their passages: the whole list the best one belongs to (and
     any other short list an answer quotes from: "Experience replay" alone hides its two siblings), the
     sentence before the best one when it points back ("It enables: ..."), and the solution that
-    follows a quoted symptom ("Symptom: the robot forgets ..." / "Solution: ...")."""
+    follows a quoted symptom ("Symptom: the robot forgets ..." / "Solution: ..."). `by_source`: the
+    candidates grouped by source (`_by_source`), when the caller has them."""
     if not chosen:
         return chosen
+    if by_source is None:
+        by_source = _by_source(candidates)
     best = chosen[0]
     out = list(chosen)
     words = sum(c.unit.words for c in out)
@@ -38,7 +46,7 @@ def _with_context(chosen: list[_Candidate], candidates: list[_Candidate]) -> lis
     for c in chosen:
         same = of_source.get(c.source)
         if same is None:
-            same = of_source[c.source] = {u.unit.position: u for u in candidates if u.source == c.source}
+            same = of_source[c.source] = {u.unit.position: u for u in by_source.get(c.source, ())}
         introduces = c.unit.lead_in and c.unit.position + 1 in same and same[c.unit.position + 1].unit.bullet
         if c.unit.bullet or introduces:
             items = _list_items(same, c.unit.position + (1 if introduces else 0))

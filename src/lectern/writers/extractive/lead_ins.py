@@ -4,7 +4,9 @@ nearly whole gets its last items, and a lead-in whose list or code is left out g
 
 from __future__ import annotations
 
-from lectern.writers.extractive.candidates import _Candidate
+from collections.abc import Mapping
+
+from lectern.writers.extractive.candidates import _by_source, _Candidate
 from lectern.writers.extractive.context import _list_items
 from lectern.writers.extractive.labels import _SOLUTION, _STATED_SOLUTION, TELLING_LEAD_IN_WORDS
 
@@ -35,16 +37,23 @@ LIST_TAIL_ITEMS = 2  # the last items of a list quoted nearly whole come too, up
 LIST_TAIL_WORDS = 60  # ... and this many words
 
 
-def _with_lead_ins(chosen: list[_Candidate], candidates: list[_Candidate]) -> list[_Candidate]:
+def _with_lead_ins(
+    chosen: list[_Candidate],
+    candidates: list[_Candidate],
+    by_source: Mapping[int, list[_Candidate]] | None = None,
+) -> list[_Candidate]:
     """A chosen list item brings the sentence that introduces its list ("Lectern remembers ...:"), and a
-    chosen sentence the short lead-in it completes ("It's calculated as:" / the formula)."""
+    chosen sentence the short lead-in it completes ("It's calculated as:" / the formula). `by_source`:
+    the candidates grouped by source (`_by_source`), when the caller has them."""
     out = list(chosen)
+    # each source's units listed once, not again for each chosen unit and list of it
+    if by_source is None:
+        by_source = _by_source(candidates)
     for c in chosen:
+        of_source = by_source.get(c.source, [])
         if not c.unit.bullet:
-            out.extend(lead for lead in _completed(c, candidates) if lead not in out)
+            out.extend(lead for lead in _completed(c, of_source) if lead not in out)
             continue
-        # the item's source's units listed once, not again for each of its lead-ins
-        of_source = [u for u in candidates if u.source == c.source]
         for lead in of_source:
             if not lead.unit.lead_in or lead in out:
                 continue
@@ -56,11 +65,12 @@ def _with_lead_ins(chosen: list[_Candidate], candidates: list[_Candidate]) -> li
     # Items between two chosen items of one list come too: a list is not quoted with holes.
     for source in {c.source for c in out if c.unit.bullet}:
         items = sorted(c.unit.position for c in out if c.source == source and c.unit.bullet)
-        between = [c for c in candidates if c.source == source and items[0] < c.unit.position < items[-1]]
+        of_source = by_source.get(source, [])
+        between = [c for c in of_source if items[0] < c.unit.position < items[-1]]
         if all(c.unit.bullet for c in between):
             out.extend(c for c in between if c not in out)
         # ... and a list quoted nearly whole is not cut just before its last items.
-        same = {c.unit.position: c for c in candidates if c.source == source}
+        same = {c.unit.position: c for c in of_source}
         if items[-1] not in same:
             continue
         whole = [c for c in _list_items(same, items[-1]) if c.unit.bullet]
@@ -78,7 +88,7 @@ def _with_lead_ins(chosen: list[_Candidate], candidates: list[_Candidate]) -> li
 def _completed(c: _Candidate, candidates: list[_Candidate]) -> list[_Candidate]:
     """The short lead-in right before a prose sentence, which the sentence completes ('"Relocalization"
     refers to:' / "A) ... B) ..."; "It's calculated as:" / the formula): without it the sentence does
-    not say what it is about."""
+    not say what it is about. `candidates`: any that hold its source's (its source's alone will do)."""
     if c.unit.kind != "sentence":
         return []
     return [

@@ -4,7 +4,7 @@ answer's room and above its floors, and one swap for a reserve unit nearer the q
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 from lectern.writers.extractive.candidates import _Candidate
 from lectern.writers.extractive.labels import _SOLUTION, TELLING_LEAD_IN_WORDS
@@ -46,11 +46,17 @@ MEANING_SHARE = 0.85
 MEANING_SWAP = 0.15
 
 
-def _meaning_swap(chosen: list[_Candidate], candidates: list[_Candidate], sources: int) -> list[_Candidate]:
+def _meaning_swap(
+    chosen: list[_Candidate],
+    candidates: list[_Candidate],
+    sources: int,
+    quotable: Sequence[_Candidate] | None = None,
+) -> list[_Candidate]:
     """The answer's unit farthest from the question in meaning gives way to the reserve's unit nearest
     it (`MEANING_SWAP`): never the lead, nor a lead-in (it brings its list or code), nor a unit that
     shares more of the question's words than the newcomer; the newcomer is at least `MEANING_SWAP`
-    nearer than the unit it replaces, and as near as `MEANING_SHARE` of the lead."""
+    nearer than the unit it replaces, and as near as `MEANING_SHARE` of the lead. `quotable`: the
+    candidates' `_quotable` ones, when the caller has them."""
     held = [c for c in chosen[1:] if c.cosine is not None and not c.unit.lead_in]
     if not held:
         return chosen
@@ -62,7 +68,7 @@ def _meaning_swap(chosen: list[_Candidate], candidates: list[_Candidate], source
     # is left out before the duplicate check (its ~50 likenesses an answer were most of this step).
     pool = [
         c
-        for c in _quotable(candidates)
+        for c in (_quotable(candidates) if quotable is None else quotable)
         if c.source > sources
         and c not in quoted
         and c.cosine is not None
@@ -88,14 +94,16 @@ def _similarity(a: _Candidate, b: _Candidate) -> float:
     return len(a.unit.terms & b.unit.terms) / len(union) if union else 0.0
 
 
-def _quotable_pool(candidates: list[_Candidate]) -> list[_Candidate]:
+def _quotable_pool(
+    candidates: list[_Candidate], quotable: Sequence[_Candidate] | None = None
+) -> list[_Candidate]:
     """The candidates that may be quoted on their own, best first.
 
     A bare lead-in ("Run the following:") says nothing without what follows; `_with_code` adds it
     with its code. One that says something ("System identification involves: ...", "Solution: use
     CycloneDDS:") can lead the answer, and brings its list (`_with_context`) or its code
     (`_with_introduced_code`)."""
-    return sorted(_quotable(candidates), key=lambda c: -c.score)
+    return sorted(_quotable(candidates) if quotable is None else quotable, key=lambda c: -c.score)
 
 
 def _quotable(candidates: list[_Candidate]) -> Iterator[_Candidate]:
@@ -112,8 +120,12 @@ def _quotable(candidates: list[_Candidate]) -> Iterator[_Candidate]:
     )
 
 
-def _mmr(candidates: list[_Candidate], limit: int = MAX_SENTENCES) -> list[_Candidate]:
-    pool = _quotable_pool(candidates)
+def _mmr(
+    candidates: list[_Candidate], limit: int = MAX_SENTENCES, quotable: Sequence[_Candidate] | None = None
+) -> list[_Candidate]:
+    """The units the answer quotes, best first (module docstring); `quotable`: the candidates'
+    `_quotable` ones, when the caller has them (`_meaning_swap` reads them too)."""
+    pool = _quotable_pool(candidates, quotable)
     if not pool:
         return []
     top = pool[0]
@@ -126,24 +138,25 @@ def _mmr(candidates: list[_Candidate], limit: int = MAX_SENTENCES) -> list[_Cand
     # follows a chosen unit changes as units are chosen (`following`: the places one or two on).
     # Candidates are their own keys (identity: `_Candidate` is eq=False).
     floor = RELATIVE_FLOOR * top.score
-    worthy = {c for c in pool if not c.score < floor}
-    merit = {c for c in pool if c in worthy and _own_merit(c, top)}
+    # Only a unit past the floor can be eligible: the rounds look at those alone (in the pool's order),
+    # not again at every unit below it.
+    live = [c for c in pool if not c.score < floor]
+    merit = {c for c in live if _own_merit(c, top)}
     following = _following(top)
     # Each candidate's greatest similarity to the chosen ones, brought up to date with each new pick
     # (`seen` of them): the same maxima as over all of `chosen` every round, without recomputing them.
     closest: dict[_Candidate, float] = {}
     seen: dict[_Candidate, int] = {}
-    while pool and room < limit and words < MAX_PROSE_WORDS:
+    while live and room < limit and words < MAX_PROSE_WORDS:
         # a lead-in after a chosen unit heads another list or block: it needs merit of its own
         eligible = [
-            c
-            for c in pool
-            if c in merit or (c in worthy and not c.unit.lead_in and (c.source, c.unit.position) in following)
+            c for c in live if c in merit or (not c.unit.lead_in and (c.source, c.unit.position) in following)
         ]
         if not eligible:
             break
         n = len(chosen)
         latest = chosen[-1]
+        latest_vector = latest.vector
         for c in eligible:
             done = seen.get(c, 0)
             if done < n:  # only the units chosen since the candidate was last brought up to date
@@ -151,14 +164,18 @@ def _mmr(candidates: list[_Candidate], limit: int = MAX_SENTENCES) -> list[_Cand
                 # (and for two vectors `_similarity`'s dot inline, without the call)
                 if done < n - 1:
                     nearest = max(_similarity(c, s) for s in chosen[done:])
-                elif c.vector is not None and latest.vector is not None:
-                    nearest = float(c.vector.dot(latest.vector))
+                elif c.vector is not None and latest_vector is not None:
+                    nearest = float(c.vector.dot(latest_vector))
                 else:
                     nearest = _similarity(c, latest)
-                closest[c] = max(closest[c], nearest) if done else nearest
+                if done:  # `max(closest[c], nearest)` without a call: the held one unless the new is greater
+                    held = closest[c]
+                    closest[c] = nearest if nearest > held else held
+                else:
+                    closest[c] = nearest
                 seen[c] = n
         pick, value = _best(eligible, closest, quoted)
-        pool.remove(pick)
+        live.remove(pick)
         if value <= 0 or closest[pick] >= DUPLICATE:
             continue
         chosen.append(pick)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 
 from lectern.followups import GENERIC_WORDS, STOP_WORDS
+from lectern.prefiltered import Prefiltered
 from lectern.writers.units import stem_terms
 
 _IGNORED = frozenset(stem_terms(" ".join(STOP_WORDS | GENERIC_WORDS)))
@@ -16,10 +17,13 @@ _YES_NO = re.compile(
     r"^\s*(?:can|could|does|do|did|is|are|was|were|should|will|would|has|have)\b(?!\s+you\b)", re.I
 )
 _STOP = frozenset(stem_terms(" ".join(STOP_WORDS)))
-_HOW_TO = re.compile(
-    r"\b(how\s+(do|can|to|should|would)|install|command|commands|run|launch|create|write|code|example|"
-    r"implement|configure|set\s*up|setup|build|syntax|snippet)\b|\bhow\s*\?\s*$",
-    re.IGNORECASE,
+# searched only where a word it needs is there (`Prefiltered`)
+_HOW_TO = Prefiltered(
+    re.compile(
+        r"\b(how\s+(do|can|to|should|would)|install|command|commands|run|launch|create|write|code|example|"
+        r"implement|configure|set\s*up|setup|build|syntax|snippet)\b|\bhow\s*\?\s*$",
+        re.IGNORECASE,
+    )
 )
 
 

@@ -18,7 +18,14 @@ from lectern.lru import LRU
 from lectern.models import SearchHit, TokenUsage
 from lectern.writers.base import WriteRequest, WriterEvent, Written
 from lectern.writers.console import asks_for_output
-from lectern.writers.extractive.candidates import _attach_vectors, _Candidate, _idf, _shared, _unit_candidates
+from lectern.writers.extractive.candidates import (
+    _attach_vectors,
+    _by_source,
+    _Candidate,
+    _idf,
+    _shared,
+    _unit_candidates,
+)
 from lectern.writers.extractive.code_choice import (
     _answering,
     _best_code,
@@ -39,7 +46,7 @@ from lectern.writers.extractive.code_quoting import (
 from lectern.writers.extractive.context import _with_context
 from lectern.writers.extractive.lead_ins import _with_lead_ins, _without_dangling_lead_ins
 from lectern.writers.extractive.listings import _with_listing_continued
-from lectern.writers.extractive.mmr import MAX_SENTENCES, _meaning_swap, _mmr
+from lectern.writers.extractive.mmr import MAX_SENTENCES, _meaning_swap, _mmr, _quotable
 from lectern.writers.extractive.output import _with_asked_output
 from lectern.writers.extractive.query import _HOW_TO, _query_terms
 from lectern.writers.extractive.render import _fallback, _render
@@ -120,8 +127,11 @@ class ExtractiveWriter:
         kind = question_kind(request.question)
         _favour_cues(candidates, kind)
         _behind_sources(candidates, len(sources))
-        picked = _meaning_swap(_mmr(candidates, MAX_SENTENCES), candidates, len(sources))
-        chosen = _with_introduced_code(_with_context(picked, candidates), codes)
+        quotable = list(_quotable(candidates))  # once, for the pick and the swap
+        picked = _meaning_swap(_mmr(candidates, MAX_SENTENCES, quotable), candidates, len(sources), quotable)
+        # the sentences by source, once for the context's and the lead-ins' look-ups (the list is final)
+        by_source = _by_source(candidates)
+        chosen = _with_introduced_code(_with_context(picked, candidates, by_source), codes)
         chosen = _with_commented_code(_with_following_code(chosen, codes), codes)
         # A problem ("RViz2 warns that a frame does not exist") is fixed by a command as often as a
         # how-to question is answered by one.
@@ -168,7 +178,7 @@ class ExtractiveWriter:
         if asks_for_output(request.question):
             chosen = _with_asked_output(chosen, codes, candidates)
         chosen = _with_listing_continued(chosen, codes)
-        chosen = _without_dangling_lead_ins(_with_lead_ins(chosen, candidates))
+        chosen = _without_dangling_lead_ins(_with_lead_ins(chosen, candidates, by_source))
         return _render(chosen)
 
     def _candidates(
