@@ -15,7 +15,7 @@ from lectern.followups.detection import _PICK_FOLLOWERS, _SUPERLATIVES, _nothing
 from lectern.followups.leaning import _anchor
 from lectern.followups.pointing import _CARRIES_ON, _KIND_DETERMINERS
 from lectern.followups.pronouns import _SINGULAR_PRONOUN
-from lectern.followups.shapes import _after_statement
+from lectern.followups.shapes import _after_statement, _bare_demonstrative
 from lectern.followups.subjects import _PLURAL_PRONOUN, _subject_phrase
 from lectern.followups.topics import _ARTICLES
 from lectern.followups.vocabulary import _WORD, GENERIC_WORDS, STOP_WORDS, words
@@ -37,11 +37,21 @@ _WHAT_PASSED_ON = re.compile(
 )
 
 
+# "that one", "this one": a pick pointed back at, with no noun of its own
+_THAT_ONE = re.compile(r"\b(?:that|this)\s+one\b(?!\s+(?:of|another|and)\b)", re.IGNORECASE)
+
+
 def _the_one_picked(question: str, previous_questions: Sequence[str]) -> str | None:
     """ "which controller does it use?" after "what are the chapters of module 3?" and "which one is about
     planning paths?": "it" is the one the last turn picked, described by that turn's words, among the
-    things the turn before asked for (not those things). None for any other conversation."""
-    if len(previous_questions) < 2 or not _SINGULAR_PRONOUN.search(question):
+    things the turn before asked for (not those things). So is "that one" ("how much does that one
+    cost?" after "which one includes the pool?": the one that includes the pool) and a "that" standing
+    alone ("how do I avoid that?" after "which one is about losing your passport?": the risk picked, not
+    the risks). None for any other conversation."""
+    if len(previous_questions) < 2:
+        return None
+    that_one = _THAT_ONE.search(question)
+    if not (_SINGULAR_PRONOUN.search(question) or that_one or _bare_demonstrative(question)):
         return None
     picked = _WHICH_ONE.match(" ".join(previous_questions[-1].split()))
     if picked is None or _PLURAL_PRONOUN.search(question):
@@ -49,6 +59,12 @@ def _the_one_picked(question: str, previous_questions: Sequence[str]) -> str | N
     said = picked.group(2)
     described = f"the one {said}" if picked.group(1) else f"the one that {said}"
     among = _subject_phrase(_anchor(previous_questions[:-1]))
+    if that_one is not None and not _SINGULAR_PRONOUN.search(question):
+        # "how long does that one take?": the one described in its place, what it is among in brackets
+        stripped = question.rstrip("?.! ")
+        text = f"{stripped[: that_one.start()]}{described}{stripped[that_one.end() :]}"
+        tail = question[len(stripped) :] or "?"
+        return f"{text} ({among}){tail}" if among else f"{text}{tail}"
     return _after_statement(question, f"{described}, {among}" if among else described)
 
 

@@ -1,0 +1,53 @@
+"""Third and later turns refer to the most recent focus (fu24): a "that", "that one" or "it" after a turn
+that picked one of the things the turn before asked for, or narrowed it to a new thing, stands for what
+that turn picked, not for the first turn's topic. Probe conversations over documents no book holds (a
+gym, a travel guide, a cookbook, a NAS backup guide); a turn that names its own topic stays as asked.
+"""
+
+import pytest
+
+from lectern.followups import standalone_query
+
+
+@pytest.mark.parametrize(
+    ("previous", "question", "query"),
+    [
+        (
+            [
+                "what risks does the travel guide list for backpackers?",
+                "which one is about losing your passport?",
+            ],
+            "how do I avoid that?",
+            "how do I avoid that (the one about losing your passport, travel risks for backpackers)?",
+        ),
+        (
+            ["what plans does the gym offer?", "which one includes the pool?"],
+            "how much does that one cost?",
+            "how much does the one that includes the pool cost (gym plans)?",
+        ),
+        (
+            ["what plans does the gym offer?", "which one includes the pool?"],
+            "how much does it cost?",
+            "how much does it cost (the one that includes the pool, gym plans)?",
+        ),
+    ],
+)
+def test_pick_then_pointer(previous: list[str], question: str, query: str) -> None:
+    assert standalone_query(question, previous) == query
+
+
+@pytest.mark.parametrize(
+    ("previous", "question"),
+    [
+        (
+            ["what plans does the gym offer?", "which one includes the pool?"],
+            "how do I book a personal trainer session?",
+        ),
+        (
+            ["what risks does the travel guide list?", "which one is about theft?"],
+            "how do I renew a passport?",
+        ),
+    ],
+)
+def test_own_topic_stays_as_asked(previous: list[str], question: str) -> None:
+    assert standalone_query(question, previous) == question
