@@ -46,7 +46,9 @@ from lectern.followups import content_words
 RESULTS = Path(__file__).parent / "results"
 DESIGN = ("fudev", "fudev2", "fudev3", *(f"fudev{n}" for n in range(4, 14)), "funm")
 PSEUDO_HELD = ("fudev14", "fudev15", "fudev16")
-GUARDS = ("tune", "train", "dev16")
+# a second pseudo-held round, kept apart: nothing is designed on it
+SECOND_HELD = ("fudev17",)
+GUARDS = ("tune", "train", "dev16", "dev17")
 OUTCOME = ("answered", "relevant_cited", "has_keywords")
 SAME = ("answered", "text", "sources", "level", "score", "search_query")
 
@@ -119,7 +121,7 @@ def main() -> None:
     parser.add_argument("tag")
     parser.add_argument("base", nargs="?")
     args = parser.parse_args()
-    for group, names in (("design", DESIGN), ("pseudo-held", PSEUDO_HELD)):
+    for group, names in (("design", DESIGN), ("pseudo-held", PSEUDO_HELD), ("second held", SECOND_HELD)):
         total: dict[str, tuple[int, int]] = {}
         total_base: dict[str, tuple[int, int]] = {}
         changed = []

@@ -51,3 +51,37 @@ def test_pick_then_pointer(previous: list[str], question: str, query: str) -> No
 )
 def test_own_topic_stays_as_asked(previous: list[str], question: str) -> None:
     assert standalone_query(question, previous) == question
+
+
+@pytest.mark.parametrize(
+    ("previous", "question", "query"),
+    [
+        (
+            ["what dishes does the cookbook list for winter?", "what's in the lentil one?"],
+            "how long does it take to cook?",
+            "how long does lentil dish take to cook (cookbook winter)?",
+        ),
+        (
+            ["what sections does the driving exam have?", "what's in the hazard one?"],
+            "how long is it?",
+            "how long is hazard section (driving exam)?",
+        ),
+    ],
+)
+def test_kind_picked_then_it(previous: list[str], question: str, query: str) -> None:
+    """ "it" after "what's in the <word> one?" is the one that turn picked, not the first turn's topic."""
+    assert standalone_query(question, previous) == query
+
+
+@pytest.mark.parametrize(
+    ("previous", "question"),
+    [
+        # an ordinal or "other" picks by no word of its own: left to the readings before
+        (["what sections does the driving exam have?", "what's in the first one?"], "how long is it?"),
+        (["what sections does the driving exam have?", "what's in the other one?"], "how long is it?"),
+    ],
+)
+def test_no_kind_named(previous: list[str], question: str) -> None:
+    from lectern.followups.picks import _the_kind_picked
+
+    assert _the_kind_picked(question, previous[-1], previous[0]) is None

@@ -14,11 +14,12 @@ from lectern.english import word_set as _word_set
 from lectern.followups.detection import _PICK_FOLLOWERS, _SUPERLATIVES, _nothing_named_after
 from lectern.followups.leaning import _anchor
 from lectern.followups.pointing import _CARRIES_ON, _KIND_DETERMINERS
-from lectern.followups.pronouns import _SINGULAR_PRONOUN
+from lectern.followups.pronouns import _SINGULAR_PRONOUN, _rewrite
 from lectern.followups.shapes import _after_statement, _bare_demonstrative
 from lectern.followups.subjects import _PLURAL_PRONOUN, _subject_phrase
 from lectern.followups.topics import _ARTICLES
 from lectern.followups.vocabulary import _WORD, GENERIC_WORDS, STOP_WORDS, words
+from lectern.ordinals import _one_thing_asked
 
 # "which one is about stores?", "which of them includes a tasting?": a turn that picks one of the things
 # the turn before it asked for, and what it says of the one picked.
@@ -66,6 +67,38 @@ def _the_one_picked(question: str, previous_questions: Sequence[str]) -> str | N
         tail = question[len(stripped) :] or "?"
         return f"{text} ({among}){tail}" if among else f"{text}{tail}"
     return _after_statement(question, f"{described}, {among}" if among else described)
+
+
+# "the sim-to-real one", "the lentil one": a turn that picks one of the listed things by a word of its own
+# (not "the first one", "the other one": an ordinal or a pointer names none)
+_KIND_ONE = re.compile(
+    r"\bthe\s+((?:[\w-]+\s+){0,2}?[\w-]+)\s+one\b(?!\s+(?:of|another|and)\b)", re.IGNORECASE
+)
+_NOT_A_KIND = _word_set(
+    "first second third fourth fifth last final next previous other same former latter right wrong best worst"
+    " new old only main"
+)
+
+
+def _the_kind_picked(question: str, last: str, before: str) -> str | None:
+    """ "what's the answer to its first question?" after "what sections does the exam have?" and "what's in
+    the listening one?": "it" is the section the last turn picked ("listening section"), not the exam the
+    turn before it asked of, which comes in brackets. `last` is the last turn as asked, `before` the turn
+    before it as searched. None for any other conversation."""
+    if not _SINGULAR_PRONOUN.search(question) or _PLURAL_PRONOUN.search(question):
+        return None
+    kind = _KIND_ONE.search(last)
+    if kind is None:
+        return None
+    said = kind.group(1).split()
+    if any(w.lower() in STOP_WORDS | _NOT_A_KIND for w in said):
+        return None
+    named = _one_thing_asked(before)
+    if named is None:
+        return None
+    head, owner = named
+    picked = f"{' '.join(said)} {head}"
+    return _rewrite(question, picked, owner, f"{picked} {owner}".strip())
 
 
 # "each stage", "every chapter": the things a question asks something of one by one.
