@@ -85,3 +85,38 @@ def test_no_kind_named(previous: list[str], question: str) -> None:
     from lectern.followups.picks import _the_kind_picked
 
     assert _the_kind_picked(question, previous[-1], previous[0]) is None
+
+
+@pytest.mark.parametrize(
+    "second",
+    [
+        "what's in the hazard one?",
+        "tell me about the hazard one",
+        "what about the hazard one?",
+        "and the hazard one?",
+    ],
+)
+@pytest.mark.parametrize("third", ["how long is it?", "ok, what's its pass mark?"])
+def test_kind_picked_dressed(second: str, third: str) -> None:
+    """However the pick and the pointer are dressed, "it" is the hazard section, the exam in brackets."""
+    query = standalone_query(third, ["what sections does the driving exam have?", second])
+    assert "hazard section" in query
+    assert query.endswith("(driving exam)?")
+
+
+@pytest.mark.parametrize(
+    "second",
+    [
+        "which one is about losing your passport?",
+        "which of them is about losing your passport?",
+        "which one covers losing your passport?",
+    ],
+)
+@pytest.mark.parametrize(
+    "third", ["how do I avoid that?", "how do I avoid that one?", "how do I avoid this?"]
+)
+def test_pick_then_pointer_dressed(second: str, third: str) -> None:
+    """A "that", "that one" or "this" after any wording of the pick is the one picked, the list after it."""
+    query = standalone_query(third, ["what risks does the travel guide list for backpackers?", second])
+    assert "losing your passport" in query
+    assert "travel risks for backpackers" in query
