@@ -120,3 +120,25 @@ def test_pick_then_pointer_dressed(second: str, third: str) -> None:
     query = standalone_query(third, ["what risks does the travel guide list for backpackers?", second])
     assert "losing your passport" in query
     assert "travel risks for backpackers" in query
+
+
+@pytest.mark.parametrize(
+    ("second", "third", "query"),
+    [
+        (
+            "tell me about the one about theft",
+            "how do I avoid that?",
+            "how do I avoid that (the one about theft, travel risks for backpackers)?",
+        ),
+        (
+            "which is the one about theft?",
+            "how do I avoid it?",
+            "how do I avoid it (the one about theft, travel risks for backpackers)?",
+        ),
+    ],
+)
+def test_the_one_said(second: str, third: str, query: str) -> None:
+    """A pick said as "the one about X" in any question is the one a later pointer stands for."""
+    assert (
+        standalone_query(third, ["what risks does the travel guide list for backpackers?", second]) == query
+    )

@@ -38,6 +38,10 @@ _WHAT_PASSED_ON = re.compile(
 )
 
 
+# "the one about theft", "the one that includes the pool": a turn naming the one it picks by what it says
+_THE_ONE_SAID = re.compile(
+    r"\bthe\s+one\s+((?:about|that|which|with|where|for|on)\b.+?)[\s?.!]*$", re.IGNORECASE
+)
 # "that one", "this one": a pick pointed back at, with no noun of its own
 _THAT_ONE = re.compile(r"\b(?:that|this)\s+one\b(?!\s+(?:of|another|and)\b)", re.IGNORECASE)
 
@@ -54,11 +58,17 @@ def _the_one_picked(question: str, previous_questions: Sequence[str]) -> str | N
     that_one = _THAT_ONE.search(question)
     if not (_SINGULAR_PRONOUN.search(question) or that_one or _bare_demonstrative(question)):
         return None
-    picked = _WHICH_ONE.match(" ".join(previous_questions[-1].split()))
-    if picked is None or _PLURAL_PRONOUN.search(question):
+    last = " ".join(previous_questions[-1].split())
+    picked = _WHICH_ONE.match(last)
+    the_one = _THE_ONE_SAID.search(last) if picked is None else None
+    if (picked is None and the_one is None) or _PLURAL_PRONOUN.search(question):
         return None
-    said = picked.group(2)
-    described = f"the one {said}" if picked.group(1) else f"the one that {said}"
+    if picked is not None:
+        said = picked.group(2)
+        described = f"the one {said}" if picked.group(1) else f"the one that {said}"
+    else:
+        # "tell me about the one about theft", "which is the one with the pool?": the one said as such
+        described = f"the one {the_one.group(1)}" if the_one is not None else ""
     among = _subject_phrase(_anchor(previous_questions[:-1]))
     if that_one is not None and not _SINGULAR_PRONOUN.search(question):
         # "how long does that one take?": the one described in its place, what it is among in brackets
