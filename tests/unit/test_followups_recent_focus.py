@@ -142,3 +142,24 @@ def test_the_one_said(second: str, third: str, query: str) -> None:
     assert (
         standalone_query(third, ["what risks does the travel guide list for backpackers?", second]) == query
     )
+
+
+@pytest.mark.parametrize(
+    ("previous", "question", "query"),
+    [
+        (
+            ["how do I enable caching in the web server?"],
+            "what does the config for that look like?",
+            "what does the config for that look like (caching in the web server)?",
+        ),
+        (
+            ["what plans does the gym offer?"],
+            "does that plan include meals?",
+            "does the plan include meals (gym plans)?",
+        ),
+    ],
+)
+def test_that_before_the_verb(previous: list[str], question: str, query: str) -> None:
+    """A "that" before the verb a "do" asks with is a pronoun ("for that look like"), not "the look"; one
+    before a noun the verb follows is a determiner ("that plan include")."""
+    assert standalone_query(question, previous) == query
