@@ -14,11 +14,12 @@ from lectern.english import word_set as _word_set
 from lectern.followups.detection import _PICK_FOLLOWERS, _SUPERLATIVES, _nothing_named_after
 from lectern.followups.leaning import _anchor
 from lectern.followups.pointing import _CARRIES_ON, _KIND_DETERMINERS
-from lectern.followups.pronouns import _SINGULAR_PRONOUN
-from lectern.followups.shapes import _after_statement
+from lectern.followups.pronouns import _SINGULAR_PRONOUN, _rewrite
+from lectern.followups.shapes import _after_statement, _bare_demonstrative
 from lectern.followups.subjects import _PLURAL_PRONOUN, _subject_phrase
 from lectern.followups.topics import _ARTICLES
 from lectern.followups.vocabulary import _WORD, GENERIC_WORDS, STOP_WORDS, words
+from lectern.ordinals import _one_thing_asked
 
 # "which one is about stores?", "which of them includes a tasting?": a turn that picks one of the things
 # the turn before it asked for, and what it says of the one picked.
@@ -37,19 +38,77 @@ _WHAT_PASSED_ON = re.compile(
 )
 
 
+# "the one about theft", "the one that includes the pool": a turn naming the one it picks by what it says
+_THE_ONE_SAID = re.compile(
+    r"\bthe\s+one\s+((?:about|that|which|with|where|for|on)\b.+?)[\s?.!]*$", re.IGNORECASE
+)
+# "that one", "this one": a pick pointed back at, with no noun of its own
+_THAT_ONE = re.compile(r"\b(?:that|this)\s+one\b(?!\s+(?:of|another|and)\b)", re.IGNORECASE)
+
+
 def _the_one_picked(question: str, previous_questions: Sequence[str]) -> str | None:
     """ "which controller does it use?" after "what are the chapters of module 3?" and "which one is about
     planning paths?": "it" is the one the last turn picked, described by that turn's words, among the
-    things the turn before asked for (not those things). None for any other conversation."""
-    if len(previous_questions) < 2 or not _SINGULAR_PRONOUN.search(question):
+    things the turn before asked for (not those things). So is "that one" ("how much does that one
+    cost?" after "which one includes the pool?": the one that includes the pool) and a "that" standing
+    alone ("how do I avoid that?" after "which one is about losing your passport?": the risk picked, not
+    the risks). None for any other conversation."""
+    if len(previous_questions) < 2:
         return None
-    picked = _WHICH_ONE.match(" ".join(previous_questions[-1].split()))
-    if picked is None or _PLURAL_PRONOUN.search(question):
+    that_one = _THAT_ONE.search(question)
+    if not (_SINGULAR_PRONOUN.search(question) or that_one or _bare_demonstrative(question)):
         return None
-    said = picked.group(2)
-    described = f"the one {said}" if picked.group(1) else f"the one that {said}"
+    last = " ".join(previous_questions[-1].split())
+    picked = _WHICH_ONE.match(last)
+    the_one = _THE_ONE_SAID.search(last) if picked is None else None
+    if (picked is None and the_one is None) or _PLURAL_PRONOUN.search(question):
+        return None
+    if picked is not None:
+        said = picked.group(2)
+        described = f"the one {said}" if picked.group(1) else f"the one that {said}"
+    else:
+        # "tell me about the one about theft", "which is the one with the pool?": the one said as such
+        described = f"the one {the_one.group(1)}" if the_one is not None else ""
     among = _subject_phrase(_anchor(previous_questions[:-1]))
+    if that_one is not None and not _SINGULAR_PRONOUN.search(question):
+        # "how long does that one take?": the one described in its place, what it is among in brackets
+        stripped = question.rstrip("?.! ")
+        text = f"{stripped[: that_one.start()]}{described}{stripped[that_one.end() :]}"
+        tail = question[len(stripped) :] or "?"
+        return f"{text} ({among}){tail}" if among else f"{text}{tail}"
     return _after_statement(question, f"{described}, {among}" if among else described)
+
+
+# "the sim-to-real one", "the lentil one": a turn that picks one of the listed things by a word of its own
+# (not "the first one", "the other one": an ordinal or a pointer names none)
+_KIND_ONE = re.compile(
+    r"\bthe\s+((?:[\w-]+\s+){0,2}?[\w-]+)\s+one\b(?!\s+(?:of|another|and)\b)", re.IGNORECASE
+)
+_NOT_A_KIND = _word_set(
+    "first second third fourth fifth last final next previous other same former latter right wrong best worst"
+    " new old only main"
+)
+
+
+def _the_kind_picked(question: str, last: str, before: str) -> str | None:
+    """ "what's the answer to its first question?" after "what sections does the exam have?" and "what's in
+    the listening one?": "it" is the section the last turn picked ("listening section"), not the exam the
+    turn before it asked of, which comes in brackets. `last` is the last turn as asked, `before` the turn
+    before it as searched. None for any other conversation."""
+    if not _SINGULAR_PRONOUN.search(question) or _PLURAL_PRONOUN.search(question):
+        return None
+    kind = _KIND_ONE.search(last)
+    if kind is None:
+        return None
+    said = kind.group(1).split()
+    if any(w.lower() in STOP_WORDS | _NOT_A_KIND for w in said):
+        return None
+    named = _one_thing_asked(before)
+    if named is None:
+        return None
+    head, owner = named
+    picked = f"{' '.join(said)} {head}"
+    return _rewrite(question, picked, owner, f"{picked} {owner}".strip())
 
 
 # "each stage", "every chapter": the things a question asks something of one by one.

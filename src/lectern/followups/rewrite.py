@@ -34,7 +34,14 @@ from lectern.followups.leaning import (
     _asks_what_qualifies,
     _leans_on,
 )
-from lectern.followups.picks import _WHAT_PASSED_ON, _one_of_each, _picked_of_two, _picks_one, _the_one_picked
+from lectern.followups.picks import (
+    _WHAT_PASSED_ON,
+    _one_of_each,
+    _picked_of_two,
+    _picks_one,
+    _the_kind_picked,
+    _the_one_picked,
+)
 from lectern.followups.pointing import _ANAPHORA_WORD, _BE
 from lectern.followups.pronouns import _SINGULAR_PRONOUN, _before_a_verb, _rewrite
 from lectern.followups.shapes import (
@@ -239,6 +246,9 @@ def _with_previous(question: str, previous_questions: Sequence[str]) -> str:
         return query[4:] if query.lower().startswith("and ") else query
     previous = standalone_query(previous_questions[-1], previous_questions[:-1])
     picked_one = _the_one_picked(question, previous_questions)
+    if picked_one is None and len(previous_questions) > 1:
+        before = standalone_query(previous_questions[-2], previous_questions[:-2])
+        picked_one = _the_kind_picked(question, " ".join(previous_questions[-1].split()), before)
     if picked_one is not None:
         return picked_one
     doing = (

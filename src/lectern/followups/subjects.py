@@ -563,7 +563,22 @@ def _the_for_demonstrative(match: re.Match[str]) -> str:
         and before[0].lower() not in STOP_WORDS | GENERIC_WORDS | _VERBS
         and not _is_action(before[0])
     )
-    return match.group(0) if opens_clause else "the "
+    return match.group(0) if opens_clause or _pronoun_before_verb(match) else "the "
+
+
+_DO_AUXILIARY = re.compile(r"\b(?:do|does|did)\b", re.IGNORECASE)
+
+
+def _pronoun_before_verb(match: re.Match[str]) -> bool:
+    """Whether the demonstrative stands alone before the verb a "do" asks with ("what does the launch
+    file for that look like?", "does that work on Windows?"): a pronoun, no determiner of "look", so it
+    is left as said; "does that plan include meals?" has its verb after the noun."""
+    if not match.group(0).lower().startswith(("that", "this")):
+        return False
+    after = words(match.string[match.end() :])
+    if not after or after[0].lower() not in _VERBS or (len(after) > 1 and after[1].lower() in _VERBS):
+        return False
+    return bool(_DO_AUXILIARY.search(match.string[: match.start()]))
 
 
 def _plural_then_verb(tokens: list[str]) -> bool:
