@@ -14,11 +14,18 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from re import _constants as _sre  # type: ignore[attr-defined]
-from re import _parser  # type: ignore[attr-defined]
 from typing import Any
 
-_REPEATS = (_sre.MAX_REPEAT, _sre.MIN_REPEAT, getattr(_sre, "POSSESSIVE_REPEAT", _sre.MAX_REPEAT))
+# CPython's own pattern parser (3.11+; private, so a Python that moves it makes every pattern searched
+# unfiltered, which is slower, never wrong: `needed_words` returns None)
+try:
+    from re import _constants as _sre  # type: ignore[attr-defined]
+    from re import _parser  # type: ignore[attr-defined]
+except ImportError:  # pragma: no cover - a future Python
+    _sre = _parser = None
+    _REPEATS: tuple[Any, ...] = ()
+else:
+    _REPEATS = (_sre.MAX_REPEAT, _sre.MIN_REPEAT, getattr(_sre, "POSSESSIVE_REPEAT", _sre.MAX_REPEAT))
 
 
 class Prefiltered:
@@ -46,7 +53,12 @@ class Prefiltered:
 def needed_words(pattern: re.Pattern[str]) -> tuple[str, ...] | None:
     """Lower-case ASCII words one of which every match of `pattern` holds (as a lower-cased substring),
     or None when no such words are found (a pattern with a non-ASCII literal among them included)."""
-    found = _needed(_parser.parse(pattern.pattern, pattern.flags).data)
+    if _parser is None:
+        return None
+    try:
+        found = _needed(_parser.parse(pattern.pattern, pattern.flags).data)
+    except Exception:  # the parser's output is not what this module reads: search unfiltered
+        return None
     if found is None or not all(word.isascii() for word in found):
         return None
     return tuple(sorted(found))
