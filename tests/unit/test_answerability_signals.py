@@ -29,9 +29,10 @@ from lectern.answerability import (
     rarity,
     sentence_parts,
     signals,
+    uncapitalised,
     written_forms,
 )
-from lectern.english import clipped_forms
+from lectern.english import clipped_forms, with_question_mark
 from lectern.models import Chunk
 from lectern.sentences import SentenceVectors
 from lectern.writers.units import units_of
@@ -674,3 +675,44 @@ def test_a_word_in_the_best_passage_is_in_the_passages() -> None:
     assert s.missing == ()
     s = signals("How do I calibrate the Webots IMU?", [hit(t, 0.5) for t in texts], None, None)
     assert s.missing == ("Webots",)
+
+
+def test_a_rare_word_is_a_name_where_the_reader_writes_no_capitals() -> None:
+    # "Kubernetes" capitalised is a name; typed in lower case it is one still, by its rarity in English
+    assert ("Kubernetes", True) in question_terms("How do I deploy the app to Kubernetes?")
+    assert ("kubernetes", True) in question_terms("how do i deploy the app to kubernetes?")
+    assert ("kubernetes", True) in question_terms("How do I deploy the app to kubernetes?")
+    # an everyday word stays one
+    assert ("app", False) in question_terms("how do i deploy the app to kubernetes?")
+
+
+def test_a_missing_rare_word_of_a_lower_case_question_is_flagged_as_a_name() -> None:
+    passages = [hit("Deploy the app with the deploy command; it uploads the bundle.", 0.5)]
+    unknown = lambda w: False  # noqa: E731
+    as_written = signals("How do I deploy the app to Kubernetes?", passages, None, None, known=unknown)
+    lowered = signals("how do i deploy the app to kubernetes", passages, None, None, known=unknown)
+    assert as_written.as_dict()["miss_name_unknown"] == lowered.as_dict()["miss_name_unknown"] == 1.0
+
+
+def test_capitals_still_decide_where_the_reader_writes_them() -> None:
+    # a capitalised question's lower-case rare word is no name: the reader's capitals say which are
+    assert ("sourdough", False) in question_terms("Can I bake sourdough in the Dutch oven?")
+    assert uncapitalised("how do i bake sourdough?")
+    assert uncapitalised("How do I bake sourdough? I'm new.")
+    assert not uncapitalised("How do I bake it in the Dutch oven?")
+
+
+@pytest.mark.parametrize(
+    ("text", "meant"),
+    [
+        ("how do i reset my password", "how do i reset my password?"),
+        ("Which plan includes backups", "Which plan includes backups?"),
+        ("My export fails halfway. Can I resume it", "My export fails halfway. Can I resume it?"),
+        ("how do i reset my password?", "how do i reset my password?"),
+        ("explain the billing page", "explain the billing page"),
+        ("The export failed.", "The export failed."),
+        ("what about the other one (the cheaper plan)", "what about the other one (the cheaper plan)"),
+    ],
+)
+def test_a_question_mark_left_off_is_put_back(text: str, meant: str) -> None:
+    assert with_question_mark(text) == meant
