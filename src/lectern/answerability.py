@@ -161,6 +161,9 @@ def _question_terms(question: str) -> tuple[tuple[str, bool], ...]:
         if w.lower() not in ACTION_WORDS and w.lower() not in _CONTRACTIONS and len(w) > 1
     ]
     first = next((w for w in question.split() if w.lower() not in STOP_WORDS), "")
+    # A reader who writes no capitals ("how do i install mujoco") marks no name by one: there a word rare
+    # in general English counts as a name, as its capital would have made it ("Mujoco").
+    plain = uncapitalised(question)
     seen: set[str] = set()
     out: list[tuple[str, bool]] = []
     for word in tokens:
@@ -175,7 +178,7 @@ def _question_terms(question: str) -> tuple[tuple[str, bool], ...]:
         ):
             continue
         seen.add(key)
-        out.append((word, is_name(word, first=word == first)))
+        out.append((word, is_name(word, first=word == first) or (plain and rarity(word) >= OFF_TOPIC_RARITY)))
     # Searched only where one of its capitalised words is there at all (`_STOP_ACRONYM` matches it as
     # written, after a determiner): most questions have none, and the scan tried each position.
     if not question.isupper() and any(w in question for w in _ACRONYM_STOP_WORDS):
@@ -185,6 +188,17 @@ def _question_terms(question: str) -> tuple[tuple[str, bool], ...]:
                 seen.add(word.lower())
                 out.append((word, True))
     return tuple(out)
+
+
+# The words a reader who never capitalises names may still write with a capital: "I" and its contractions.
+_FIRST_PERSON = re.compile(r"\bI(?:['\u2019](?:m|ve|ll|d))?\b")
+
+
+def uncapitalised(question: str) -> bool:
+    """Whether the question has no capital letter past its first word, "I" aside ("how do i use mujoco?",
+    "How do I use mujoco?"): its capitals say nothing of which words are names."""
+    rest = question.lstrip().partition(" ")[2]
+    return rest.islower() or not any(c.isupper() for c in _FIRST_PERSON.sub("", rest))
 
 
 # Stop words that, written in capitals after a determiner, are acronyms ("a CAN bus", "the IT team", "the
