@@ -98,6 +98,10 @@ _ORDINAL_SUFFIXED = re.compile(r"^(\d{1,2})(?:st|nd|rd|th)$")
 # collection?") must not read as less answerable than one of ten words.
 SHORT_QUESTION_WORDS = 10
 OFF_TOPIC_RARITY = 0.5  # zipf frequency below 3: "Webots", "quadcopter"; not "laptop" or "minutes"
+# A word of a question written without capitals counts as a name at this rarity (zipf 2 or below:
+# "mujoco" 0, "opencv" 1.6; not "glitchy" 2.3, "workaround" 2.7, "kalman" 2.5): below `OFF_TOPIC_RARITY`'s
+# zipf 3, everyday words a reader chats in ("glitchy", "flaky", "haywire") would read as names.
+PLAIN_NAME_RARITY = 2 / 3
 # Every question word weighs this plus its rarity: an everyday word the passages lack ("keep", "turn")
 # still counts, but a rare one counts for more (0.4: leave-one-book-out, docs/confidence-calibration.md).
 WORD_WEIGHT = 0.4
@@ -178,7 +182,8 @@ def _question_terms(question: str) -> tuple[tuple[str, bool], ...]:
         ):
             continue
         seen.add(key)
-        out.append((word, is_name(word, first=word == first) or (plain and rarity(word) >= OFF_TOPIC_RARITY)))
+        named = is_name(word, first=word == first) or (plain and rarity(word) >= PLAIN_NAME_RARITY)
+        out.append((word, named))
     # Searched only where one of its capitalised words is there at all (`_STOP_ACRONYM` matches it as
     # written, after a determiner): most questions have none, and the scan tried each position.
     if not question.isupper() and any(w in question for w in _ACRONYM_STOP_WORDS):
