@@ -98,10 +98,9 @@ _ORDINAL_SUFFIXED = re.compile(r"^(\d{1,2})(?:st|nd|rd|th)$")
 # collection?") must not read as less answerable than one of ten words.
 SHORT_QUESTION_WORDS = 10
 OFF_TOPIC_RARITY = 0.5  # zipf frequency below 3: "Webots", "quadcopter"; not "laptop" or "minutes"
-# A word of a question written without capitals counts as a name at this rarity (zipf 2 or below:
-# "mujoco" 0, "opencv" 1.6; not "glitchy" 2.3, "workaround" 2.7, "kalman" 2.5): below `OFF_TOPIC_RARITY`'s
-# zipf 3, everyday words a reader chats in ("glitchy", "flaky", "haywire") would read as names.
-PLAIN_NAME_RARITY = 2 / 3
+# A word of a question written without capitals counts as a name at this rarity (zipf below 3: "mujoco" 0,
+# "jetson" 2.1, "kalman" 2.5), unless it is an everyday word's form (`everyday_form`: "glitchy", "cruder").
+PLAIN_NAME_RARITY = OFF_TOPIC_RARITY
 # Every question word weighs this plus its rarity: an everyday word the passages lack ("keep", "turn")
 # still counts, but a rare one counts for more (0.4: leave-one-book-out, docs/confidence-calibration.md).
 WORD_WEIGHT = 0.4
@@ -182,7 +181,7 @@ def _question_terms(question: str) -> tuple[tuple[str, bool], ...]:
         ):
             continue
         seen.add(key)
-        named = is_name(word, first=word == first) or (plain and rarity(word) >= PLAIN_NAME_RARITY)
+        named = is_name(word, first=word == first) or (plain and _name_like(word))
         out.append((word, named))
     # Searched only where one of its capitalised words is there at all (`_STOP_ACRONYM` matches it as
     # written, after a determiner): most questions have none, and the scan tried each position.
@@ -193,6 +192,47 @@ def _question_terms(question: str) -> tuple[tuple[str, bool], ...]:
                 seen.add(word.lower())
                 out.append((word, True))
     return tuple(out)
+
+
+def _name_like(word: str) -> bool:
+    """A lower-case word that would be a name written with its capital: rare in general English
+    (`PLAIN_NAME_RARITY`) and no everyday word with an English ending or prefix ("snappier", "mishears",
+    "runnable": wordfreq counts each form apart, and a form of a common word reads as rare)."""
+    return rarity(word) >= PLAIN_NAME_RARITY and not everyday_form(word.lower())
+
+
+# Endings and prefixes English makes words of words with, and the base each leaves ("snappier": "snappy").
+_ENDINGS = (
+    ("iest", "y"), ("ier", "y"), ("ies", "y"), ("ied", "y"), ("est", ""), ("er", ""), ("ers", ""),
+    ("ing", ""), ("ed", ""), ("es", ""), ("s", ""), ("able", ""), ("ible", ""), ("ly", ""), ("y", ""),
+    ("ness", ""), ("ful", ""), ("less", ""), ("ish", ""),
+)  # fmt: skip
+_PREFIXES = ("mis", "un", "non", "over", "under", "pre", "re", "out")
+EVERYDAY_BASE = 3.0  # zipf of the base at least this: an everyday word ("snappy" 3.0, "crude" 3.4)
+
+
+@lru_cache(maxsize=4096)
+def everyday_form(word: str, prefixed: bool = True) -> bool:
+    """Whether the lower-case `word` is an everyday word with an English ending ("cruder": "crude",
+    "runnable": "run", "chatty": "chat") or prefix ("mishears": "hears")."""
+    for ending, added in _ENDINGS:
+        if word.endswith(ending) and len(word) - len(ending) >= 3:
+            stem = word[: -len(ending)]
+            bases = {stem + added, stem + "e"}
+            if len(stem) > 3 and stem[-1] == stem[-2]:
+                bases.add(stem[:-1])  # "runnable": run, "biggest": big
+            if any(word_frequency.zipf(b) >= EVERYDAY_BASE for b in bases):
+                return True
+    if prefixed:
+        for prefix in _PREFIXES:
+            rest = word[len(prefix) :]
+            if (
+                word.startswith(prefix)
+                and len(rest) >= 4
+                and (word_frequency.zipf(rest) >= EVERYDAY_BASE or everyday_form(rest, prefixed=False))
+            ):
+                return True
+    return False
 
 
 # The words a reader who never capitalises names may still write with a capital: "I" and its contractions.

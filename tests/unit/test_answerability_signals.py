@@ -22,6 +22,7 @@ from lectern.answerability import (
     carried_words,
     clause_parts,
     done_again,
+    everyday_form,
     is_compound,
     load_model,
     measures_asked,
@@ -718,3 +719,16 @@ def test_capitals_still_decide_where_the_reader_writes_them() -> None:
 )
 def test_a_question_mark_left_off_is_put_back(text: str, meant: str) -> None:
     assert with_question_mark(text) == meant
+
+
+@pytest.mark.parametrize("word", ["snappier", "cruder", "runnable", "glitchy", "mishears", "unzipping"])
+def test_a_rare_form_of_an_everyday_word_is_no_name(word: str) -> None:
+    # wordfreq counts each form apart: a form of a common word reads as rare as a product's name
+    assert everyday_form(word)
+    assert ("cruder", False) in question_terms("why does the app render cruder fonts on linux?")
+
+
+@pytest.mark.parametrize("word", ["grafana", "memcached", "pytorch", "terraform"])
+def test_a_product_name_is_no_everyday_form(word: str) -> None:
+    assert not everyday_form(word)
+    assert (word, True) in question_terms(f"how do i set up {word} for the app?")
