@@ -166,7 +166,9 @@ def _question_terms(question: str) -> tuple[tuple[str, bool], ...]:
     first = next((w for w in question.split() if w.lower() not in STOP_WORDS), "")
     # A reader who writes no capitals ("how do i install mujoco") marks no name by one: there a word rare
     # in general English counts as a name, as its capital would have made it ("Mujoco").
-    plain = uncapitalised(question)
+    # A follow-up's rewrite carries the previous question's words in brackets, capitals and all: the
+    # reader's own words are the rest.
+    plain = uncapitalised(_BRACKETED_TAIL.sub("", question) if ")" in question else question)
     seen: set[str] = set()
     out: list[tuple[str, bool]] = []
     for word in tokens:
