@@ -98,6 +98,9 @@ _ORDINAL_SUFFIXED = re.compile(r"^(\d{1,2})(?:st|nd|rd|th)$")
 # collection?") must not read as less answerable than one of ten words.
 SHORT_QUESTION_WORDS = 10
 OFF_TOPIC_RARITY = 0.5  # zipf frequency below 3: "Webots", "quadcopter"; not "laptop" or "minutes"
+# A word of a question written without capitals counts as a name at this rarity (zipf below 3: "mujoco" 0,
+# "jetson" 2.1, "kalman" 2.5), unless it is an everyday word's form (`everyday_form`: "glitchy", "cruder").
+PLAIN_NAME_RARITY = OFF_TOPIC_RARITY
 # Every question word weighs this plus its rarity: an everyday word the passages lack ("keep", "turn")
 # still counts, but a rare one counts for more (0.4: leave-one-book-out, docs/confidence-calibration.md).
 WORD_WEIGHT = 0.4
@@ -161,6 +164,11 @@ def _question_terms(question: str) -> tuple[tuple[str, bool], ...]:
         if w.lower() not in ACTION_WORDS and w.lower() not in _CONTRACTIONS and len(w) > 1
     ]
     first = next((w for w in question.split() if w.lower() not in STOP_WORDS), "")
+    # A reader who writes no capitals ("how do i install mujoco") marks no name by one: there a word rare
+    # in general English counts as a name, as its capital would have made it ("Mujoco").
+    # A follow-up's rewrite carries the previous question's words in brackets, capitals and all: the
+    # reader's own words are the rest.
+    plain = uncapitalised(_BRACKETED_TAIL.sub("", question) if ")" in question else question)
     seen: set[str] = set()
     out: list[tuple[str, bool]] = []
     for word in tokens:
@@ -175,7 +183,8 @@ def _question_terms(question: str) -> tuple[tuple[str, bool], ...]:
         ):
             continue
         seen.add(key)
-        out.append((word, is_name(word, first=word == first)))
+        named = is_name(word, first=word == first) or (plain and _name_like(word))
+        out.append((word, named))
     # Searched only where one of its capitalised words is there at all (`_STOP_ACRONYM` matches it as
     # written, after a determiner): most questions have none, and the scan tried each position.
     if not question.isupper() and any(w in question for w in _ACRONYM_STOP_WORDS):
@@ -185,6 +194,58 @@ def _question_terms(question: str) -> tuple[tuple[str, bool], ...]:
                 seen.add(word.lower())
                 out.append((word, True))
     return tuple(out)
+
+
+def _name_like(word: str) -> bool:
+    """A lower-case word that would be a name written with its capital: rare in general English
+    (`PLAIN_NAME_RARITY`) and no everyday word with an English ending or prefix ("snappier", "mishears",
+    "runnable": wordfreq counts each form apart, and a form of a common word reads as rare)."""
+    return rarity(word) >= PLAIN_NAME_RARITY and not everyday_form(word.lower())
+
+
+# Endings and prefixes English makes words of words with, and the base each leaves ("snappier": "snappy").
+_ENDINGS = (
+    ("iest", "y"), ("ier", "y"), ("ies", "y"), ("ied", "y"), ("est", ""), ("er", ""), ("ers", ""),
+    ("ing", ""), ("ed", ""), ("es", ""), ("s", ""), ("able", ""), ("ible", ""), ("ly", ""), ("y", ""),
+    ("ness", ""), ("ful", ""), ("less", ""), ("ish", ""),
+)  # fmt: skip
+_PREFIXES = ("mis", "un", "non", "over", "under", "pre", "re", "out")
+EVERYDAY_BASE = 3.0  # zipf of the base at least this: an everyday word ("snappy" 3.0, "crude" 3.4)
+
+
+@lru_cache(maxsize=4096)
+def everyday_form(word: str, prefixed: bool = True) -> bool:
+    """Whether the lower-case `word` is an everyday word with an English ending ("cruder": "crude",
+    "runnable": "run", "chatty": "chat") or prefix ("mishears": "hears")."""
+    for ending, added in _ENDINGS:
+        if word.endswith(ending) and len(word) - len(ending) >= 3:
+            stem = word[: -len(ending)]
+            bases = {stem + added, stem + "e"}
+            if len(stem) > 3 and stem[-1] == stem[-2]:
+                bases.add(stem[:-1])  # "runnable": run, "biggest": big
+            if any(word_frequency.zipf(b) >= EVERYDAY_BASE for b in bases):
+                return True
+    if prefixed:
+        for prefix in _PREFIXES:
+            rest = word[len(prefix) :]
+            if (
+                word.startswith(prefix)
+                and len(rest) >= 4
+                and (word_frequency.zipf(rest) >= EVERYDAY_BASE or everyday_form(rest, prefixed=False))
+            ):
+                return True
+    return False
+
+
+# The words a reader who never capitalises names may still write with a capital: "I" and its contractions.
+_FIRST_PERSON = re.compile(r"\bI(?:['\u2019](?:m|ve|ll|d))?\b")
+
+
+def uncapitalised(question: str) -> bool:
+    """Whether the question has no capital letter past its first word, "I" aside ("how do i use mujoco?",
+    "How do I use mujoco?"): its capitals say nothing of which words are names."""
+    rest = question.lstrip().partition(" ")[2]
+    return rest.islower() or not any(c.isupper() for c in _FIRST_PERSON.sub("", rest))
 
 
 # Stop words that, written in capitals after a determiner, are acronyms ("a CAN bus", "the IT team", "the

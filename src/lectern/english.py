@@ -128,3 +128,28 @@ def shared_start(one: str, other: str) -> int:
     return next(
         (i for i, (a, b) in enumerate(zip(one, other, strict=False)) if a != b), min(len(one), len(other))
     )
+
+
+# The last sentence of a text: what follows its last ".", "?" or "!" and a space.
+_LAST_SENTENCE = re.compile(r"(?:^|[.?!]\s+)([^.?!]*)$")
+_OPENER = re.compile(r"\s*([a-z]+)")  # its first word ("what" of "what's")
+_ASKED_AFTER_COMMA = re.compile(r",\s+([a-z]+)")
+
+
+def with_question_mark(text: str) -> str:
+    """`text` with the question mark a reader left off ("how do i restart the service" -> "...
+    service?"): where its last sentence opens with a question word or an auxiliary, or has a question word
+    after a comma ("once it's installed, how do i ..."), and ends in a word.
+    An embedder reads the mark as part of the meaning: the same question without it finds other
+    passages, a little less like it. Any other text as it is ("explain the config", "(...)")."""
+    stripped = text.rstrip()
+    if not stripped or not (stripped[-1].isalnum() or stripped[-1] in "'\"\u2019"):
+        return text
+    last = _LAST_SENTENCE.search(stripped)
+    sentence = last.group(1).lower() if last else ""
+    opener = _OPENER.match(sentence)
+    if opener and opener.group(1) in QUESTION_WORDS | AUXILIARIES:
+        return f"{stripped}?"
+    if "," in sentence and any(m.group(1) in QUESTION_WORDS for m in _ASKED_AFTER_COMMA.finditer(sentence)):
+        return f"{stripped}?"  # "Once it is set up, how do I ..."
+    return text

@@ -23,6 +23,7 @@ from lectern.answerability import is_compound, written_forms
 from lectern.confidence import Thresholds, assess, has_sufficient_context
 from lectern.conversation import RetrievalKey
 from lectern.embeddings.base import Embedder
+from lectern.english import with_question_mark
 from lectern.errors import EmbedderMismatch, InvalidInput, LecternError, ProviderError, VectorIndexError
 from lectern.index.base import SearchFilters, VectorIndex
 from lectern.index.compat import ensure_query_embedder
@@ -193,8 +194,9 @@ class Retriever:
         started = time.perf_counter()
         self._check_embedder()
         # The query's meaning with a part asked for by ordinal in the documents' form ("the fifth day" ->
-        # "the day 5"): bench/numbered_parts_study.py. The keyword side keeps the words asked.
-        embedding = _QueryEmbedding(self.embedder, as_numbered_parts(params.query))
+        # "the day 5"): bench/numbered_parts_study.py. The keyword side keeps the words asked. A question
+        # mark the reader left off is put back first (`with_question_mark`): bench/case_robustness.py.
+        embedding = _QueryEmbedding(self.embedder, as_numbered_parts(with_question_mark(params.query)))
         try:
             # the index embeds when it needs the vector, and may search by keyword meanwhile
             found = self.index.search(

@@ -22,6 +22,7 @@ from lectern.answerability import (
     carried_words,
     clause_parts,
     done_again,
+    everyday_form,
     is_compound,
     load_model,
     measures_asked,
@@ -29,9 +30,10 @@ from lectern.answerability import (
     rarity,
     sentence_parts,
     signals,
+    uncapitalised,
     written_forms,
 )
-from lectern.english import clipped_forms
+from lectern.english import clipped_forms, with_question_mark
 from lectern.models import Chunk
 from lectern.sentences import SentenceVectors
 from lectern.writers.units import units_of
@@ -674,3 +676,59 @@ def test_a_word_in_the_best_passage_is_in_the_passages() -> None:
     assert s.missing == ()
     s = signals("How do I calibrate the Webots IMU?", [hit(t, 0.5) for t in texts], None, None)
     assert s.missing == ("Webots",)
+
+
+def test_a_rare_word_is_a_name_where_the_reader_writes_no_capitals() -> None:
+    # "Grafana" capitalised is a name; typed in lower case it is one still, by its rarity in English
+    assert ("Grafana", True) in question_terms("How do I send the app's logs to Grafana?")
+    assert ("grafana", True) in question_terms("how do i send the app's logs to grafana?")
+    assert ("grafana", True) in question_terms("How do I send the app's logs to grafana?")
+    # an everyday word stays one
+    assert ("app", False) in question_terms("how do i send the app's logs to grafana?")
+
+
+def test_a_missing_rare_word_of_a_lower_case_question_is_flagged_as_a_name() -> None:
+    passages = [hit("Deploy the app with the deploy command; it uploads the bundle.", 0.5)]
+    unknown = lambda w: False  # noqa: E731
+    as_written = signals("How do I send the app's logs to Grafana?", passages, None, None, known=unknown)
+    lowered = signals("how do i send the app's logs to grafana", passages, None, None, known=unknown)
+    assert as_written.as_dict()["miss_name_unknown"] == lowered.as_dict()["miss_name_unknown"] == 1.0
+
+
+def test_capitals_still_decide_where_the_reader_writes_them() -> None:
+    # a capitalised question's lower-case rare word is no name: the reader's capitals say which are
+    assert ("sourdough", False) in question_terms("Can I bake sourdough in the Dutch oven?")
+    assert uncapitalised("how do i bake sourdough?")
+    assert uncapitalised("How do I bake sourdough? I'm new.")
+    assert not uncapitalised("How do I bake it in the Dutch oven?")
+
+
+@pytest.mark.parametrize(
+    ("text", "meant"),
+    [
+        ("how do i reset my password", "how do i reset my password?"),
+        ("Which plan includes backups", "Which plan includes backups?"),
+        ("My export fails halfway. Can I resume it", "My export fails halfway. Can I resume it?"),
+        ("how do i reset my password?", "how do i reset my password?"),
+        ("Once it is installed, how do I log in", "Once it is installed, how do I log in?"),
+        ("what's the limit", "what's the limit?"),
+        ("explain the billing page", "explain the billing page"),
+        ("The export failed.", "The export failed."),
+        ("what about the other one (the cheaper plan)", "what about the other one (the cheaper plan)"),
+    ],
+)
+def test_a_question_mark_left_off_is_put_back(text: str, meant: str) -> None:
+    assert with_question_mark(text) == meant
+
+
+@pytest.mark.parametrize("word", ["snappier", "cruder", "runnable", "glitchy", "mishears", "unzipping"])
+def test_a_rare_form_of_an_everyday_word_is_no_name(word: str) -> None:
+    # wordfreq counts each form apart: a form of a common word reads as rare as a product's name
+    assert everyday_form(word)
+    assert ("cruder", False) in question_terms("why does the app render cruder fonts on linux?")
+
+
+@pytest.mark.parametrize("word", ["grafana", "memcached", "pytorch", "terraform"])
+def test_a_product_name_is_no_everyday_form(word: str) -> None:
+    assert not everyday_form(word)
+    assert (word, True) in question_terms(f"how do i set up {word} for the app?")
