@@ -93,6 +93,7 @@ def without_courtesy(question: str) -> str:
 
 
 def _kept_mark(match: re.Match[str]) -> str:
-    """The question mark the courtesy closed with, kept unless the question before it has its own."""
-    asked = match.string[: match.start()].rstrip().endswith("?")
-    return "?" if "?" in match.group("mark") and not asked else ""
+    """The question mark the courtesy closed with, kept unless the question before it ends a sentence of
+    its own ("How do I X? Thanks?", "... and how long., please?")."""
+    closed = match.string[: match.start()].rstrip().endswith(("?", ".", "!"))
+    return "?" if "?" in match.group("mark") and not closed else ""

@@ -37,6 +37,8 @@ from tests.unit.answer_support import collect, done_of, make_engine
         ("How do I rotate the log files? Thanks!", "How do I rotate the log files?"),
         ("What is a partition? Thank you", "What is a partition?"),
         ("what is a partition, cheers", "what is a partition"),
+        ("I need the port. Which one is it? Thanks?", "I need the port. Which one is it?"),
+        ("I need the port and how to set it., please?", "I need the port and how to set it."),
         # layers, each in turn
         ("Hi! Quick question: can you tell me how offsets work? Thanks!", "how offsets work?"),
     ],
