@@ -64,12 +64,12 @@ _WONDERED = re.compile(
     re.IGNORECASE,
 )
 # "can you explain X", "could you describe X", "would you tell me about X": the asking verb stays
-# ("explain X"); "can you use X with Y?" asks whether one can, and is kept. "can you show me ..." and
-# "can you give me ..." are left as asked: the tuned sets ask a few plainly, and reading them without
-# "can you" changed their answers' wording (never whether they were answered or cited)
+# ("explain X"); "can you use X with Y?" asks whether one can, and is kept. "can you show me ...",
+# "can you give me ..." and "can you walk me through ..." are left as asked: the tuned sets ask a few
+# plainly, and reading them without "can you" changed their answers' wording (never whether they were
+# answered or cited)
 _ASKED_TO = re.compile(
-    r"^\s*" + _YOU + r"(?=(?:explain|describe|summari[sz]e|outline|clarify|walk\s+me\s+through"
-    r"|tell\s+me\s+about|define)\b)",
+    r"^\s*" + _YOU + r"(?=(?:explain|describe|summari[sz]e|outline|clarify|tell\s+me\s+about|define)\b)",
     re.IGNORECASE,
 )
 _LEADING = (_COURTESY_START, _ACKNOWLEDGED, _GREETED, _ANNOUNCED, _WONDERED, _ASKED_TO)

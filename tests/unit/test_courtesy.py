@@ -61,6 +61,7 @@ def test_dressing_is_left_out(question: str, plain: str) -> None:
         "Explain the retention policy",
         "I wonder if the broker supports TLS?",  # "if ...": no question of its own to keep
         "Can you show me how to rotate the log files?",
+        "can you walk me through an example?",
         "Is the thank-you page configurable?",
         "How do hierarchical greetings work in the protocol?",
         "Hill climbing: how does it work?",
