@@ -16,7 +16,7 @@ previous one), so it is left out.
 Breaks per variant (please-end, please-start, thanks-start, ok-start, also-start, then-end, capital,
 lower, no-mark). Main 68d2493 + the general "one" (cf6eb6f): design rounds (416 later turns) 39, 81, 81,
 25, 86, 85, 1, 7, 0; pseudo-held (80) 5, 11, 11, 6, 11, 26, 0, 0, 0. With courtesy words, acknowledgements
-and fillers set apart before the question read past (`lectern.followups.rewrite.without_courtesy`):
+and fillers set apart before the question read past (`lectern.courtesy.without_courtesy`):
 design 0, 0, 0, 0, 0, 85, 1, 7, 0; pseudo-held 0, 0, 0, 0, 0, 26, 0, 0, 0. "lower" is names told by
 their capitals ("palm-e", "vosk", "gpus"). Of the 595 tuned follow-up queries (bench/followup_query_ab.py)
 3 changed: rb-fu-01 and ta-fu-05 drop their "ok,", d4c-fu-07 "wait, what's a namespace?" now carries the

@@ -35,6 +35,7 @@ from lectern.answerability import AnswerabilityModel, load_model
 from lectern.citations import _citations, _numbering
 from lectern.confidence import no_context, refused
 from lectern.conversation import Conversation, Message, iso_timestamp
+from lectern.courtesy import without_courtesy
 from lectern.errors import (
     ConfigError,
     EmbedderMismatch,
@@ -210,8 +211,10 @@ class Engine:
         self, question: str, conversation: Conversation, options: AskOptions
     ) -> AsyncGenerator[Event, None]:
         question = _validate(question, options)
+        # "Hi! How do I X?" is searched, judged and written for as "How do I X?"; stored as asked
+        plain = without_courtesy(question)
         previous = [m.content for m in conversation.history if m.role == "user"]
-        spelled, previous = await self._respelt(question, previous, options)
+        spelled, previous = await self._respelt(plain, previous, options)
         turn = _Turn(
             question,
             self._search_query(spelled, previous, options),
@@ -220,6 +223,7 @@ class Engine:
             _last_sources(conversation),
             _last_section(conversation),
             spelled if spelled != question else None,
+            plain if plain != question else None,
         )
         log.debug("query_received", extra={"session_id": conversation.session_id})
         prepare = getattr(self.writer, "prepare", None)
@@ -339,10 +343,10 @@ class Engine:
                 result, confidence = clearer[0].result, clearer[1]
                 related = result.hits
                 prepared = _Prepared()  # its request was made for the search as asked
-        if reason and context and selection_coverage(turn.question, context) >= SELECTION_RELATED:
+        if reason and context and selection_coverage(turn.read, context) >= SELECTION_RELATED:
             # The documents do not cover it, but the user's selection does: answer from the selection.
             result = result.model_copy(update={"hits": [], "reserve": []})
-            confidence = _selection_confidence(turn.question, context)
+            confidence = _selection_confidence(turn.read, context)
             reason = None
         if not result.hits and not result.total_candidates:
             turn.warnings.append(self._empty_warning())
@@ -743,8 +747,8 @@ class Engine:
         if reason is None:
             return decided, events, None
         context = turn.options.user_context
-        if context and selection_coverage(turn.question, context) >= SELECTION_RELATED:
-            return _selection_confidence(turn.question, context), events, None
+        if context and selection_coverage(turn.read, context) >= SELECTION_RELATED:
+            return _selection_confidence(turn.read, context), events, None
         return None, events, reason
 
     # --- the user's selection only -------------------------------------------------------------------
@@ -753,7 +757,7 @@ class Engine:
         if not context:
             raise InvalidInput("selected_text_only needs the selected text (user_context).")
         turn.search_query = turn.question  # nothing is searched
-        confidence = _selection_confidence(turn.question, context)
+        confidence = _selection_confidence(turn.read, context)
         if not confidence.should_answer:
             text = guardrail.selection_mismatch(turn.question)
             for token in split_tokens(text):
@@ -866,7 +870,7 @@ class Engine:
             raise LecternError("This writer was given its sources already.", code=RETRIEVAL_DISABLED)
 
         return WriteRequest(
-            question=turn.question,
+            question=turn.read,
             search_query=turn.search_query,
             history=list(conversation.history),
             system_prompt=conversation.system_prompt,

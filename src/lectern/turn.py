@@ -53,7 +53,12 @@ class _Turn:
     """Where the previous answer's first source sits: its outermost and innermost headings
     (`_last_section`); empty after a refusal."""
     spelled: str | None = None
-    """The question with its misspelt words put right (`lectern.spelling`), when it had any."""
+    """The question as read (`plain`) with its misspelt words put right (`lectern.spelling`), when that
+    differs from the question as asked."""
+    plain: str | None = None
+    """The question with its courtesy words, greeting or preamble that carries no content left out
+    (`lectern.courtesy.without_courtesy`: "Hi! How do I X?" -> "How do I X?"), when it had any. The
+    question as asked (`question`) is what is stored, shown and echoed."""
     started: float = field(default_factory=time.perf_counter)
     retrievals: list[tuple[RetrievalResult, ConfidenceMetrics]] = field(default_factory=list)
     text: list[str] = field(default_factory=list)
@@ -68,7 +73,12 @@ class _Turn:
     @property
     def asked(self) -> str:
         """The question as the user meant it: what a search that is not rewritten looks for."""
-        return self.spelled or self.question
+        return self.spelled or self.plain or self.question
+
+    @property
+    def read(self) -> str:
+        """The question as the writer and a selection read it: courtesy left out, spelt as asked."""
+        return self.plain or self.question
 
     def best(self) -> tuple[RetrievalResult, ConfidenceMetrics] | None:
         best: tuple[RetrievalResult, ConfidenceMetrics] | None = None

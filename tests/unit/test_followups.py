@@ -943,7 +943,7 @@ def test_a_correction_is_only_a_phrase(question: str) -> None:
     ("previous", "question", "query"),
     [
         # "so", "ok" before the question word: the question is read from its question word (an "ok,"
-        # set apart by its comma is read past, `followups.rewrite.without_courtesy`)
+        # set apart by its comma is read past, `lectern.courtesy.without_courtesy`)
         (
             "so what value does a static walk have?",
             "and a dynamic walk?",

@@ -1,4 +1,4 @@
-"""Courtesy words and acknowledgements do not change how a follow-up is read (`followups.rewrite.
+"""Courtesy words and acknowledgements do not change how a follow-up is read (`lectern.courtesy.
 without_courtesy`): "..., please?", "please ...", "thanks! ...", "ok, ..." are read past, so the readings
 that look at a question's first and last words still see them; a question that stands alone is still
 searched exactly as asked."""
@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import pytest
 
+from lectern.courtesy import without_courtesy
 from lectern.followups import standalone_query
-from lectern.followups.rewrite import without_courtesy
 
 PREVIOUS = ["How do I write a minimal producer with the queue client library?"]
 

@@ -173,7 +173,7 @@ def test_ordinal_keeps_plural_head(previous: str, question: str, query: str) -> 
         (
             "what does the style guide say about headings?",
             "can you summarise that section?",
-            "can you summarise the headings section (style guide)?",
+            "summarise the headings section (style guide)?",
         ),
         (
             "what does the manual say about calibration?",

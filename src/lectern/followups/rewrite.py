@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from lectern.courtesy import without_courtesy
 from lectern.english import AUXILIARIES, VERBS, word_set
 from lectern.followups.alternatives import (
     _asks_of_another_thing,
@@ -147,30 +148,6 @@ def _only_bracketed(query: str, question: str) -> bool:
     """Whether `query` is `question` with only the previous topic added in brackets."""
     stripped = question.rstrip("?.! ")
     return query.startswith(stripped + " (")
-
-
-# "..., please?", "... thanks": a courtesy at the end; "please explain ...": one at the start; "thanks!
-# and ...", "ok, what about ...?", "also, how ...?", "hmm, ...": an acknowledgement or a filler before the
-# question, set apart by a comma or a stop, which says nothing of what is asked ("ok so ..." and "ok and
-# ..." keep their "ok")
-_COURTESY_END = re.compile(r"[\s,]*\b(?:please|pls|plz|thanks|thank\s+you)\b(?=[\s?.!]*$)", re.IGNORECASE)
-_COURTESY_START = re.compile(r"^\s*(?:please|pls|plz|kindly)\s+(?=\w)", re.IGNORECASE)
-_ACKNOWLEDGED = re.compile(
-    r"^\s*(?:(?:ok(?:ay)?|thanks|thank\s+you|thx|great|cool|nice|perfect|got\s+it|i\s+see|alright|all\s+right"
-    r"|also|oh|ah|hmm+|um+|uh|wait|well)\s*[,.!]+\s*)+(?=\w)",
-    re.IGNORECASE,
-)
-
-
-def without_courtesy(question: str) -> str:
-    """`question` with its courtesy words and an acknowledgement before it left out: the rewrite's
-    readings look at the question's first and last words, which a "please" or a "thanks!" would otherwise
-    hide ("and the subscriber, please?" -> "and the subscriber?", "thanks! and what about Windows?" ->
-    "and what about Windows?")."""
-    plain = _COURTESY_END.sub("", question)
-    plain = _COURTESY_START.sub("", plain)
-    plain = _ACKNOWLEDGED.sub("", plain)
-    return plain if plain.strip(" ?.!,") else question
 
 
 def _standalone(question: str, previous_questions: Sequence[str]) -> str:

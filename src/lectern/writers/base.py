@@ -36,7 +36,9 @@ Retrieve = Callable[[RetrieveCall], Awaitable[RetrievalResult]]
 @dataclass
 class WriteRequest:
     question: str
-    """The user's message as asked."""
+    """The user's message as read: as asked, with courtesy words, a greeting or a preamble that carries
+    no content left out (`lectern.courtesy.without_courtesy`; "Hi! How do I X?" -> "How do I X?"). The
+    history keeps the messages as asked."""
     search_query: str
     """A standalone form of the question (follow-ups rewritten with the conversation)."""
     history: list[Message]
