@@ -242,10 +242,11 @@ _FIRST_PERSON = re.compile(r"\bI(?:['\u2019](?:m|ve|ll|d))?\b")
 
 
 def uncapitalised(question: str) -> bool:
-    """Whether the question has no capital letter past its first word, "I" aside ("how do i use mujoco?",
-    "How do I use mujoco?"): its capitals say nothing of which words are names."""
-    rest = question.lstrip().partition(" ")[2]
-    return rest.islower() or not any(c.isupper() for c in _FIRST_PERSON.sub("", rest))
+    """Whether the question has no capital letter at all, "I" aside ("how do i use mujoco?", "what's
+    urdf"): a reader who types without capitals says nothing by them of which words are names. A
+    question opening with a capital is written in sentence case, whose writer capitalises names ("How
+    do I keep a biped from tipping?": "biped" is no name)."""
+    return question.islower() or not any(c.isupper() for c in _FIRST_PERSON.sub("", question))
 
 
 # Stop words that, written in capitals after a determiner, are acronyms ("a CAN bus", "the IT team", "the

@@ -682,7 +682,8 @@ def test_a_rare_word_is_a_name_where_the_reader_writes_no_capitals() -> None:
     # "Grafana" capitalised is a name; typed in lower case it is one still, by its rarity in English
     assert ("Grafana", True) in question_terms("How do I send the app's logs to Grafana?")
     assert ("grafana", True) in question_terms("how do i send the app's logs to grafana?")
-    assert ("grafana", True) in question_terms("How do I send the app's logs to grafana?")
+    # a question in sentence case capitalises its names: a lower-case rare word there is none
+    assert ("grafana", False) in question_terms("How do I send the app's logs to grafana?")
     # an everyday word stays one
     assert ("app", False) in question_terms("how do i send the app's logs to grafana?")
 
@@ -699,7 +700,8 @@ def test_capitals_still_decide_where_the_reader_writes_them() -> None:
     # a capitalised question's lower-case rare word is no name: the reader's capitals say which are
     assert ("sourdough", False) in question_terms("Can I bake sourdough in the Dutch oven?")
     assert uncapitalised("how do i bake sourdough?")
-    assert uncapitalised("How do I bake sourdough? I'm new.")
+    assert uncapitalised("how do I bake sourdough? i'm new.")
+    assert not uncapitalised("How do I bake sourdough? I'm new.")  # sentence case
     assert not uncapitalised("How do I bake it in the Dutch oven?")
 
 
